@@ -1,0 +1,158 @@
+"""The session lock: the whole read → mutate → write cycle is the critical section.
+
+Two layers, because two kinds of process share the store:
+
+1. an ``fcntl`` lock (``filelock``) on ``session.json.flock`` serialises this
+   project's own processes and threads. The kernel drops it when a holder dies,
+   even by SIGKILL, so a crash never blocks the next memoir-tui process;
+2. inside it, the JavaScript tool's protocol on ``session.json.lock``: create
+   the file exclusively (O_EXCL), retry every 50 ms, treat a lock older than
+   30 s as abandoned. Holding this file makes the JavaScript tool wait for us,
+   and its file makes us wait for it.
+
+Unlike the reference, which proceeds *unlocked* after 5 s, we never write
+without the lock: after a configurable wait we fail with a message naming the
+lock file. A lock file left by a holder that died on this host (its PID is
+written inside and no longer exists) is broken at once instead of after 30 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+RETRY_SECONDS = 0.05
+STALE_SECONDS = 30.0
+DEFAULT_WAIT_SECONDS = 10.0
+
+
+class LockTimeoutError(RuntimeError):
+    """The session lock could not be taken within the configured wait."""
+
+    def __init__(self, lock_path: Path, waited: float) -> None:
+        super().__init__(
+            f"could not lock the session: {lock_path} is held by another process "
+            f"(waited {waited:.1f} s). If no memoir process is running, remove that file."
+        )
+        self.lock_path = lock_path
+
+
+# One FileLock object per path in this process: a second object on the same
+# path in the same thread would deadlock on flock (see STACK.md §4).
+_flocks: dict[Path, FileLock] = {}
+_flocks_guard = threading.Lock()
+
+
+def _flock_for(path: Path) -> FileLock:
+    with _flocks_guard:
+        lock = _flocks.get(path)
+        if lock is None:
+            lock = FileLock(str(path), thread_local=True, is_singleton=False)
+            _flocks[path] = lock
+        return lock
+
+
+def _holder_is_dead(lock_file: Path) -> bool:
+    """True when the lock file names a PID on this host that no longer runs."""
+    try:
+        content = lock_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return False
+    if not content:
+        return False  # just created, PID not written yet
+    pid_part, _, host = content.partition("@")
+    if host and host != socket.gethostname():
+        return False
+    try:
+        pid = int(pid_part)
+    except ValueError:
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _try_create(lock_file: Path) -> bool:
+    try:
+        fd = os.open(lock_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    try:
+        # The JavaScript tool writes its bare PID; we add the host so a lock on a
+        # shared folder is never judged by another machine's process table.
+        os.write(fd, f"{os.getpid()}@{socket.gethostname()}".encode())
+    finally:
+        os.close(fd)
+    return True
+
+
+def _break_if_abandoned(lock_file: Path, stale_seconds: float) -> bool:
+    try:
+        age = time.time() - lock_file.stat().st_mtime
+    except FileNotFoundError:
+        return True
+    if age > stale_seconds or _holder_is_dead(lock_file):
+        with contextlib.suppress(FileNotFoundError):
+            lock_file.unlink()
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def session_lock(
+    session_path: str | os.PathLike[str],
+    *,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    stale_seconds: float = STALE_SECONDS,
+) -> Iterator[None]:
+    """Hold the session's lock for the duration of the block, or raise LockTimeoutError."""
+    session_path = Path(session_path)
+    session_path.parent.mkdir(parents=True, exist_ok=True)
+    js_lock = session_path.with_name(session_path.name + ".lock")
+    flock = _flock_for(session_path.with_name(session_path.name + ".flock"))
+    deadline = time.monotonic() + wait_seconds
+    started = time.monotonic()
+    try:
+        flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=RETRY_SECONDS)
+    except Timeout:
+        raise LockTimeoutError(js_lock, time.monotonic() - started) from None
+    try:
+        while not _try_create(js_lock):
+            if _break_if_abandoned(js_lock, stale_seconds):
+                continue
+            if time.monotonic() >= deadline:
+                raise LockTimeoutError(js_lock, time.monotonic() - started)
+            time.sleep(RETRY_SECONDS)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                js_lock.unlink()
+    finally:
+        flock.release()
+
+
+def lock_is_held(session_path: str | os.PathLike[str]) -> bool:
+    """Whether a JavaScript-protocol lock file currently exists (informational only)."""
+    path = Path(session_path)
+    try:
+        os.stat(path.with_name(path.name + ".lock"))
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return False
+        raise
+    return True

@@ -1,0 +1,50 @@
+"""Machine identity: a stable UUID (compatible with the JavaScript tool) and a label."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoir_tui.core.fsutil import atomic_write_text
+
+MACHINE_ID_FILE = "machine.id"
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    id: str
+    label: str
+
+
+def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
+    """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once."""
+    path = store_dir / MACHINE_ID_FILE
+    machine_id = ""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        machine_id = path.read_text(encoding="utf-8").strip()
+    if not machine_id:
+        machine_id = _create_once(path, str(uuid.uuid4()))
+    return Machine(id=machine_id, label=label or socket.gethostname())
+
+
+def _create_once(path: Path, candidate: str) -> str:
+    """Publish ``candidate`` unless another process got there first; return the winner.
+
+    ``os.link`` fails if the name exists, so two first runs racing each other
+    agree on one UUID instead of each keeping its own.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    atomic_write_text(tmp, candidate)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    return path.read_text(encoding="utf-8").strip() or candidate

@@ -1,0 +1,372 @@
+"""Merging two replicas of a session (FORMAT §4, with the fixes of §7).
+
+``merge_sessions`` is a pure function of plain JSON-shaped dicts. Within each
+list every identity of either side survives (up to the caps); for an identity
+on both sides the copy with the newer date field wins whole, and equal dates
+are broken by the canonical JSON of the copies, so the result does not depend
+on which side is called "local". Tombstones are sticky:
+
+* ``hidden`` on a decision is absolute: any hidden copy hides the result, with
+  the earliest ``hidden_at``; a purged copy (``text_hash``) beats every
+  un-purged copy of its identity, whatever the dates;
+* ``done_at`` in ``completed_actions`` suppresses every next action of that
+  identity added at or before it; a later re-add survives.
+
+Tombstones have their own, much larger budgets and never compete with live
+items for the visible caps, and tombstoned actions are filtered out *before*
+the visible cap is applied. Unknown fields survive: an item's unknown fields
+travel with the winning copy; unknown keys at the top level and in
+``current`` are merged with the same commutative, idempotent rules.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memoir_tui.core.identity import (
+    PURGED_TEXT,
+    canonical_json,
+    identity,
+    is_text_hash,
+    parse_date_ms,
+    text_hash,
+)
+
+SESSION_VERSION = 1
+
+# Each list of ``current`` and the field that says how recent an item is.
+DATE_FIELDS: dict[str, str] = {
+    "goals": "set_on",
+    "next_actions": "added",
+    "open_questions": "asked",
+    "decisions": "date",
+    "completed_actions": "done_at",
+}
+# completed_goals (goal tombstones) comes from newer JavaScript builds; we
+# honour it with the same temporal rule as completed_actions.
+KNOWN_CURRENT_KEYS = frozenset({*DATE_FIELDS, "completed_goals"})
+KNOWN_TOP_KEYS = frozenset(
+    {"version", "created_at", "updated_at", "machines", "current", "history"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """List bounds. Tombstone budgets are far above the visible caps (FORMAT §4.3)."""
+
+    goals: int = 5
+    next_actions: int = 20
+    open_questions: int = 10
+    decisions: int = 50
+    hidden_decisions: int = 1000
+    completed_actions: int = 1000
+    history: int = 200
+
+    def __post_init__(self) -> None:
+        if self.hidden_decisions < 1000 or self.completed_actions < 1000:
+            raise ValueError(
+                "tombstone budgets must be at least 1000 so tombstones outlive replicas"
+            )
+        for name in ("goals", "next_actions", "open_questions", "decisions", "history"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"cap {name} must be at least 1")
+
+
+DEFAULT_CAPS = Caps()
+
+
+# --- small pure helpers ----------------------------------------------------
+
+
+def well_formed_items(value: Any) -> list[dict[str, Any]]:
+    """The well-formed items of a list: dicts whose ``text`` is a string."""
+    if not isinstance(value, list):
+        return []
+    return [i for i in value if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+
+def is_hidden(item: Mapping[str, Any]) -> bool:
+    """Hidden is honoured when truthy, as the JavaScript tool does."""
+    return bool(item.get("hidden")) or is_purged(item)
+
+
+def is_purged(item: Mapping[str, Any]) -> bool:
+    return is_text_hash(item.get("text_hash"))
+
+
+def decision_key(item: Mapping[str, Any]) -> str:
+    """A decision's identity as a hash, so purged and plain copies meet."""
+    h = item.get("text_hash")
+    if is_text_hash(h):
+        return h
+    return text_hash(item["text"])
+
+
+def _newest(copies: Iterable[dict[str, Any]], date_field: str) -> dict[str, Any]:
+    """The copy with the newest date; equal dates broken by canonical JSON."""
+    return max(copies, key=lambda c: (parse_date_ms(c.get(date_field)), canonical_json(c)))
+
+
+def _sort_newest_first(items: list[dict[str, Any]], date_field: str) -> list[dict[str, Any]]:
+    return sorted(
+        items,
+        key=lambda c: (parse_date_ms(c.get(date_field)), canonical_json(c)),
+        reverse=True,
+    )
+
+
+def _group(
+    items: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], str]
+) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def _text_identity(item: Mapping[str, Any]) -> str:
+    return identity(item["text"])
+
+
+def _max_value(a: Any, b: Any) -> Any:
+    return a if canonical_json(a) >= canonical_json(b) else b
+
+
+# --- list merges -------------------------------------------------------------
+
+
+def union_newest(items: Iterable[dict[str, Any]], date_field: str) -> list[dict[str, Any]]:
+    """One copy per identity, the newest; newest first."""
+    groups = _group(items, _text_identity)
+    winners = [_newest(copies, date_field) for copies in groups.values()]
+    return _sort_newest_first(winners, date_field)
+
+
+def merge_decisions(
+    items: Iterable[dict[str, Any]], caps: Caps = DEFAULT_CAPS
+) -> list[dict[str, Any]]:
+    """Union of decisions with sticky hidden and purged tombstones.
+
+    Visible decisions come first (newest first, capped), then the tombstones
+    (newest first, under their own budget) — the reference's order.
+    """
+    merged: list[dict[str, Any]] = []
+    for copies in _group(items, decision_key).values():
+        merged.append(_merge_decision_copies(copies))
+    visible = [d for d in merged if not is_hidden(d)]
+    hidden = [d for d in merged if is_hidden(d)]
+    return (
+        _sort_newest_first(visible, "date")[: caps.decisions]
+        + _sort_newest_first(hidden, "date")[: caps.hidden_decisions]
+    )
+
+
+def _content_key(item: Mapping[str, Any]) -> tuple[int, str]:
+    # The winner is chosen on content alone (hidden flags stripped) so that
+    # merging in any order picks the same copy: associativity needs it.
+    content = {k: v for k, v in item.items() if k not in ("hidden", "hidden_at")}
+    return parse_date_ms(item.get("date")), canonical_json(content)
+
+
+def _hidden_at_key(item: Mapping[str, Any]) -> tuple[int, str]:
+    return parse_date_ms(item.get("hidden_at")), canonical_json(item.get("hidden_at"))
+
+
+def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The redacted shape of a purged decision: text, why and rejected gone, hash kept."""
+    out = {k: v for k, v in item.items() if k not in ("why", "rejected")}
+    out["text"] = PURGED_TEXT
+    out["hidden"] = True
+    return out
+
+
+def _merge_decision_copies(copies: list[dict[str, Any]]) -> dict[str, Any]:
+    purged = [purged_form(c) for c in copies if is_purged(c)]
+    if purged:
+        # Purged form first: it wins whatever the dates, so the redacted text
+        # can never come back; among purged copies the earliest hiding wins.
+        return min(purged, key=lambda c: (_hidden_at_key(c), canonical_json(c)))
+    winner = dict(max(copies, key=_content_key))
+    hidden = [c for c in copies if is_hidden(c)]
+    if hidden:
+        earliest = min(hidden, key=_hidden_at_key)
+        winner["hidden"] = True
+        if "hidden_at" in earliest:
+            winner["hidden_at"] = earliest["hidden_at"]
+        else:
+            winner.pop("hidden_at", None)
+    else:
+        winner.pop("hidden", None)
+        winner.pop("hidden_at", None)
+    return winner
+
+
+def merge_completed(
+    items: Iterable[dict[str, Any]], caps: Caps = DEFAULT_CAPS
+) -> list[dict[str, Any]]:
+    return union_newest(items, "done_at")[: caps.completed_actions]
+
+
+def suppress_completed(
+    actions: Iterable[dict[str, Any]],
+    completed: Iterable[dict[str, Any]],
+    date_field: str = "added",
+) -> list[dict[str, Any]]:
+    """Drop every action added at or before its identity's ``done_at``."""
+    done = {identity(t["text"]): parse_date_ms(t.get("done_at")) for t in completed}
+    kept = []
+    for action in actions:
+        done_at = done.get(identity(action["text"]))
+        if done_at is not None and parse_date_ms(action.get(date_field)) <= done_at:
+            continue
+        kept.append(action)
+    return kept
+
+
+def merge_history(items: Iterable[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+    """Union deduplicated by (date, machine_id, summary), newest first."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for h in items:
+        if not isinstance(h, dict):
+            continue
+        key = canonical_json([h.get("date"), h.get("machine_id"), h.get("summary")])
+        groups.setdefault(key, []).append(h)
+    winners = [max(copies, key=canonical_json) for copies in groups.values()]
+    return _sort_newest_first(winners, "date")[:cap]
+
+
+def merge_machines(a: Any, b: Any) -> dict[str, Any]:
+    """Per UUID, the newer ``last_seen`` wins (ties by canonical JSON)."""
+    out: dict[str, Any] = {}
+    for side in (a, b):
+        if not isinstance(side, dict):
+            continue
+        for uuid, entry in side.items():
+            if uuid in out:
+                out[uuid] = max(
+                    (out[uuid], entry),
+                    key=lambda e: (
+                        parse_date_ms(e.get("last_seen")) if isinstance(e, dict) else 0,
+                        canonical_json(e),
+                    ),
+                )
+            else:
+                out[uuid] = entry
+    return {k: out[k] for k in sorted(out)}
+
+
+def _merge_unknown(
+    a: Mapping[str, Any], b: Mapping[str, Any], known: frozenset[str]
+) -> dict[str, Any]:
+    """Unknown keys: lists of text items union by identity, other values by canonical max."""
+    out: dict[str, Any] = {}
+    for key in sorted((set(a) | set(b)) - known):
+        if key in a and key in b:
+            va, vb = a[key], b[key]
+            if (
+                isinstance(va, list)
+                and isinstance(vb, list)
+                and _is_text_list(va)
+                and _is_text_list(vb)
+            ):
+                out[key] = _union_unknown_list(va + vb)
+            else:
+                out[key] = _max_value(va, vb)
+        else:
+            out[key] = a[key] if key in a else b[key]
+    return out
+
+
+def _is_text_list(value: list[Any]) -> bool:
+    return all(isinstance(i, dict) and isinstance(i.get("text"), str) for i in value)
+
+
+def _union_unknown_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups = _group(items, _text_identity)
+    winners = [max(copies, key=canonical_json) for copies in groups.values()]
+    return sorted(winners, key=canonical_json)
+
+
+# --- session merge -------------------------------------------------------------
+
+
+def _version_of(state: Mapping[str, Any]) -> int:
+    v = state.get("version")
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return 0
+    return int(v) if v == v else 0  # NaN is no version
+
+
+def contributes_to_merge(state: Any) -> bool:
+    """A state from a newer format version (or not an object) contributes nothing."""
+    return isinstance(state, dict) and _version_of(state) <= SESSION_VERSION
+
+
+def _earliest(a: Any, b: Any) -> Any:
+    present = [x for x in (a, b) if isinstance(x, str)]
+    if not present:
+        return None
+    return min(present, key=lambda s: (parse_date_ms(s), s))
+
+
+def _latest(a: Any, b: Any) -> Any:
+    present = [x for x in (a, b) if isinstance(x, str)]
+    if not present:
+        return None
+    return max(present, key=lambda s: (parse_date_ms(s), s))
+
+
+def merge_sessions(
+    local: dict[str, Any], remote: dict[str, Any], *, caps: Caps = DEFAULT_CAPS
+) -> dict[str, Any]:
+    """Merge two session replicas; pure, mutates neither input."""
+    sides = [s for s in (local, remote) if contributes_to_merge(s)]
+    if not sides:
+        from memoir_tui.core.session import empty_session
+
+        return empty_session()
+    a = copy.deepcopy(sides[0])
+    b = copy.deepcopy(sides[1]) if len(sides) > 1 else copy.deepcopy(sides[0])
+    ca = a.get("current") if isinstance(a.get("current"), dict) else {}
+    cb = b.get("current") if isinstance(b.get("current"), dict) else {}
+
+    def both(key: str) -> list[dict[str, Any]]:
+        return well_formed_items(ca.get(key)) + well_formed_items(cb.get(key))
+
+    completed = merge_completed(both("completed_actions"), caps)
+    next_actions = suppress_completed(union_newest(both("next_actions"), "added"), completed)
+
+    goals = union_newest(both("goals"), "set_on")
+    completed_goals = None
+    if "completed_goals" in ca or "completed_goals" in cb:
+        completed_goals = merge_completed(both("completed_goals"), caps)
+        goals = suppress_completed(goals, completed_goals, "set_on")
+
+    current: dict[str, Any] = {
+        "goals": goals[: caps.goals],
+        "next_actions": next_actions[: caps.next_actions],
+        "completed_actions": completed,
+        "open_questions": union_newest(both("open_questions"), "asked")[: caps.open_questions],
+        "decisions": merge_decisions(both("decisions"), caps),
+    }
+    if completed_goals is not None:
+        current["completed_goals"] = completed_goals
+    current.update(_merge_unknown(ca, cb, KNOWN_CURRENT_KEYS))
+
+    merged: dict[str, Any] = {"version": SESSION_VERSION}
+    created = _earliest(a.get("created_at"), b.get("created_at"))
+    updated = _latest(a.get("updated_at"), b.get("updated_at"))
+    if created is not None:
+        merged["created_at"] = created
+    if updated is not None:
+        merged["updated_at"] = updated
+    merged["machines"] = merge_machines(a.get("machines"), b.get("machines"))
+    merged["current"] = current
+    hist_a = a.get("history") if isinstance(a.get("history"), list) else []
+    hist_b = b.get("history") if isinstance(b.get("history"), list) else []
+    merged["history"] = merge_history(hist_a + hist_b, caps.history)
+    merged.update(_merge_unknown(a, b, KNOWN_TOP_KEYS))
+    return merged

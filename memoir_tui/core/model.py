@@ -1,0 +1,180 @@
+"""Read-only views of a session: small frozen values the faces render.
+
+Every face asks ``working_set(state)`` rather than walking the dict, so the
+rule "a tombstone is never shown as live" lives in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.merge import (
+    decision_key,
+    is_hidden,
+    is_purged,
+    suppress_completed,
+    well_formed_items,
+)
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A goal, next action or open question."""
+
+    kind: str  # "goal" | "next_action" | "question"
+    text: str
+    date: str
+    machine_id: str
+    machine_label: str
+    project: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompletedAction:
+    text: str
+    done_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    key: str  # the identity hash: stable across rewording of case and spacing
+    text: str
+    why: str
+    rejected: str
+    date: str
+    machine_id: str
+    machine_label: str
+    project: str
+    hidden: bool = False
+    hidden_at: str = ""
+    purged: bool = False
+
+    def matches(self, needle: str) -> bool:
+        """Case-insensitive substring search over text, why and rejected."""
+        needle = needle.lower()
+        return any(needle in field.lower() for field in (self.text, self.why, self.rejected))
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    date: str
+    machine_id: str
+    machine_label: str
+    summary: str
+    files_touched: tuple[str, ...]
+    duration_min: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MachineInfo:
+    id: str
+    label: str
+    last_seen: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingSet:
+    goals: tuple[Item, ...]
+    next_actions: tuple[Item, ...]
+    open_questions: tuple[Item, ...]
+    completed_actions: tuple[CompletedAction, ...]
+    decisions: tuple[Decision, ...]  # visible only
+    tombstones: tuple[Decision, ...]  # hidden and purged, for audit views
+    history: tuple[HistoryEntry, ...]
+    machines: tuple[MachineInfo, ...]
+
+
+def _newest_first(items: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda i: parse_date_ms(i.get(field)), reverse=True)
+
+
+def working_set(state: dict[str, Any]) -> WorkingSet:
+    machines_raw = state.get("machines") if isinstance(state.get("machines"), dict) else {}
+    labels = {uid: _str(m.get("label")) for uid, m in machines_raw.items() if isinstance(m, dict)}
+
+    def label(item: dict[str, Any]) -> str:
+        mid = _str(item.get("machine_id"))
+        return labels.get(mid, mid[:8])
+
+    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+
+    def items(key: str, kind: str, field: str) -> tuple[Item, ...]:
+        raw = well_formed_items(current.get(key))
+        if key == "next_actions":
+            raw = suppress_completed(raw, well_formed_items(current.get("completed_actions")))
+        return tuple(
+            Item(
+                kind=kind,
+                text=i["text"],
+                date=_str(i.get(field)),
+                machine_id=_str(i.get("machine_id")),
+                machine_label=label(i),
+                project=_str(i.get("project")),
+            )
+            for i in _newest_first(raw, field)
+        )
+
+    def decision(d: dict[str, Any]) -> Decision:
+        return Decision(
+            key=decision_key(d),
+            text=d["text"],
+            why=_str(d.get("why")),
+            rejected=_str(d.get("rejected")),
+            date=_str(d.get("date")),
+            machine_id=_str(d.get("machine_id")),
+            machine_label=label(d),
+            project=_str(d.get("project")),
+            hidden=is_hidden(d),
+            hidden_at=_str(d.get("hidden_at")),
+            purged=is_purged(d),
+        )
+
+    decisions = [
+        decision(d) for d in _newest_first(well_formed_items(current.get("decisions")), "date")
+    ]
+    history_raw = state.get("history") if isinstance(state.get("history"), list) else []
+    history = tuple(
+        HistoryEntry(
+            date=_str(h.get("date")),
+            machine_id=_str(h.get("machine_id")),
+            machine_label=label(h),
+            summary=_str(h.get("summary")),
+            files_touched=tuple(f for f in h.get("files_touched") or () if isinstance(f, str))
+            if isinstance(h.get("files_touched"), list)
+            else (),
+            duration_min=h.get("duration_min")
+            if isinstance(h.get("duration_min"), int | float)
+            and not isinstance(h.get("duration_min"), bool)
+            else None,
+        )
+        for h in _newest_first([h for h in history_raw if isinstance(h, dict)], "date")
+    )
+    return WorkingSet(
+        goals=items("goals", "goal", "set_on"),
+        next_actions=items("next_actions", "next_action", "added"),
+        open_questions=items("open_questions", "question", "asked"),
+        completed_actions=tuple(
+            CompletedAction(text=c["text"], done_at=_str(c.get("done_at")))
+            for c in _newest_first(well_formed_items(current.get("completed_actions")), "done_at")
+        ),
+        decisions=tuple(d for d in decisions if not d.hidden),
+        tombstones=tuple(d for d in decisions if d.hidden),
+        history=history,
+        machines=tuple(
+            MachineInfo(id=uid, label=_str(m.get("label")), last_seen=_str(m.get("last_seen")))
+            for uid, m in sorted(
+                machines_raw.items(),
+                key=lambda kv: parse_date_ms(
+                    kv[1].get("last_seen") if isinstance(kv[1], dict) else None
+                ),
+                reverse=True,
+            )
+            if isinstance(m, dict)
+        ),
+    )

@@ -1,0 +1,247 @@
+"""Loading and saving ``session.json`` (FORMAT §3 and §5).
+
+* missing file → an empty, valid state;
+* unparseable JSON (or not an object) → the original bytes are copied aside as
+  ``session.json.corrupted-<ms>`` (three newest kept) and the state is empty;
+* a newer ``version`` → the original is copied aside as
+  ``session.json.pre-migration-<ms>``, the user is told once, and the state is
+  **read-only**: ``save_session`` refuses to replace a newer-version file
+  (the JavaScript tool would overwrite it on its next write) and the state
+  contributes nothing to any merge;
+* older versions walk a ladder of pure N → N+1 steps that never throw.
+
+Saving keeps every unknown field: the state is a plain dict that round-trips.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.identity import iso_now
+from memoir_tui.core.merge import SESSION_VERSION
+
+SESSION_FILE = "session.json"
+BACKUPS_KEPT = 3
+_LIST_KEYS = ("goals", "next_actions", "completed_actions", "open_questions", "decisions")
+
+
+class ReadOnlySessionError(RuntimeError):
+    """A write was refused because the session on disk is from a newer format version."""
+
+
+def empty_session(now: str | None = None) -> dict[str, Any]:
+    stamp = now or iso_now()
+    return {
+        "version": SESSION_VERSION,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "machines": {},
+        "current": {key: [] for key in _LIST_KEYS},
+        "history": [],
+    }
+
+
+# --- migration ladder ---------------------------------------------------------
+
+
+def _v0_to_v1(state: dict[str, Any]) -> dict[str, Any]:
+    """Files written before ``version`` existed: fill the shape, keep everything."""
+    out = dict(state)
+    out["version"] = 1
+    return out
+
+
+# Keyed by the version migrated *from*. Each step is pure and total.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
+
+
+def _declared_version(raw: dict[str, Any]) -> int | float:
+    v = raw.get("version")
+    if isinstance(v, bool) or not isinstance(v, int | float) or v != v:
+        return 0
+    return v
+
+
+def is_newer_version(raw: Any) -> bool:
+    return isinstance(raw, dict) and _declared_version(raw) > SESSION_VERSION
+
+
+def normalise_shape(state: dict[str, Any], now: str | None = None) -> dict[str, Any]:
+    """Fill missing or ill-typed known containers with empty ones; keep all else."""
+    fresh = empty_session(now)
+    out = dict(state)
+    for key in ("created_at", "updated_at"):
+        if not isinstance(out.get(key), str):
+            out[key] = fresh[key]
+    if not isinstance(out.get("machines"), dict):
+        out["machines"] = {}
+    if not isinstance(out.get("history"), list):
+        out["history"] = []
+    current = out.get("current")
+    current = dict(current) if isinstance(current, dict) else {}
+    for key in _LIST_KEYS:
+        if not isinstance(current.get(key), list):
+            current[key] = []
+    out["current"] = current
+    out["version"] = SESSION_VERSION
+    return out
+
+
+def migrate_session(raw: Any, now: str | None = None) -> tuple[bool, dict[str, Any]]:
+    """Bring a parsed session to the current version. Returns ``(is_future, state)``.
+
+    Never throws: a non-object becomes an empty state; a newer version is not
+    interpreted (``is_future`` is True and the state is empty).
+    """
+    if not isinstance(raw, dict):
+        return False, empty_session(now)
+    version = _declared_version(raw)
+    if version > SESSION_VERSION:
+        return True, empty_session(now)
+    state = raw
+    step_from = int(version) if version >= 0 else 0
+    while step_from < SESSION_VERSION:
+        step = MIGRATIONS.get(step_from)
+        try:
+            state = step(state) if step else {**state, "version": step_from + 1}
+        except Exception:  # a step must never take the store down with it
+            return False, empty_session(now)
+        step_from += 1
+    return False, normalise_shape(state, now)
+
+
+# --- loading -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSession:
+    """A session as read from disk, with what the loader had to do to it."""
+
+    state: dict[str, Any]
+    path: Path
+    read_only: bool = False
+    notice: str | None = None
+    backup: Path | None = None
+
+
+_warned_future: set[Path] = set()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _copy_aside(path: Path, kind: str) -> Path:
+    backup = path.with_name(f"{path.name}.{kind}-{_now_ms()}")
+    n = 0
+    while backup.exists():  # two quarantines in one millisecond must not collide
+        n += 1
+        backup = path.with_name(f"{path.name}.{kind}-{_now_ms()}-{n}")
+    shutil.copyfile(path, backup)
+    prune_backups(path, kind)
+    return backup
+
+
+def prune_backups(path: Path, kind: str, keep: int = BACKUPS_KEPT) -> None:
+    """Keep only the ``keep`` newest ``session.json.<kind>-*`` copies."""
+    prefix = f"{path.name}.{kind}-"
+    found = []
+    for entry in path.parent.iterdir():
+        if entry.name.startswith(prefix):
+            # Order by the millisecond stamp in the name (then the collision
+            # counter): mtimes can be equal or copied from the original.
+            parts = entry.name[len(prefix) :].split("-")
+            try:
+                order = tuple(int(p) for p in parts)
+            except ValueError:
+                continue
+            found.append((order, entry))
+    found.sort(reverse=True)
+    for _, stale in found[keep:]:
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
+def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> LoadedSession:
+    """Read a session file, quarantining what cannot be understood."""
+    path = Path(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedSession(empty_session(now), path)
+    try:
+        raw = json.loads(raw_bytes.decode("utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError("top level is not an object")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        backup = _copy_aside(path, "corrupted")
+        return LoadedSession(
+            empty_session(now),
+            path,
+            notice=f"{path} could not be parsed; the original was kept as {backup.name}",
+            backup=backup,
+        )
+    future, state = migrate_session(raw, now)
+    if not future:
+        return LoadedSession(state, path)
+    backup = _existing_pre_migration_copy(path, raw_bytes) or _copy_aside(path, "pre-migration")
+    notice = None
+    if path not in _warned_future:
+        _warned_future.add(path)
+        notice = (
+            f"{path} is from a newer memoir format (version {raw.get('version')!r} > "
+            f"{SESSION_VERSION}); it is read-only here and was kept as {backup.name}. "
+            "Upgrade memoir-tui to write to it."
+        )
+    return LoadedSession(state, path, read_only=True, notice=notice, backup=backup)
+
+
+def _existing_pre_migration_copy(path: Path, raw_bytes: bytes) -> Path | None:
+    """Reuse an identical copy so re-reading a newer file does not pile up backups."""
+    prefix = f"{path.name}.pre-migration-"
+    for entry in sorted(path.parent.glob(prefix + "*"), reverse=True):
+        with contextlib.suppress(OSError):
+            if entry.read_bytes() == raw_bytes:
+                return entry
+    return None
+
+
+def encode_session(state: dict[str, Any]) -> bytes:
+    return (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def save_session(
+    path: str | os.PathLike[str], state: dict[str, Any], *, now: str | None = None
+) -> None:
+    """Write atomically, stamping ``version`` and ``updated_at``.
+
+    Refuses to replace a file whose version is newer than this implementation
+    knows: the caller must hold the lock, so the check cannot race a writer.
+    """
+    path = Path(path)
+    guard_not_newer(path)
+    out = dict(state)
+    out["version"] = SESSION_VERSION
+    out["updated_at"] = now or iso_now()
+    atomic_write_bytes(path, encode_session(out))
+
+
+def guard_not_newer(path: Path) -> None:
+    try:
+        raw = json.loads(path.read_bytes().decode("utf-8"))
+    except (FileNotFoundError, ValueError, UnicodeDecodeError, RecursionError):
+        return
+    if is_newer_version(raw):
+        raise ReadOnlySessionError(
+            f"{path} is from a newer memoir format (version {raw.get('version')!r}); "
+            "refusing to overwrite it. Upgrade memoir-tui."
+        )
