@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.merge import Caps
 
 CONFIG_FILE = "memoir-tui.toml"
@@ -34,7 +35,7 @@ KNOWN_TOOLS = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(MemoirError):
     """An invalid config value, with the key and line that hold it."""
 
     def __init__(self, path: Path, key: str, message: str, line: int | None = None) -> None:

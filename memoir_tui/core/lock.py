@@ -29,12 +29,14 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from memoir_tui.core.errors import MemoirError
+
 RETRY_SECONDS = 0.05
 STALE_SECONDS = 30.0
 DEFAULT_WAIT_SECONDS = 10.0
 
 
-class LockTimeoutError(RuntimeError):
+class LockTimeoutError(MemoirError):
     """The session lock could not be taken within the configured wait."""
 
     def __init__(self, lock_path: Path, waited: float) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import atomic_write_bytes
 from memoir_tui.core.identity import iso_now
 from memoir_tui.core.merge import SESSION_VERSION
@@ -34,7 +35,7 @@ BACKUPS_KEPT = 3
 _LIST_KEYS = ("goals", "next_actions", "completed_actions", "open_questions", "decisions")
 
 
-class ReadOnlySessionError(RuntimeError):
+class ReadOnlySessionError(MemoirError):
     """A write was refused because the session on disk is from a newer format version."""
 
 

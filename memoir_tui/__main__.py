@@ -1,0 +1,31 @@
+"""Entry point: argv → the Textual app, the headless MCP server, or a CLI command.
+
+Imports are lazy on purpose: ``--mcp`` and CLI commands must never import
+textual, and the app must never import mcp (a test checks ``sys.modules``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    from memoir_tui.cli import build_parser, run_command
+
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.mcp:
+        from memoir_tui.mcp.server import run_server
+
+        return run_server(ns.store)
+    if ns.command is not None:
+        return run_command(ns)
+    from memoir_tui.app import run_app
+
+    return run_app(ns.store, demo=ns.demo)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

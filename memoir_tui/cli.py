@@ -1,0 +1,192 @@
+"""The command line: one small function per subcommand over the core.
+
+Never imports textual or mcp. Errors from the core (``MemoirError``) print a
+sentence on stderr and exit 1; usage errors exit 2 (argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from memoir_tui import __version__
+from memoir_tui.core.errors import MemoirError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memoir-tui",
+        description="See, prune and carry an AI coding assistant's memory. "
+        "With no command, opens the full-screen app.",
+    )
+    parser.add_argument("--version", action="version", version=f"memoir-tui {__version__}")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="store directory (default: $MEMOIR_HOME, else ~/.config/memoir)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--demo", action="store_true", help="open the app on a fresh built-in demo store"
+    )
+    mode.add_argument("--mcp", action="store_true", help="run the headless MCP server on stdio")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check entry files and session files against the format")
+    p.add_argument("paths", nargs="*", type=Path, help="files or directories (default: the store)")
+    p.set_defaults(run=cmd_validate)
+
+    p = sub.add_parser("merge", help="merge two session files (FORMAT §4)")
+    p.add_argument("local", type=Path)
+    p.add_argument("remote", type=Path)
+    p.add_argument("-o", "--output", type=Path, help="write the result here instead of stdout")
+    p.set_defaults(run=cmd_merge)
+
+    p = sub.add_parser("forget", help="hide (or purge) exactly one visible decision")
+    p.add_argument("substring", help="text that matches exactly one visible decision")
+    p.add_argument("--purge", action="store_true", help="also remove its text, why and rejected")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(run=cmd_forget)
+
+    p = sub.add_parser("config", help="show where the config lives, or the effective config")
+    p.add_argument("action", choices=["path", "show"])
+    p.set_defaults(run=cmd_config)
+
+    p = sub.add_parser("status", help="print the working set")
+    p.set_defaults(run=cmd_status)
+    return parser
+
+
+def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    run: Command = ns.run
+    try:
+        return run(ns)
+    except MemoirError as err:
+        print(f"memoir-tui: {err}", file=sys.stderr)
+        return 1
+
+
+def _store(ns: argparse.Namespace):
+    from memoir_tui.core.store import Store
+
+    store = Store(ns.store)
+    loaded = store.load()
+    if loaded.notice:
+        print(f"memoir-tui: {loaded.notice}", file=sys.stderr)
+    return store
+
+
+def cmd_validate(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.validate import ERROR, validate_paths
+
+    paths = ns.paths
+    if not paths:
+        from memoir_tui.core.store import Store
+
+        store = Store(ns.store)
+        paths = [p for p in (store.session_path, store.memory_dir) if p.exists()]
+        if not paths:
+            print(f"nothing to validate in {store.root}")
+            return 0
+    findings = validate_paths(paths)
+    for finding in findings:
+        print(finding.line())
+    errors = sum(1 for f in findings if f.severity == ERROR)
+    warnings = len(findings) - errors
+    print(f"{errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _read_session_arg(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MemoirError(f"{path}: no such file") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MemoirError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise MemoirError(f"{path}: the top level must be an object")
+    return data
+
+
+def cmd_merge(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.merge import contributes_to_merge, merge_sessions
+    from memoir_tui.core.session import encode_session
+
+    local, remote = _read_session_arg(ns.local), _read_session_arg(ns.remote)
+    for path, data in ((ns.local, local), (ns.remote, remote)):
+        if not contributes_to_merge(data):
+            print(
+                f"memoir-tui: {path} is from a newer format version; it contributes nothing",
+                file=sys.stderr,
+            )
+    merged = encode_session(merge_sessions(local, remote))
+    if ns.output:
+        from memoir_tui.core.fsutil import atomic_write_bytes
+
+        atomic_write_bytes(ns.output, merged)
+        print(f"merged into {ns.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(merged.decode("utf-8"))
+    return 0
+
+
+def cmd_forget(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.errors import AmbiguousMatchError
+
+    store = _store(ns)
+    try:
+        decision = store.resolve_decision(ns.substring)
+    except AmbiguousMatchError as err:
+        print(f"memoir-tui: {err}:", file=sys.stderr)
+        for text in err.candidates:
+            print(f"  - {text}", file=sys.stderr)
+        return 1
+    act = "purge" if ns.purge else "hide"
+    print(f"decision: {decision.text}")
+    if decision.why:
+        print(f"why:      {decision.why}")
+    if decision.rejected:
+        print(f"rejected: {decision.rejected}")
+    print(f"date:     {decision.date}  machine: {decision.machine_label}")
+    if ns.purge:
+        print("Purging removes its text, why and rejected from the file; only a hash stays.")
+    print("This cannot be undone, and it spreads to every machine the store syncs with.")
+    if not ns.yes:
+        if not sys.stdin.isatty():
+            print("memoir-tui: refusing without confirmation; pass --yes", file=sys.stderr)
+            return 1
+        answer = input(f"{act} this decision? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("nothing changed")
+            return 1
+    outcome = store.purge_decision(decision.key) if ns.purge else store.hide_decision(decision.key)
+    print(outcome.message)
+    return 0
+
+
+def cmd_config(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.config import config_path, load_config, render_config
+    from memoir_tui.core.store import default_store_dir
+
+    root = ns.store or default_store_dir()
+    if ns.action == "path":
+        print(config_path(root))
+        return 0
+    sys.stdout.write(render_config(load_config(root)))
+    return 0
+
+
+def cmd_status(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.render import render_working_set
+
+    store = _store(ns)
+    sys.stdout.write(render_working_set(store.working_set(), store_path=store.root))
+    return 0

@@ -1,0 +1,125 @@
+"""Every test runs on a scratch HOME and store; the real home is guarded.
+
+The environment is switched at import time, before any test module (or a
+subprocess it spawns) can resolve ``~``. At the end of the session the guard
+re-fingerprints the real home's memory directories and fails the run if
+anything there changed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REAL_HOME = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+GUARDED = (
+    ".config/memoir",
+    ".config/memoir-tui",
+    ".claude",
+    ".claude.json",
+    ".cursor",
+    ".gemini",
+    ".codex",
+    ".codeium",
+    ".continue",
+    ".copilot",
+    ".config/zed",
+    ".config/Code/User/mcp.json",
+    ".aider.conf.yml",
+    ".cache/memoir-tui",
+    ".local/share/memoir-tui",
+    ".local/state/memoir-tui",
+)
+_MAX_FILES = 50_000
+
+
+def fingerprint(home: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every file under the guarded paths, bounded in count."""
+    prints: dict[str, tuple[int, int]] = {}
+    for rel in GUARDED:
+        root = home / rel
+        if not os.path.lexists(root):
+            continue
+        if root.is_file() or root.is_symlink():
+            st = root.lstat()
+            prints[rel] = (st.st_size, st.st_mtime_ns)
+            continue
+        for dirpath, _dirnames, filenames in os.walk(root):
+            st = os.lstat(dirpath)
+            prints[os.path.relpath(dirpath, home) + "/"] = (0, st.st_mtime_ns)
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.lstat(full)
+                except OSError:
+                    continue
+                prints[os.path.relpath(full, home)] = (st.st_size, st.st_mtime_ns)
+                if len(prints) > _MAX_FILES:
+                    return prints
+    return prints
+
+
+_BEFORE = fingerprint(REAL_HOME)
+SCRATCH = Path(tempfile.mkdtemp(prefix="memoir-tui-tests-"))
+SCRATCH_HOME = SCRATCH / "home"
+SCRATCH_HOME.mkdir()
+os.environ["HOME"] = str(SCRATCH_HOME)
+os.environ["MEMOIR_HOME"] = str(SCRATCH_HOME / ".config" / "memoir")
+os.environ["XDG_CONFIG_HOME"] = str(SCRATCH_HOME / ".config")
+os.environ["XDG_CACHE_HOME"] = str(SCRATCH_HOME / ".cache")
+os.environ["XDG_DATA_HOME"] = str(SCRATCH_HOME / ".local" / "share")
+os.environ["XDG_STATE_HOME"] = str(SCRATCH_HOME / ".local" / "state")
+for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "MEMOIR_PASSPHRASE"):
+    os.environ.pop(var, None)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    after = fingerprint(REAL_HOME)
+    shutil.rmtree(SCRATCH, ignore_errors=True)
+    if after != _BEFORE:
+        changed = sorted(k for k in set(after) | set(_BEFORE) if after.get(k) != _BEFORE.get(k))
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "real-home guard: tests changed files under the real home: " + ", ".join(
+            changed[:20]
+        )
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def store_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty store directory; ``MEMOIR_HOME`` points at it."""
+    path = tmp_path / "store"
+    path.mkdir()
+    monkeypatch.setenv("MEMOIR_HOME", str(path))
+    return path
+
+
+class TickingClock:
+    """A deterministic clock: each call is one second after the last."""
+
+    def __init__(self, start_ms: int = 1_780_000_000_000) -> None:
+        self.ms = start_ms
+
+    def __call__(self) -> str:
+        from memoir_tui.core.identity import iso_from_ms
+
+        self.ms += 1000
+        return iso_from_ms(self.ms)
+
+
+@pytest.fixture
+def clock() -> TickingClock:
+    return TickingClock()
+
+
+@pytest.fixture
+def store(store_dir: Path, clock: TickingClock):
+    from memoir_tui.core.store import Store
+
+    return Store(store_dir, clock=clock, machine_label="test-machine")
