@@ -81,11 +81,21 @@ def parse_date_ms(value: Any) -> int:
     and §7: the reference is inconsistent here). Times without an offset are
     read as UTC so every machine orders them the same way.
     """
+    ms = parse_iso_ms(value)
+    return 0 if ms is None else ms
+
+
+def is_iso_date(value: Any) -> bool:
+    return parse_iso_ms(value) is not None
+
+
+def parse_iso_ms(value: Any) -> int | None:
+    """Milliseconds since the epoch, or None when ``value`` is not an ISO date."""
     if not isinstance(value, str):
-        return 0
+        return None
     m = _ISO_RE.match(value.strip())
     if not m:
-        return 0
+        return None
     try:
         year = int(m["year"])
         month = int(m["month"] or 1)
@@ -101,10 +111,10 @@ def parse_date_ms(value: Any) -> int:
         else:
             extra_day = 0
         if not (1 <= year <= 9999):
-            return 0
+            return None
         dt = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     except ValueError:
-        return 0
+        return None
     offset_ms = 0
     tz = m["tz"]
     if tz and tz not in ("Z", "z"):
@@ -112,7 +122,7 @@ def parse_date_ms(value: Any) -> int:
         digits = tz[1:].replace(":", "")
         oh, om = int(digits[:2]), int(digits[2:])
         if oh > 23 or om > 59:
-            return 0
+            return None
         offset_ms = sign * (oh * 3600 + om * 60) * 1000
     epoch_ms = int(dt.timestamp()) * 1000 + millis + extra_day - offset_ms
     return epoch_ms

@@ -89,14 +89,42 @@ def _holder_is_dead(lock_file: Path) -> bool:
 
 
 def _try_create(lock_file: Path) -> bool:
+    """Create the lock file exclusively, already holding our PID.
+
+    The PID is written to a private temp file which is then hard-linked to the
+    lock name: ``link`` fails if the name exists, exactly like O_EXCL, but a
+    holder killed at any instant never leaves an empty lock file that only
+    the 30 s age rule could clear. The JavaScript tool writes its bare PID; we
+    add the host so a lock on a shared folder is never judged by another
+    machine's process table.
+    """
+    content = f"{os.getpid()}@{socket.gethostname()}".encode()
+    tmp = lock_file.with_name(f".{lock_file.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, content)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, lock_file)
+            return True
+        except FileExistsError:
+            return False
+        except OSError:
+            return _try_create_exclusive(lock_file, content)  # filesystems without hard links
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _try_create_exclusive(lock_file: Path, content: bytes) -> bool:
     try:
         fd = os.open(lock_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return False
     try:
-        # The JavaScript tool writes its bare PID; we add the host so a lock on a
-        # shared folder is never judged by another machine's process table.
-        os.write(fd, f"{os.getpid()}@{socket.gethostname()}".encode())
+        os.write(fd, content)
     finally:
         os.close(fd)
     return True

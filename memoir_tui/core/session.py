@@ -27,7 +27,7 @@ from typing import Any
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import atomic_write_bytes
-from memoir_tui.core.identity import iso_now
+from memoir_tui.core.identity import is_iso_date, iso_now
 from memoir_tui.core.merge import SESSION_VERSION
 
 SESSION_FILE = "session.json"
@@ -81,10 +81,9 @@ def normalise_shape(state: dict[str, Any], now: str | None = None) -> dict[str, 
     fresh = empty_session(now)
     out = dict(state)
     for key in ("created_at", "updated_at"):
-        if not isinstance(out.get(key), str):
+        if not is_iso_date(out.get(key)):
             out[key] = fresh[key]
-    if not isinstance(out.get("machines"), dict):
-        out["machines"] = {}
+    out["machines"] = _normalise_machines(out.get("machines"))
     if not isinstance(out.get("history"), list):
         out["history"] = []
     current = out.get("current")
@@ -94,6 +93,26 @@ def normalise_shape(state: dict[str, Any], now: str | None = None) -> dict[str, 
             current[key] = []
     out["current"] = current
     out["version"] = SESSION_VERSION
+    return out
+
+
+EPOCH_ISO = "1970-01-01T00:00:00.000Z"
+
+
+def _normalise_machines(machines: Any) -> dict[str, Any]:
+    """Every machine entry an object with a string label and a date (the epoch if unknown)."""
+    if not isinstance(machines, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for uid, entry in machines.items():
+        if not isinstance(entry, dict):
+            continue  # a bare value carries no label or time: nothing to keep
+        entry = dict(entry)
+        if not isinstance(entry.get("label"), str):
+            entry["label"] = str(uid)[:8]
+        if not is_iso_date(entry.get("last_seen")):
+            entry["last_seen"] = EPOCH_ISO
+        out[uid] = entry
     return out
 
 

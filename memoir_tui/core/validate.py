@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.entries import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
-from memoir_tui.core.identity import is_text_hash, parse_date_ms
+from memoir_tui.core.identity import is_iso_date, is_text_hash
 from memoir_tui.core.merge import DATE_FIELDS, SESSION_VERSION
 
 ERROR = "error"
@@ -35,7 +35,7 @@ class Finding:
 
 
 def _is_date(value: Any) -> bool:
-    return isinstance(value, str) and parse_date_ms(value) != 0
+    return is_iso_date(value)
 
 
 # --- entries -----------------------------------------------------------------
