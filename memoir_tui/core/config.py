@@ -85,7 +85,8 @@ def load_config(store_dir: Path) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        found = re.search(r"at line (\d+)", str(exc))
+        line = getattr(exc, "lineno", None) or (int(found.group(1)) if found else None)
         raise ConfigError(path, "file", f"is not valid TOML: {exc}", line) from None
 
     def fail(table: str, key: str, message: str) -> ConfigError:

@@ -132,8 +132,16 @@ def _string(value: str) -> str:
     ):
         return value
     # JSON string syntax is valid YAML double-quoted syntax, with escapes for
-    # newlines: multi-line text never needs a block scalar.
-    return json.dumps(value, ensure_ascii=False)
+    # newlines: multi-line text never needs a block scalar. Characters YAML
+    # does not allow in a stream (controls, DEL, surrogates) are escaped too.
+    return _NON_PRINTABLE.sub(
+        lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)
+    )
+
+
+_NON_PRINTABLE = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 
 
 def _reads_back_as_string(value: str) -> bool:
@@ -146,7 +154,8 @@ def _reads_back_as_string(value: str) -> bool:
 def _key(key: Any, where: str) -> str:
     if not isinstance(key, str) or not _KEY_RE.match(key):
         raise FrontmatterError(f"{where}: key {key!r} is not a plain name")
-    return key
+    # `no:` or `on:` would read back as a boolean key under YAML 1.1
+    return key if _reads_back_as_string(key) and key.lower() not in _YAML_WORDS else json.dumps(key)
 
 
 def dump_meta(meta: dict[str, Any]) -> str:

@@ -157,7 +157,9 @@ def session_lock(
     deadline = time.monotonic() + wait_seconds
     started = time.monotonic()
     try:
-        flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=RETRY_SECONDS)
+        # Our own processes queue on the flock; a short poll keeps contended
+        # writes quick (the 50 ms retry is the JS protocol's, for its file).
+        flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=0.002)
     except Timeout:
         raise LockTimeoutError(js_lock, time.monotonic() - started) from None
     try:

@@ -20,6 +20,15 @@ class Machine:
     label: str
 
 
+def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | None:
+    """The machine identity if this store already has one; never creates it."""
+    try:
+        machine_id = (store_dir / MACHINE_ID_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Machine(id=machine_id, label=label or socket.gethostname()) if machine_id else None
+
+
 def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
     """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once."""
     path = store_dir / MACHINE_ID_FILE

@@ -203,7 +203,7 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
         if not isinstance(raw, dict):
             raise ValueError("top level is not an object")
     except (ValueError, UnicodeDecodeError, RecursionError):
-        backup = _copy_aside(path, "corrupted")
+        backup = _existing_copy(path, "corrupted", raw_bytes) or _copy_aside(path, "corrupted")
         return LoadedSession(
             empty_session(now),
             path,
@@ -213,7 +213,7 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
     future, state = migrate_session(raw, now)
     if not future:
         return LoadedSession(state, path)
-    backup = _existing_pre_migration_copy(path, raw_bytes) or _copy_aside(path, "pre-migration")
+    backup = _existing_copy(path, "pre-migration", raw_bytes) or _copy_aside(path, "pre-migration")
     notice = None
     if path not in _warned_future:
         _warned_future.add(path)
@@ -225,9 +225,9 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
     return LoadedSession(state, path, read_only=True, notice=notice, backup=backup)
 
 
-def _existing_pre_migration_copy(path: Path, raw_bytes: bytes) -> Path | None:
-    """Reuse an identical copy so re-reading a newer file does not pile up backups."""
-    prefix = f"{path.name}.pre-migration-"
+def _existing_copy(path: Path, kind: str, raw_bytes: bytes) -> Path | None:
+    """Reuse an identical copy so re-reading the same bad file does not pile up backups."""
+    prefix = f"{path.name}.{kind}-"
     for entry in sorted(path.parent.glob(prefix + "*"), reverse=True):
         with contextlib.suppress(OSError):
             if entry.read_bytes() == raw_bytes:

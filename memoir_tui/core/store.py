@@ -27,7 +27,7 @@ from memoir_tui.core.errors import (
 )
 from memoir_tui.core.identity import identity, iso_now, js_trim, parse_date_ms, text_hash
 from memoir_tui.core.lock import session_lock
-from memoir_tui.core.machine import Machine, load_machine
+from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.merge import (
     decision_key,
     is_hidden,
@@ -59,6 +59,7 @@ class Outcome:
     changed: bool
     message: str
     key: str = ""
+    rotated: tuple[str, ...] = ()  # texts a full list pushed out to make room
 
 
 def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
@@ -135,6 +136,10 @@ class Store:
             self._machine = load_machine(self.root, label=self._machine_label)
         return self._machine
 
+    def known_machine(self) -> Machine | None:
+        """This machine's identity if the store has one; reading never creates it."""
+        return self._machine or known_machine(self.root, label=self._machine_label)
+
     def load(self) -> LoadedSession:
         """A consistent snapshot (writes are atomic renames, so no lock is needed to read)."""
         return load_session(self.session_path, now=self.clock())
@@ -187,10 +192,13 @@ class Store:
                 raise _Unchanged(f"{noun} already listed: {existing[0]['text']}")
             items.append(self._stamp(text, date_field))
             others = [i for i in items if not _has_text(i)]
-            state["current"][list_key] = (
-                _sorted_capped(well_formed_items(items), date_field, cap) + others
-            )
-        return Outcome(True, f"{noun} added: {text}", identity(text))
+            kept = _sorted_capped(well_formed_items(items), date_field, cap)
+            rotated = tuple(i["text"] for i in well_formed_items(items) if i not in kept)
+            state["current"][list_key] = kept + others
+        message = f"{noun} added: {text}"
+        if rotated:
+            message += f" (the list is full; rotated out: {'; '.join(rotated)})"
+        return Outcome(True, message, identity(text), rotated)
 
     def add_goal(self, text: str) -> Outcome:
         return self._add_item("goals", "set_on", self.config.caps.goals, text, "goal")

@@ -1,0 +1,611 @@
+"""The MCP tools as plain functions over ``Store``: one small function per tool.
+
+Each function takes a freshly constructed ``Store`` (the server builds one per
+call, so nothing is cached across calls) and the tool's arguments, and returns
+a ``Reply``: the text a model reads, plus structured data where a client can
+use it. A refusal is a ``MemoirError``; ``refusal_text`` turns it into the
+message the server sends back as a tool error.
+
+Every read goes through ``Store.working_set()``, whose views never hold a
+hidden or purged decision or a completed action, so no reply can show a
+tombstone as live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
+from memoir_tui.core.identity import identity, is_text_hash
+from memoir_tui.core.machine import MACHINE_ID_FILE
+from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet, working_set
+from memoir_tui.core.store import Store, clean_text
+
+SESSION_DECISIONS_SHOWN = 10
+SESSION_HISTORY_SHOWN = 5
+RESUME_DECISIONS_SHOWN = 5
+RESUME_HISTORY_SHOWN = 3
+RESUME_CLIP = 300
+
+
+# --- structured output -------------------------------------------------------------
+
+
+class ItemOut(BaseModel):
+    """A goal, next action or open question."""
+
+    text: str
+    date: str = Field(description="ISO date-time it was set, added or asked")
+    machine: str = Field(description="label of the machine that recorded it")
+    project: str = ""
+
+
+class DecisionOut(BaseModel):
+    """A visible decision (forgotten ones are never listed)."""
+
+    text: str
+    why: str = ""
+    rejected: str = ""
+    date: str = ""
+    machine: str = ""
+    project: str = ""
+
+
+class SessionOut(BaseModel):
+    """A past work session from the history, newest first."""
+
+    date: str
+    machine: str
+    summary: str
+    files_touched: list[str] = []
+    duration_min: float | None = None
+
+
+class MachineOut(BaseModel):
+    label: str
+    last_seen: str
+
+
+class SessionView(BaseModel):
+    """The live working set: goals, next actions, open questions, decisions, history."""
+
+    goals: list[ItemOut]
+    next_actions: list[ItemOut]
+    open_questions: list[ItemOut]
+    decisions: list[DecisionOut] = Field(description="newest visible decisions shown")
+    decisions_total: int = Field(description="how many visible decisions the store holds")
+    history: list[SessionOut]
+    machines: list[MachineOut]
+    notice: str | None = None
+
+
+class WhyView(BaseModel):
+    query: str
+    decisions: list[DecisionOut]
+
+
+class ResumeView(BaseModel):
+    """A compact hand-off for the next session."""
+
+    project: str | None = None
+    goals: list[ItemOut]
+    next_actions: list[ItemOut]
+    open_questions: list[ItemOut]
+    decisions: list[DecisionOut]
+    sessions: list[SessionOut]
+    notice: str | None = None
+
+
+class StatusView(BaseModel):
+    version: str
+    store: str
+    session_file: bool = Field(description="whether session.json exists yet")
+    read_only: bool = Field(description="the session is from a newer format; writes refused")
+    lock_held: bool = Field(description="a session.json.lock file exists right now")
+    config_file: str | None = Field(description="memoir-tui.toml in use, or null for defaults")
+    machine_id: str | None = Field(description="this machine's UUID, null until the first write")
+    machine_label: str
+    counts: dict[str, int]
+    caps: dict[str, int]
+    notice: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a tool hands back: text for the model, optional structured data."""
+
+    text: str
+    data: BaseModel | None = None
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def refusal_text(err: MemoirError) -> str:
+    """The message a refused call returns; an ambiguous match lists its candidates."""
+    message = str(err)
+    if isinstance(err, AmbiguousMatchError) and err.candidates:
+        message += "\n" + "\n".join(f"● {c}" for c in err.candidates)
+    return message
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memoir-tui")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _item(i: Item) -> ItemOut:
+    return ItemOut(text=i.text, date=i.date, machine=i.machine_label, project=i.project)
+
+
+def _decision(d: Decision) -> DecisionOut:
+    return DecisionOut(
+        text=d.text,
+        why=d.why,
+        rejected=d.rejected,
+        date=d.date,
+        machine=d.machine_label,
+        project=d.project,
+    )
+
+
+def _history(h: HistoryEntry) -> SessionOut:
+    return SessionOut(
+        date=h.date,
+        machine=h.machine_label,
+        summary=h.summary,
+        files_touched=list(h.files_touched),
+        duration_min=h.duration_min,
+    )
+
+
+def _live_decisions(ws: WorkingSet) -> list[Decision]:
+    # ``ws.decisions`` is visible-only already; the second filter keeps this
+    # face correct even if the view ever changes.
+    return [d for d in ws.decisions if not d.hidden and not d.purged]
+
+
+def _bullets(lines: Iterable[str], empty: str = "(none)") -> str:
+    out = "\n".join(lines)
+    return out or empty
+
+
+def _decision_line(d: DecisionOut, clip: int | None = None) -> str:
+    def c(text: str) -> str:
+        return _clip(text, clip) if clip else text
+
+    line = f"- {c(d.text)}"
+    extras = []
+    if d.why:
+        extras.append(f"why: {c(d.why)}")
+    if d.rejected:
+        extras.append(f"rejected: {c(d.rejected)}")
+    if extras:
+        line += " — " + "; ".join(extras)
+    if d.date:
+        line += f" ({_day(d.date)})"
+    return line
+
+
+def _history_line(h: SessionOut, *, detail: bool = False) -> str:
+    line = f"- {_day(h.date) or '?'} {h.machine or '?'}: {h.summary or '—'}"
+    if detail:
+        extras = []
+        if h.duration_min is not None:
+            extras.append(f"{h.duration_min:g} min")
+        if h.files_touched:
+            shown = ", ".join(h.files_touched[:5])
+            more = len(h.files_touched) - 5
+            extras.append("files: " + shown + (f" (+{more})" if more > 0 else ""))
+        if extras:
+            line += " (" + "; ".join(extras) + ")"
+    return line
+
+
+def _read(store: Store) -> tuple[WorkingSet, str | None, bool]:
+    """One snapshot: the working set, the loader's notice, and whether it is read-only."""
+    loaded = store.load()
+    notice = loaded.notice
+    if loaded.read_only and not notice:
+        notice = "This store is from a newer memoir format: it is read-only here."
+    return working_set(loaded.state), notice, loaded.read_only
+
+
+def _this_machine_id(store: Store) -> str | None:
+    """The store's machine UUID without creating it (reads must not write)."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        value = (store.root / MACHINE_ID_FILE).read_text(encoding="utf-8").strip()
+        return value or None
+    return None
+
+
+def _in_project(item_project: str, wanted: str | None) -> bool:
+    """Items without a project are global and always shown."""
+    if not wanted or not item_project:
+        return True
+
+    def norm(p: str) -> str:
+        return os.path.normpath(os.path.expanduser(p.strip()))
+
+    a, b = norm(item_project), norm(wanted)
+    return a == b or os.path.basename(a) == os.path.basename(b)
+
+
+# --- read-only tools -------------------------------------------------------------------
+
+
+def status(store: Store) -> Reply:
+    ws, notice, read_only = _read(store)
+    session_file = store.session_path.is_file()
+    lock_held = store.session_path.with_name(store.session_path.name + ".lock").exists()
+    machine_id = _this_machine_id(store)
+    label = next((m.label for m in ws.machines if m.id == machine_id and m.label), "")
+    label = label or socket.gethostname()
+    counts = {
+        "goals": len(ws.goals),
+        "next_actions": len(ws.next_actions),
+        "open_questions": len(ws.open_questions),
+        "decisions": len(_live_decisions(ws)),
+        "forgotten_decisions": len(ws.tombstones),
+        "completed_actions": len(ws.completed_actions),
+        "history": len(ws.history),
+        "machines": len(ws.machines),
+    }
+    caps_obj = store.config.caps
+    caps = {name: getattr(caps_obj, name) for name in caps_obj.__dataclass_fields__}
+    config_file = str(store.config.path) if store.config.exists else None
+    data = StatusView(
+        version=package_version(),
+        store=str(store.root),
+        session_file=session_file,
+        read_only=read_only,
+        lock_held=lock_held,
+        config_file=config_file,
+        machine_id=machine_id,
+        machine_label=label,
+        counts=counts,
+        caps=caps,
+        notice=notice,
+    )
+    lines = [
+        f"memoir-tui {data.version} — memoir store status",
+        f"Store: {data.store}" + ("" if session_file else " (no session.json yet)"),
+        f"Config: {config_file or 'defaults (no memoir-tui.toml)'}",
+        f"This machine: {label}"
+        + (f" ({machine_id[:8]})" if machine_id else " (not registered yet)"),
+        "Working set: "
+        f"{counts['goals']} goal(s), {counts['next_actions']} next action(s), "
+        f"{counts['open_questions']} open question(s), {counts['decisions']} decision(s)",
+        f"Forgotten decisions: {counts['forgotten_decisions']}; "
+        f"completed actions remembered: {counts['completed_actions']}",
+        f"History: {counts['history']} session(s) from {counts['machines']} machine(s)",
+        "Caps: " + ", ".join(f"{k} {v}" for k, v in caps.items()),
+    ]
+    if data.read_only:
+        lines.append("Read-only: yes — writes are refused until memoir-tui is upgraded.")
+    if lock_held:
+        lines.append("Lock: session.json.lock is held right now (another memoir process).")
+    if notice:
+        lines.append(f"Notice: {notice}")
+    return Reply("\n".join(lines), data)
+
+
+def session(store: Store) -> Reply:
+    ws, notice, _ = _read(store)
+    decisions = _live_decisions(ws)
+    data = SessionView(
+        goals=[_item(i) for i in ws.goals],
+        next_actions=[_item(i) for i in ws.next_actions],
+        open_questions=[_item(i) for i in ws.open_questions],
+        decisions=[_decision(d) for d in decisions[:SESSION_DECISIONS_SHOWN]],
+        decisions_total=len(decisions),
+        history=[_history(h) for h in ws.history[:SESSION_HISTORY_SHOWN]],
+        machines=[
+            MachineOut(label=m.label or m.id[:8], last_seen=m.last_seen) for m in ws.machines
+        ],
+        notice=notice,
+    )
+    heading = "## Recent decisions"
+    if data.decisions_total > len(data.decisions):
+        heading += (
+            f" ({len(data.decisions)} newest of {data.decisions_total}; memoir_why finds the rest)"
+        )
+    parts = [
+        "# memoir session",
+        *([f"Notice: {notice}"] if notice else []),
+        "",
+        "## Goals",
+        _bullets(f"- {g.text}" for g in data.goals),
+        "",
+        "## Next actions",
+        _bullets(f"- [ ] {n.text}" for n in data.next_actions),
+        "",
+        "## Open questions",
+        _bullets(f"- {q.text}" for q in data.open_questions),
+        "",
+        heading,
+        _bullets(_decision_line(d) for d in data.decisions),
+        "",
+        "## Recent sessions",
+        _bullets(_history_line(h) for h in data.history),
+        "",
+        "## Machines sharing this store",
+        _bullets(
+            (f"- {m.label} (last seen {_day(m.last_seen) or '?'})" for m in data.machines),
+            "(none yet)",
+        ),
+    ]
+    return Reply("\n".join(parts), data)
+
+
+def why(store: Store, query: str) -> Reply:
+    query = clean_text(query, "query")
+    terms = [identity(t) for t in query.split()]
+    ws, _, _ = _read(store)
+    hits = [
+        d
+        for d in _live_decisions(ws)
+        if d.matches(query) or (terms and all(d.matches(t) for t in terms))
+    ]
+    data = WhyView(query=query, decisions=[_decision(d) for d in hits])
+    if not hits:
+        return Reply(f'No decisions match "{query}".', data)
+    blocks = []
+    for d in data.decisions:
+        block = [f"● {d.text}"]
+        if d.why:
+            block.append(f"  why: {d.why}")
+        if d.rejected:
+            block.append(f"  rejected: {d.rejected}")
+        if d.date:
+            block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
+        blocks.append("\n".join(block))
+    text = f'{len(hits)} decision(s) matching "{query}":\n\n' + "\n\n".join(blocks)
+    return Reply(text, data)
+
+
+def resume(store: Store, project: str | None = None) -> Reply:
+    wanted = clean_text(project, "project", required=False) or None
+    ws, notice, _ = _read(store)
+
+    def keep(items: Sequence[Item]) -> list[ItemOut]:
+        return [_item(i) for i in items if _in_project(i.project, wanted)]
+
+    decisions = [d for d in _live_decisions(ws) if _in_project(d.project, wanted)]
+    data = ResumeView(
+        project=wanted,
+        goals=keep(ws.goals),
+        next_actions=keep(ws.next_actions),
+        open_questions=keep(ws.open_questions),
+        decisions=[_decision(d) for d in decisions[:RESUME_DECISIONS_SHOWN]],
+        sessions=[_history(h) for h in ws.history[:RESUME_HISTORY_SHOWN]],
+        notice=notice,
+    )
+    if not (data.goals or data.next_actions or data.open_questions or data.decisions):
+        empty = (
+            "Nothing to resume yet: no goals, next actions, open questions or decisions"
+            + (f" for {wanted}" if wanted else "")
+            + ". Record them with memoir_set_goal, memoir_add_next, memoir_ask and memoir_note."
+        )
+        if data.sessions:
+            empty += "\n\nLast sessions:\n" + "\n".join(
+                _history_line(h, detail=True) for h in data.sessions
+            )
+        return Reply(empty, data)
+
+    def clip(text: str) -> str:
+        return _clip(text, RESUME_CLIP)
+
+    parts = ["# Hand-off" + (f" — {wanted}" if wanted else "")]
+    if notice:
+        parts.append(f"Notice: {notice}")
+    if len(data.goals) == 1:
+        parts.append(f"Goal: {clip(data.goals[0].text)}")
+    else:
+        parts += ["Goals:", _bullets(f"- {clip(g.text)}" for g in data.goals)]
+    parts += [
+        "",
+        "Next actions (newest first):",
+        _bullets(f"{n}. {clip(a.text)}" for n, a in enumerate(data.next_actions, 1)),
+    ]
+    if data.open_questions:
+        parts += ["", "Open questions:", _bullets(f"- {clip(q.text)}" for q in data.open_questions)]
+    if data.decisions:
+        more = len(decisions) - len(data.decisions)
+        parts += [
+            "",
+            "Decisions to respect (newest first"
+            + (f"; {more} more via memoir_why" if more > 0 else "")
+            + "):",
+            _bullets(_decision_line(d, RESUME_CLIP) for d in data.decisions),
+        ]
+    if data.sessions:
+        parts += [
+            "",
+            "Last sessions:",
+            _bullets(_history_line(h, detail=True) for h in data.sessions),
+        ]
+    return Reply("\n".join(parts), data)
+
+
+# --- writing tools -----------------------------------------------------------------------
+
+
+def _rotated(before: Sequence[Item], after: Sequence[Item], added: str) -> list[str]:
+    kept = {identity(i.text) for i in after} | {identity(added)}
+    return [i.text for i in before if identity(i.text) not in kept]
+
+
+def set_goal(store: Store, text: str) -> Reply:
+    text = clean_text(text, "goal")
+    cap = store.config.caps.goals
+    before = store.working_set().goals
+    outcome = store.add_goal(text)
+    if not outcome.changed:
+        return Reply(f"Goal already set: {text} (nothing changed)")
+    reply = f"Goal set: {text}"
+    if len(before) >= cap:
+        rotated = _rotated(before, store.working_set().goals, text)
+        if rotated:
+            reply += f"\nThe goals list holds {cap}; the oldest rotated out: " + "; ".join(
+                f'"{t}"' for t in rotated
+            )
+    return Reply(reply)
+
+
+def add_next(store: Store, text: str) -> Reply:
+    text = clean_text(text, "next action")
+    cap = store.config.caps.next_actions
+    before = store.working_set().next_actions
+    outcome = store.add_next_action(text)
+    if not outcome.changed:
+        return Reply(f"Already a next action: {text} (nothing changed)")
+    reply = f"Next: {text}"
+    if len(before) >= cap:
+        rotated = _rotated(before, store.working_set().next_actions, text)
+        if rotated:
+            reply += f"\nThe next-actions list holds {cap}; the oldest rotated out: " + "; ".join(
+                f'"{t}"' for t in rotated
+            )
+    return Reply(reply)
+
+
+def complete_next(store: Store, match: str) -> Reply:
+    match = clean_text(match, "match")
+    try:
+        outcome = store.complete_next_action(match)
+    except AmbiguousMatchError as err:
+        raise AmbiguousMatchError(
+            f'"{match}" matches {len(err.candidates)} next actions, so nothing was completed. '
+            "Call again with text unique to one of:",
+            err.candidates,
+        ) from None
+    except NoMatchError:
+        left = [i.text for i in store.working_set().next_actions]
+        hint = (
+            " Open next actions:\n" + "\n".join(f"- {t}" for t in left)
+            if left
+            else " There are no open next actions."
+        )
+        raise NoMatchError(
+            f'No next action matches "{match}"; nothing was completed.{hint}'
+        ) from None
+    done = outcome.message.removeprefix("completed: ")
+    remaining = len(store.working_set().next_actions)
+    return Reply(f"Completed: {done}\n{remaining} next action(s) still open.")
+
+
+def ask(store: Store, text: str) -> Reply:
+    text = clean_text(text, "question")
+    outcome = store.ask_question(text)
+    if not outcome.changed:
+        return Reply(f"Question already open: {text} (nothing changed)")
+    return Reply(f"Question captured: {text}")
+
+
+def note(store: Store, text: str, why: str | None = None, rejected: str | None = None) -> Reply:
+    text = clean_text(text, "decision")
+    why = clean_text(why, "why", required=False)
+    rejected = clean_text(rejected, "rejected", required=False)
+    existed = any(identity(d.text) == identity(text) for d in store.working_set().decisions)
+    store.note_decision(text, why or None, rejected or None)
+    extras = []
+    if why:
+        extras.append(f"why: {why}")
+    if rejected:
+        extras.append(f"rejected: {rejected}")
+    verb = "Decision updated" if existed else "Decision recorded"
+    return Reply(f"{verb}: {text}" + (f" ({'; '.join(extras)})" if extras else ""))
+
+
+def _forgotten_match(store: Store, needle: str) -> Decision | None:
+    """A hidden, unpurged decision named exactly (text or hash), so it can still be purged.
+
+    Only an exact name is accepted: a substring search over forgotten decisions
+    would list their text among the candidates.
+    """
+    key = needle.lower()
+    want = identity(needle)
+    for d in store.working_set().tombstones:
+        if not d.purged and (d.key == key or identity(d.text) == want):
+            return d
+    return None
+
+
+def forget(store: Store, text: str, purge: bool = False) -> Reply:
+    needle = clean_text(text, "text")
+    target = None
+    if is_text_hash(needle.lower()):
+        target = next((d for d in store.working_set().decisions if d.key == needle.lower()), None)
+    if target is None:
+        try:
+            target = store.resolve_decision(needle)
+        except AmbiguousMatchError as err:
+            raise AmbiguousMatchError(
+                f'"{needle}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
+                "so nothing was changed. Call again with text unique to one of:",
+                err.candidates,
+            ) from None
+        except NoMatchError:
+            target = _forgotten_match(store, needle) if purge else None
+            if target is None:
+                raise NoMatchError(
+                    f'No visible decision matches "{needle}"; nothing was forgotten.'
+                ) from None
+    if purge:
+        outcome = store.purge_decision(target.key)
+        if not outcome.changed:
+            return Reply("Nothing changed: that decision was already purged.")
+        return Reply(
+            "Forgotten and purged (permanent; there is no un-forget). Its text, why and "
+            "rejected are gone from session.json; only a hash "
+            f"({target.key[:12]}…) remains so the tombstone spreads to every replica. "
+            "Copies outside this store (backups, other tools' files, git history) are not erased."
+        )
+    outcome = store.hide_decision(target.key)
+    if not outcome.changed:
+        return Reply("Nothing changed: that decision was already forgotten.")
+    return Reply(
+        f"Forgotten (permanent; there is no un-forget): {target.text}\n"
+        "It is hidden from memoir_session, memoir_why and memoir_resume here and on every "
+        "replica it syncs with, and the same text cannot be noted again. "
+        "Call again with purge=true to also redact its text from the file (for secrets)."
+    )
+
+
+__all__ = [
+    "Reply",
+    "ResumeView",
+    "SessionView",
+    "StatusView",
+    "WhyView",
+    "add_next",
+    "ask",
+    "complete_next",
+    "forget",
+    "note",
+    "refusal_text",
+    "resume",
+    "session",
+    "set_goal",
+    "status",
+    "why",
+]

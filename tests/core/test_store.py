@@ -1,0 +1,183 @@
+"""Store: every mutation through one door, checked on the file on disk."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from memoir_tui.core.errors import (
+    AmbiguousMatchError,
+    EmptyTextError,
+    ForgottenDecisionError,
+    NoMatchError,
+    TextTooLongError,
+)
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.store import Store, default_store_dir
+
+UUID = re.compile(r"^[0-9a-f-]{36}$")
+
+
+def disk(store: Store) -> dict:
+    return json.loads(store.session_path.read_text())
+
+
+def test_default_location_is_the_javascript_tools(monkeypatch, tmp_path):
+    assert default_store_dir({"HOME": "/h"}) == default_store_dir({"HOME": "/h", "MEMOIR_HOME": ""})
+    assert str(default_store_dir({"HOME": "/h"})) == "/h/.config/memoir"
+    assert str(default_store_dir({"HOME": "/h", "MEMOIR_HOME": "/s"})) == "/s"
+
+
+def test_adds_stamp_machine_and_date(store):
+    store.add_goal("Ship v1")
+    store.add_next_action("Write docs")
+    store.ask_question("Which licence?")
+    state = disk(store)
+    (mid,) = state["machines"]
+    assert UUID.match(mid) and state["machines"][mid]["label"] == "test-machine"
+    assert (store.root / "machine.id").read_text() == mid
+    cur = state["current"]
+    assert cur["goals"][0]["machine_id"] == mid and cur["goals"][0]["set_on"]
+    assert cur["next_actions"][0]["added"] and cur["open_questions"][0]["asked"]
+
+
+def test_next_actions_dedupe_by_identity(store):
+    assert store.add_next_action("Write docs").changed
+    again = store.add_next_action("  write DOCS ")
+    assert not again.changed and "already listed" in again.message
+    assert len(disk(store)["current"]["next_actions"]) == 1
+
+
+def test_complete_by_identity_or_unique_substring(store):
+    store.add_next_action("Write docs")
+    store.add_next_action("Write tests")
+    store.add_next_action("docs")
+    before = store.session_path.read_bytes()
+    with pytest.raises(AmbiguousMatchError) as err:
+        store.complete_next_action("write")
+    assert sorted(err.value.candidates) == ["Write docs", "Write tests"]
+    for bad in ("", "   ", "\u3000"):
+        with pytest.raises(EmptyTextError):
+            store.complete_next_action(bad)
+    with pytest.raises(NoMatchError):
+        store.complete_next_action("deploy")
+    assert store.session_path.read_bytes() == before  # refusals change nothing
+    assert store.complete_next_action("docs").message == "completed: docs"  # exact beats substring
+    assert store.complete_next_action("tests").changed
+    cur = disk(store)["current"]
+    assert [a["text"] for a in cur["next_actions"]] == ["Write docs"]
+    assert {t["text"] for t in cur["completed_actions"]} == {"docs", "Write tests"}
+    assert [a.text for a in store.working_set().next_actions] == ["Write docs"]
+
+
+def test_readding_after_completion_is_a_revival(store):
+    store.add_next_action("Deploy")
+    store.complete_next_action("Deploy")
+    store.add_next_action("Deploy")
+    assert [a.text for a in store.working_set().next_actions] == ["Deploy"]
+
+
+def test_decisions_hide_and_purge(store):
+    store.note_decision("Use SQLite", why="local first", rejected="Postgres")
+    store.note_decision("Use Textual", why="best TUI")
+    key = store.resolve_decision("sqlite").key
+    assert key == text_hash("use sqlite")
+    store.hide_decision(key)
+    d = {x["text"]: x for x in disk(store)["current"]["decisions"]}["Use SQLite"]
+    assert d["hidden"] is True and d["hidden_at"] and d["date"]
+    assert [x.text for x in store.working_set().decisions] == ["Use Textual"]
+    assert not store.hide_decision(key).changed
+    with pytest.raises(ForgottenDecisionError):
+        store.note_decision("use sqlite")
+    store.purge_decision(key)
+    raw = store.session_path.read_text()
+    assert "Use SQLite" not in raw and "local first" not in raw and "Postgres" not in raw
+    (purged,) = [x for x in disk(store)["current"]["decisions"] if x.get("text_hash")]
+    assert purged == {
+        "text": "[purged]",
+        "text_hash": key,
+        "hidden": True,
+        "hidden_at": d["hidden_at"],  # purging keeps the original hiding time
+        "machine_id": d["machine_id"],
+        "date": d["date"],
+    }
+    with pytest.raises(ForgottenDecisionError):
+        store.note_decision("Use SQLite")
+
+
+def test_purge_without_prior_hide_hides_too(store):
+    store.note_decision("Drop Python 3.10")
+    store.purge_decision(text_hash("drop python 3.10"))
+    (d,) = disk(store)["current"]["decisions"]
+    assert d["hidden"] is True and d["hidden_at"] and d["text"] == "[purged]"
+
+
+def test_resolve_decision_refuses_ambiguity(store):
+    store.note_decision("Use uv for envs")
+    store.note_decision("Use ruff for lint")
+    with pytest.raises(AmbiguousMatchError) as err:
+        store.resolve_decision("use")
+    assert len(err.value.candidates) == 2
+
+
+def test_text_bounds(store):
+    with pytest.raises(EmptyTextError):
+        store.add_goal(" \t\n")
+    with pytest.raises(TextTooLongError):
+        store.note_decision("x" * 9000)
+    assert not store.session_path.exists()
+
+
+def test_caps_rotate_oldest_and_report_it(store_dir, clock):
+    (store_dir / "memoir-tui.toml").write_text("[caps]\ngoals = 2\n")
+    store = Store(store_dir, clock=clock)
+    store.add_goal("one")
+    store.add_goal("two")
+    outcome = store.add_goal("three")
+    assert outcome.rotated == ("one",)
+    assert [g.text for g in store.working_set().goals] == ["three", "two"]
+
+
+def test_session_end_goes_to_history(store):
+    store.record_session_end("Did the merge", files_touched=["a.py"], duration_min=12)
+    (h,) = disk(store)["history"]
+    assert (
+        h["summary"] == "Did the merge"
+        and h["files_touched"] == ["a.py"]
+        and h["duration_min"] == 12
+    )
+
+
+def test_unknown_fields_survive_a_store_write(store):
+    store.session_path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "created_at": "2026-01-01T00:00:00.000Z",
+                "updated_at": "2026-01-01T00:00:00.000Z",
+                "machines": {},
+                "current": {
+                    "goals": [],
+                    "next_actions": [{"text": "a", "added": "2026-01-01", "x": 1}],
+                    "open_questions": [],
+                    "decisions": [],
+                    "parked_actions": [{"text": "p"}],
+                },
+                "history": [],
+                "extension": {"keep": True},
+            }
+        )
+    )
+    store.add_goal("g")
+    state = disk(store)
+    assert state["extension"] == {"keep": True}
+    assert state["current"]["parked_actions"] == [{"text": "p"}]
+    assert state["current"]["next_actions"][0]["x"] == 1
+
+
+def test_reads_never_create_files(store):
+    store.working_set()
+    assert store.known_machine() is None
+    assert list(store.root.iterdir()) == []

@@ -1,0 +1,97 @@
+"""validate findings and the typed config file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memoir_tui.core.config import ConfigError, load_config
+from memoir_tui.core.merge import Caps
+from memoir_tui.core.validate import ERROR, WARNING, validate_paths
+
+
+def findings(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return {(f.severity, f.rule) for f in validate_paths([path])}
+
+
+def test_decision_without_why_warns(tmp_path):
+    assert (WARNING, "decision.why") in findings(
+        tmp_path, "decision_a.md", "---\ntype: decision\nname: a\n---\n"
+    )
+
+
+def test_hidden_without_hidden_at_errors(tmp_path):
+    got = findings(
+        tmp_path, "decision_b.md", "---\ntype: decision\nname: b\nwhy: w\nhidden: true\n---\n"
+    )
+    assert (ERROR, "decision.hidden") in got
+
+
+def test_lesson_rules_error_and_downgrade_for_legacy(tmp_path):
+    got = findings(tmp_path, "lesson_a.md", "---\ntype: lesson\nname: a\n---\n")
+    assert {(ERROR, "lesson.trigger"), (ERROR, "lesson.how_to_apply")} <= got
+    legacy = findings(tmp_path, "feedback_a.md", "---\ntype: feedback\nname: a\n---\nno section\n")
+    assert (WARNING, "lesson.how_to_apply") in legacy and (WARNING, "entry.legacy") in legacy
+    assert not [f for f in legacy if f[0] == ERROR]
+
+
+def test_next_action_requires_added(tmp_path):
+    assert (ERROR, "next_action.added") in findings(
+        tmp_path, "next_action_a.md", "---\ntype: next_action\nname: a\n---\n"
+    )
+
+
+def test_clean_entry_has_no_findings(tmp_path):
+    text = "---\ntype: fact\nname: a\ndescription: one line\ncreated: 2026-01-01\ntags: [x]\n---\nbody\n"
+    assert findings(tmp_path, "fact_a.md", text) == set()
+
+
+def test_session_findings(tmp_path):
+    bad = {
+        "version": 1,
+        "created_at": "2026-01-01",
+        "updated_at": "2026-01-01",
+        "machines": {},
+        "current": {
+            "goals": [],
+            "next_actions": [{"text": ""}],
+            "open_questions": [],
+            "decisions": [{"text": "[purged]", "text_hash": "nothex", "date": "2026-01-01"}],
+        },
+        "history": [],
+    }
+    got = findings(tmp_path, "session.json", json.dumps(bad))
+    assert {(ERROR, "item.text"), (ERROR, "decision.text_hash"), (ERROR, "decision.purged")} <= got
+    assert (ERROR, "session.json") in findings(tmp_path, "session.json", "{nope")
+    assert (ERROR, "session.version") in findings(tmp_path, "session.json", '{"version": 9}')
+
+
+def test_config_defaults_and_values(tmp_path):
+    assert load_config(tmp_path).caps == Caps()
+    (tmp_path / "memoir-tui.toml").write_text("[store]\nlock_wait_seconds = 2\n[caps]\ngoals = 7\n")
+    cfg = load_config(tmp_path)
+    assert cfg.lock_wait_seconds == 2 and cfg.caps.goals == 7 and cfg.exists
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "line"),
+    [
+        ("[caps]\n\ngoals = -1\n", "caps.goals", 3),
+        ("[caps]\nhidden_decisions = 10\n", "caps.hidden_decisions", 2),
+        ("[store]\nlock_wait_seconds = 'soon'\n", "store.lock_wait_seconds", 2),
+        ("[recall]\ntools = ['nope']\n", "recall.tools", 2),
+        ("[caps]\nbogus = 1\n", "caps.bogus", 2),
+        ("[nonsense]\n", "nonsense", None),
+        ("this is = = not toml", "file", 1),
+    ],
+)
+def test_config_errors_name_key_and_line(tmp_path, text, key, line):
+    (tmp_path / "memoir-tui.toml").write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path)
+    assert err.value.key == key
+    if line is not None:
+        assert err.value.line == line and f":{line}:" in str(err.value)
