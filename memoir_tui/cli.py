@@ -71,7 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--project", type=Path, help="use the project-scope file in this directory")
         p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
         p.set_defaults(run=cmd_install_mcp, uninstall=uninstall)
+
+    _register_command_modules(sub)
     return parser
+
+
+def _register_command_modules(sub: argparse._SubParsersAction) -> None:
+    """Let each module in ``memoir_tui.commands`` add its subcommands."""
+    import importlib
+    import pkgutil
+
+    from memoir_tui import commands
+
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"memoir_tui.commands.{info.name}")
+        module.register(sub)
 
 
 def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
