@@ -13,7 +13,6 @@ tombstone as live.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 from collections.abc import Iterable, Sequence
@@ -23,7 +22,6 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity, is_text_hash
-from memoir_tui.core.machine import MACHINE_ID_FILE
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet, working_set
 from memoir_tui.core.store import Store, clean_text
 
@@ -229,14 +227,6 @@ def _read(store: Store) -> tuple[WorkingSet, str | None, bool]:
     return working_set(loaded.state), notice, loaded.read_only
 
 
-def _this_machine_id(store: Store) -> str | None:
-    """The store's machine UUID without creating it (reads must not write)."""
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        value = (store.root / MACHINE_ID_FILE).read_text(encoding="utf-8").strip()
-        return value or None
-    return None
-
-
 def _in_project(item_project: str, wanted: str | None) -> bool:
     """Items without a project are global and always shown."""
     if not wanted or not item_project:
@@ -256,7 +246,8 @@ def status(store: Store) -> Reply:
     ws, notice, read_only = _read(store)
     session_file = store.session_path.is_file()
     lock_held = store.session_path.with_name(store.session_path.name + ".lock").exists()
-    machine_id = _this_machine_id(store)
+    known = store.known_machine()  # reads must not create machine.id
+    machine_id = known.id if known else None
     label = next((m.label for m in ws.machines if m.id == machine_id and m.label), "")
     label = label or socket.gethostname()
     counts = {
