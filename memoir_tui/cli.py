@@ -98,9 +98,10 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
 
 
 def _store(ns: argparse.Namespace):
+    from memoir_tui.core.scope import current_project
     from memoir_tui.core.store import Store
 
-    store = Store(ns.store)
+    store = Store(ns.store, actor="cli", project=current_project().id)
     loaded = store.load()
     if loaded.notice:
         print(f"memoir-tui: {loaded.notice}", file=sys.stderr)

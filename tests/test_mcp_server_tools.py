@@ -69,26 +69,34 @@ async def test_add_next_names_what_rotated_out(store_dir: Path, store: Store) ->
 
 
 async def test_resume_filters_by_project(store_dir: Path, store: Store) -> None:
+    from memoir_tui.core.scope import current_project, project_identity
+
+    home = Path.home()
+    alpha = project_identity(Path("/work/alpha"), home=home).id
+    beta = project_identity(Path("/work/beta"), home=home).id
     store.add_goal("global goal")
     store.add_next_action("alpha step")
     store.add_next_action("beta step")
     store.note_decision("alpha decision", why="alpha reasons")
     store.note_decision("beta decision")
+    store.note_decision("here decision")
     raw = json.loads(store.session_path.read_text(encoding="utf-8"))
     for item in raw["current"]["next_actions"] + raw["current"]["decisions"]:
-        item["project"] = "/work/alpha" if item["text"].startswith("alpha") else "/work/beta"
+        prefix = item["text"].split()[0]
+        item["project"] = {"alpha": alpha, "beta": beta, "here": current_project().id}[prefix]
     store.session_path.write_text(json.dumps(raw), encoding="utf-8")
 
     result = await call(store_dir, "memoir_resume", {"project": "/work/alpha/"})
     text = result.content[0].text
     assert text.startswith("# Hand-off — /work/alpha/")
     assert "global goal" in text and "alpha step" in text and "alpha decision" in text
-    assert "beta" not in text
+    assert "beta" not in text and "here" not in text
     assert result.structured_content["project"] == "/work/alpha/"
-    # By name, and with no project everything shows.
-    assert "beta step" in await text_of(store_dir, "memoir_resume", {"project": "beta"})
-    everything = await text_of(store_dir, "memoir_resume", {"project": "   "})
-    assert "alpha step" in everything and "beta step" in everything
+    # By scope id too; without a project, the server's own project (its cwd) and global items.
+    assert "beta step" in await text_of(store_dir, "memoir_resume", {"project": beta})
+    mine = await text_of(store_dir, "memoir_resume", {"project": "   "})
+    assert "here decision" in mine and "global goal" in mine
+    assert "alpha" not in mine and "beta" not in mine
 
 
 async def test_resume_is_compact_and_points_to_the_rest(store_dir: Path, store: Store) -> None:

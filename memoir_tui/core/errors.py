@@ -31,3 +31,7 @@ class ReadOnlyStoreError(MemoirError):
 
 class ForgottenDecisionError(MemoirError):
     """A decision with this identity was hidden or purged; identity is text, so it stays gone."""
+
+
+class InvalidDateError(MemoirError):
+    pass

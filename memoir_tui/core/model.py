@@ -17,6 +17,7 @@ from memoir_tui.core.merge import (
     suppress_completed,
     well_formed_items,
 )
+from memoir_tui.core.scope import is_visible
 
 
 def _str(value: Any) -> str:
@@ -54,6 +55,7 @@ class Decision:
     hidden: bool = False
     hidden_at: str = ""
     purged: bool = False
+    source: str = ""  # "assistant" when captured from what an assistant said
 
     def matches(self, needle: str) -> bool:
         """Case-insensitive substring search over text, why and rejected."""
@@ -94,7 +96,25 @@ def _newest_first(items: list[dict[str, Any]], field: str) -> list[dict[str, Any
     return sorted(items, key=lambda i: parse_date_ms(i.get(field)), reverse=True)
 
 
-def working_set(state: dict[str, Any]) -> WorkingSet:
+def working_set(
+    state: dict[str, Any],
+    *,
+    project: str | None = None,
+    all_projects: bool = True,
+    at_ms: int | None = None,
+) -> WorkingSet:
+    """The live view of ``state`` for a reader in ``project`` at ``at_ms`` (default now).
+
+    Every item passes ``scope.is_visible`` — the one visibility predicate —
+    so hidden, completed, rejected, out-of-scope and out-of-window items are
+    never live. Tombstones are listed apart (in scope) for audit views.
+    """
+
+    def visible(item: dict[str, Any], list_name: str) -> bool:
+        return is_visible(
+            item, list_name=list_name, project=project, all_projects=all_projects, at_ms=at_ms
+        )
+
     machines_raw = state.get("machines") if isinstance(state.get("machines"), dict) else {}
     labels = {uid: _str(m.get("label")) for uid, m in machines_raw.items() if isinstance(m, dict)}
 
@@ -105,7 +125,7 @@ def working_set(state: dict[str, Any]) -> WorkingSet:
     current = state.get("current") if isinstance(state.get("current"), dict) else {}
 
     def items(key: str, kind: str, field: str) -> tuple[Item, ...]:
-        raw = well_formed_items(current.get(key))
+        raw = [i for i in well_formed_items(current.get(key)) if visible(i, key)]
         if key == "next_actions":
             raw = suppress_completed(raw, well_formed_items(current.get("completed_actions")))
         return tuple(
@@ -133,11 +153,18 @@ def working_set(state: dict[str, Any]) -> WorkingSet:
             hidden=is_hidden(d),
             hidden_at=_str(d.get("hidden_at")),
             purged=is_purged(d),
+            source=_str(d.get("source")),
         )
 
-    decisions = [
-        decision(d) for d in _newest_first(well_formed_items(current.get("decisions")), "date")
-    ]
+    def in_scope(d: dict[str, Any]) -> bool:
+        # the tombstone list honours the project scope but not the other rules
+        return visible(
+            {k: v for k, v in d.items() if k not in ("hidden", "text_hash")}, "decisions"
+        )
+
+    raw_decisions = _newest_first(well_formed_items(current.get("decisions")), "date")
+    live = [decision(d) for d in raw_decisions if visible(d, "decisions")]
+    tombstones = [decision(d) for d in raw_decisions if is_hidden(d) and in_scope(d)]
     history_raw = state.get("history") if isinstance(state.get("history"), list) else []
     history = tuple(
         HistoryEntry(
@@ -163,8 +190,8 @@ def working_set(state: dict[str, Any]) -> WorkingSet:
             CompletedAction(text=c["text"], done_at=_str(c.get("done_at")))
             for c in _newest_first(well_formed_items(current.get("completed_actions")), "done_at")
         ),
-        decisions=tuple(d for d in decisions if not d.hidden),
-        tombstones=tuple(d for d in decisions if d.hidden),
+        decisions=tuple(live),
+        tombstones=tuple(tombstones),
         history=history,
         machines=tuple(
             MachineInfo(id=uid, label=_str(m.get("label")), last_seen=_str(m.get("last_seen")))

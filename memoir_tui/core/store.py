@@ -9,6 +9,7 @@ methods; none of them touches ``session.json`` directly.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,11 +22,19 @@ from memoir_tui.core.errors import (
     AmbiguousMatchError,
     EmptyTextError,
     ForgottenDecisionError,
+    InvalidDateError,
     NoMatchError,
     ReadOnlyStoreError,
     TextTooLongError,
 )
-from memoir_tui.core.identity import identity, iso_now, js_trim, parse_date_ms, text_hash
+from memoir_tui.core.identity import (
+    identity,
+    is_iso_date,
+    iso_now,
+    js_trim,
+    parse_date_ms,
+    text_hash,
+)
 from memoir_tui.core.lock import session_lock
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.merge import (
@@ -37,9 +46,11 @@ from memoir_tui.core.merge import (
     well_formed_items,
 )
 from memoir_tui.core.model import Decision, WorkingSet, working_set
+from memoir_tui.core.secrets import ensure_no_secrets
 from memoir_tui.core.session import SESSION_FILE, LoadedSession, load_session, save_session
 
 MAX_TEXT_BYTES = 8 * 1024
+log = logging.getLogger(__name__)
 
 
 def default_store_dir(environ: os._Environ[str] | dict[str, str] | None = None) -> Path:
@@ -75,7 +86,50 @@ def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
         return ""
     if len(cleaned.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         raise TextTooLongError(f"{what} is longer than {MAX_TEXT_BYTES // 1024} KB; shorten it")
+    # Memory is copied into instruction files and synced: a secret never goes in.
+    ensure_no_secrets(cleaned, what)
     return cleaned
+
+
+PROVENANCE_FIELDS = (
+    "source",
+    "extractor",
+    "session_id",
+    "timestamp",
+    "project",
+    "project_label",
+    "transcript",
+    "tool",
+    "captured_at",
+)
+
+
+def clean_provenance(provenance: dict[str, Any] | None) -> dict[str, str]:
+    """Known provenance fields as short strings; anything else is not kept."""
+    out: dict[str, str] = {}
+    for key in PROVENANCE_FIELDS:
+        value = (provenance or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            out[key] = clean_text(value, key)
+    if out.get("source") not in (None, "user", "assistant"):
+        raise EmptyTextError("provenance source must be 'user' or 'assistant'")
+    return out
+
+
+def validity_window(valid_from: str | None, valid_until: str | None) -> dict[str, str]:
+    """The optional ``valid_from``/``valid_until`` pair, checked as ISO dates."""
+    window: dict[str, str] = {}
+    for name, value in (("valid_from", valid_from), ("valid_until", valid_until)):
+        if value is None or value == "":
+            continue
+        if not is_iso_date(value):
+            raise InvalidDateError(f"{name} must be an ISO 8601 date, got {value!r}")
+        window[name] = value.strip()
+    if len(window) == 2 and parse_date_ms(window["valid_until"]) < parse_date_ms(
+        window["valid_from"]
+    ):
+        raise InvalidDateError("valid_until is before valid_from")
+    return window
 
 
 class _Unchanged(Exception):
@@ -113,12 +167,19 @@ class Store:
         config: Config | None = None,
         clock: Callable[[], str] = iso_now,
         machine_label: str | None = None,
+        actor: str = "cli",
+        project: str | None = None,
     ) -> None:
+        """``actor`` names the face in the audit log; ``project`` (a scope id) stamps
+        new items and scopes what ``working_set`` shows. None: no stamping, all projects."""
         self.root = Path(root) if root is not None else default_store_dir()
         self.config = config or load_config(self.root)
         self.clock = clock
+        self.actor = actor
+        self.project = project
         self._machine_label = machine_label
         self._machine: Machine | None = None
+        self._audit_queue: list[tuple[str, str, str]] = []
 
     # --- reading ----------------------------------------------------------
 
@@ -144,8 +205,11 @@ class Store:
         """A consistent snapshot (writes are atomic renames, so no lock is needed to read)."""
         return load_session(self.session_path, now=self.clock())
 
-    def working_set(self) -> WorkingSet:
-        return working_set(self.load().state)
+    def working_set(self, *, all_projects: bool = False) -> WorkingSet:
+        """What is live for this store's project (every project when it has none)."""
+        return working_set(
+            self.load().state, project=self.project, all_projects=all_projects or not self.project
+        )
 
     @property
     def read_only(self) -> bool:
@@ -164,9 +228,35 @@ class Store:
                     "until memoir-tui is upgraded."
                 )
             state = loaded.state
+            self._audit_queue.clear()
             yield state
             self._touch_machine(state)
             save_session(self.session_path, state, now=self.clock())
+            self._flush_audit()
+
+    def _audit(self, operation: str, list_name: str, key: str = "") -> None:
+        """Queue an audit record (identity hash only) for when the write lands."""
+        self._audit_queue.append((operation, list_name, key))
+
+    def _flush_audit(self) -> None:
+        from memoir_tui.core.audit import AuditRecord, append_audit
+
+        for operation, list_name, key in self._audit_queue:
+            try:
+                append_audit(
+                    self.root,
+                    AuditRecord(
+                        time=self.clock(),
+                        actor=self.actor,
+                        operation=operation,
+                        list_name=list_name,
+                        identity_hash=key,
+                        machine_id=self.machine.id,
+                    ),
+                )
+            except OSError as exc:  # the change is saved; a lost audit line must not undo it
+                log.warning("audit record not written: %s", exc)
+        self._audit_queue.clear()
 
     def _touch_machine(self, state: dict[str, Any]) -> None:
         machine = self.machine
@@ -176,21 +266,39 @@ class Store:
         entry["last_seen"] = self.clock()
         state["machines"][machine.id] = entry
 
-    def _stamp(self, text: str, date_field: str) -> dict[str, Any]:
-        return {"text": text, "machine_id": self.machine.id, date_field: self.clock()}
+    def _stamp(self, text: str, date_field: str, **extra: Any) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "text": text,
+            "machine_id": self.machine.id,
+            date_field: self.clock(),
+        }
+        if self.project:
+            item["project"] = self.project
+        item.update({k: v for k, v in extra.items() if v not in (None, "")})
+        return item
 
     # --- working set -----------------------------------------------------------
 
     @_unchanged_is_outcome
-    def _add_item(self, list_key: str, date_field: str, cap: int, text: str, noun: str) -> Outcome:
+    def _add_item(
+        self,
+        list_key: str,
+        date_field: str,
+        cap: int,
+        text: str,
+        noun: str,
+        validity: dict[str, str] | None = None,
+    ) -> Outcome:
         text = clean_text(text, noun)
+        validity = validity or {}
         with self._mutation() as state:
             items = state["current"][list_key]
             ident = identity(text)
             existing = [i for i in well_formed_items(items) if identity(i["text"]) == ident]
             if existing:
                 raise _Unchanged(f"{noun} already listed: {existing[0]['text']}")
-            items.append(self._stamp(text, date_field))
+            items.append(self._stamp(text, date_field, **validity))
+            self._audit(f"add_{list_key}", list_key, text_hash(text))
             others = [i for i in items if not _has_text(i)]
             kept = _sorted_capped(well_formed_items(items), date_field, cap)
             rotated = tuple(i["text"] for i in well_formed_items(items) if i not in kept)
@@ -200,8 +308,11 @@ class Store:
             message += f" (the list is full; rotated out: {'; '.join(rotated)})"
         return Outcome(True, message, identity(text), rotated)
 
-    def add_goal(self, text: str) -> Outcome:
-        return self._add_item("goals", "set_on", self.config.caps.goals, text, "goal")
+    def add_goal(
+        self, text: str, *, valid_from: str | None = None, valid_until: str | None = None
+    ) -> Outcome:
+        window = validity_window(valid_from, valid_until)
+        return self._add_item("goals", "set_on", self.config.caps.goals, text, "goal", window)
 
     def add_next_action(self, text: str) -> Outcome:
         return self._add_item(
@@ -241,6 +352,7 @@ class Store:
                 if identity(t["text"]) != ident
             ]
             tombstones.append({"text": done["text"], "done_at": self.clock()})
+            self._audit("complete_next_action", "next_actions", text_hash(done["text"]))
             current["completed_actions"] = _sorted_capped(
                 tombstones, "done_at", self.config.caps.completed_actions
             )
@@ -260,17 +372,28 @@ class Store:
             }
             history = [h for h in state["history"] if isinstance(h, dict)]
             history.append(entry)
+            self._audit("record_session_end", "history")
             state["history"] = _sorted_capped(history, "date", self.config.caps.history)
         return Outcome(True, f"session recorded: {summary}")
 
     # --- decisions -----------------------------------------------------------------
 
     def note_decision(
-        self, text: str, why: str | None = None, rejected: str | None = None
+        self,
+        text: str,
+        why: str | None = None,
+        rejected: str | None = None,
+        *,
+        provenance: dict[str, Any] | None = None,
+        valid_from: str | None = None,
+        valid_until: str | None = None,
     ) -> Outcome:
+        """Pin a decision. ``provenance`` (source, extractor, session_id, …) is kept as
+        fields on the decision, never folded into ``why``; its ``project`` scopes it."""
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
+        extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
         key = text_hash(text)
         with self._mutation() as state:
             decisions = state["current"]["decisions"]
@@ -285,7 +408,8 @@ class Store:
                         "it is genuinely a new decision."
                     )
             kept = [d for d in decisions if not (_has_text(d) and decision_key(d) == key)]
-            entry = self._stamp(text, "date")
+            entry = self._stamp(text, "date", **extra)
+            self._audit("note_decision", "decisions", key)
             if why:
                 entry["why"] = why
             if rejected:
@@ -331,6 +455,7 @@ class Store:
                 raise _Unchanged("that decision is already hidden")
             target["hidden"] = True
             target["hidden_at"] = self.clock()
+            self._audit("hide_decision", "decisions", key)
             text = target["text"]
             state["current"]["decisions"] = self._cap_decisions(state["current"]["decisions"])
         return Outcome(True, f"decision hidden: {text}", key)
@@ -349,6 +474,7 @@ class Store:
             # Every copy of this identity goes, not just the first.
             rest = [d for d in decisions if not (_has_text(d) and decision_key(d) == key)]
             rest.append(redacted)
+            self._audit("purge_decision", "decisions", key)
             state["current"]["decisions"] = self._cap_decisions(rest)
         return Outcome(True, "decision purged: only its hash remains", key)
 
@@ -364,6 +490,7 @@ class Store:
         """Merge another replica's session into this store under the lock."""
         with self._mutation() as state:
             merged = merge_sessions(state, remote, caps=self.config.caps)
+            self._audit("merge", "session")
             state.clear()
             state.update(merged)
         return Outcome(True, "merged")

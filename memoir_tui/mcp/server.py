@@ -70,10 +70,15 @@ def configure_logging() -> None:
 def build_server(store_root: Path | None = None) -> MCPServer:
     """The server with every tool registered; ``store_root`` None means the default store."""
     root = Path(store_root) if store_root is not None else default_store_dir()
+    from memoir_tui.core.scope import current_project
+
+    project = current_project().id
 
     def call(fn: Callable[..., Reply], *args: object) -> Reply:
         try:
-            store = Store(root)  # per call: config and session re-read, nothing cached
+            # per call: config and session re-read, nothing cached; items are
+            # stamped with (and reads scoped to) the project the server runs in
+            store = Store(root, actor="mcp", project=project)
             return fn(store, *args)
         except MemoirError as err:
             log.info("%s refused: %s", fn.__name__, err)

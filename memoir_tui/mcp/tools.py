@@ -17,6 +17,7 @@ import os
 import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -224,19 +225,21 @@ def _read(store: Store) -> tuple[WorkingSet, str | None, bool]:
     notice = loaded.notice
     if loaded.read_only and not notice:
         notice = "This store is from a newer memoir format: it is read-only here."
-    return working_set(loaded.state), notice, loaded.read_only
+    scoped = store.project is not None
+    return (
+        working_set(loaded.state, project=store.project, all_projects=not scoped),
+        notice,
+        loaded.read_only,
+    )
 
 
-def _in_project(item_project: str, wanted: str | None) -> bool:
-    """Items without a project are global and always shown."""
-    if not wanted or not item_project:
-        return True
+def _project_scope(value: str, store: Store) -> str:
+    """A project argument as a scope id: an id as given, else the project of a path."""
+    from memoir_tui.core.scope import project_identity
 
-    def norm(p: str) -> str:
-        return os.path.normpath(os.path.expanduser(p.strip()))
-
-    a, b = norm(item_project), norm(wanted)
-    return a == b or os.path.basename(a) == os.path.basename(b)
+    if value.split(":", 1)[0] in ("git", "path", "home"):
+        return value
+    return project_identity(Path(os.path.expanduser(value)), home=Path.home()).id
 
 
 # --- read-only tools -------------------------------------------------------------------
@@ -375,12 +378,14 @@ def why(store: Store, query: str) -> Reply:
 
 def resume(store: Store, project: str | None = None) -> Reply:
     wanted = clean_text(project, "project", required=False) or None
+    if wanted:
+        store.project = _project_scope(wanted, store)
     ws, notice, _ = _read(store)
 
     def keep(items: Sequence[Item]) -> list[ItemOut]:
-        return [_item(i) for i in items if _in_project(i.project, wanted)]
+        return [_item(i) for i in items]
 
-    decisions = [d for d in _live_decisions(ws) if _in_project(d.project, wanted)]
+    decisions = _live_decisions(ws)
     data = ResumeView(
         project=wanted,
         goals=keep(ws.goals),

@@ -181,3 +181,105 @@ def test_reads_never_create_files(store):
     store.working_set()
     assert store.known_machine() is None
     assert list(store.root.iterdir()) == []
+
+
+# --- trust: audit, secrets, provenance, scope, validity -------------------------------
+
+
+def test_every_mutation_is_audited_without_text(store_dir, clock):
+    from memoir_tui.core.audit import read_audit
+
+    store = Store(store_dir, clock=clock, actor="app")
+    store.add_goal("Ship the secret project")
+    store.add_next_action("Tell nobody")
+    store.complete_next_action("nobody")
+    store.note_decision("Codename Falcon", why="sounds fast")
+    store.hide_decision(text_hash("codename falcon"))
+    store.purge_decision(text_hash("codename falcon"))
+    store.record_session_end("worked on Falcon")
+    assert store.add_next_action("Tell nobody").changed  # a revival after completion
+    ops = [r.operation for r in reversed(read_audit(store_dir))]
+    assert ops == [
+        "add_goals",
+        "add_next_actions",
+        "complete_next_action",
+        "note_decision",
+        "hide_decision",
+        "purge_decision",
+        "record_session_end",
+        "add_next_actions",  # the revival after completion
+    ]
+    records = read_audit(store_dir)
+    assert {r.actor for r in records} == {"app"}
+    assert all(r.machine_id == store.machine.id for r in records)
+    raw = (store_dir / "audit.jsonl").read_text()
+    for word in ("secret project", "nobody", "Falcon", "sounds fast"):
+        assert word not in raw
+
+
+def test_unchanged_outcomes_are_not_audited(store):
+    from memoir_tui.core.audit import read_audit
+
+    store.add_goal("once")
+    store.add_goal("ONCE")
+    assert len(read_audit(store.root)) == 1
+
+
+def test_secrets_are_refused_before_anything_is_written(store):
+    from memoir_tui.core.secrets import SecretFoundError
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    with pytest.raises(SecretFoundError) as err:
+        store.note_decision("Deploy with the bot", why=f"token is {token}")
+    assert token not in str(err.value)
+    with pytest.raises(SecretFoundError):
+        store.add_next_action(f"rotate {token}")
+    assert not store.session_path.exists()
+
+
+def test_provenance_is_kept_as_fields(store):
+    store.note_decision(
+        "Use FastAPI",
+        why="async",
+        provenance={
+            "source": "assistant",
+            "extractor": "decision.going_with",
+            "session_id": "s1",
+            "junk": "x",
+        },
+    )
+    (d,) = disk(store)["current"]["decisions"]
+    assert d["source"] == "assistant" and d["extractor"] == "decision.going_with"
+    assert d["session_id"] == "s1" and "junk" not in d
+    assert d["why"] == "async"  # provenance is never folded into why
+    assert store.working_set().decisions[0].source == "assistant"
+    with pytest.raises(EmptyTextError):
+        store.note_decision("x", provenance={"source": "robot"})
+
+
+def test_two_projects_never_see_each_other(store_dir, clock):
+    alpha = Store(store_dir, clock=clock, project="path:aaaa")
+    beta = Store(store_dir, clock=clock, project="path:bbbb")
+    alpha.add_goal("alpha goal")
+    alpha.note_decision("alpha decision")
+    beta.add_next_action("beta step")
+    assert [g.text for g in alpha.working_set().goals] == ["alpha goal"]
+    assert beta.working_set().goals == () and beta.working_set().decisions == ()
+    assert [a.text for a in beta.working_set().next_actions] == ["beta step"]
+    assert alpha.working_set().next_actions == ()
+    assert len(beta.working_set(all_projects=True).goals) == 1
+    assert {d["project"] for d in disk(alpha)["current"]["decisions"]} == {"path:aaaa"}
+
+
+def test_validity_window(store_dir, clock):
+    store = Store(store_dir, clock=clock)
+    store.note_decision("Freeze deploys", valid_from="2000-01-01", valid_until="2000-12-31")
+    store.note_decision("Use the new API", valid_from="2999-01-01")
+    store.note_decision("Always true", valid_until="2999-01-01")
+    assert [d.text for d in store.working_set().decisions] == ["Always true"]
+    from memoir_tui.core.errors import InvalidDateError
+
+    with pytest.raises(InvalidDateError):
+        store.note_decision("bad", valid_from="someday")
+    with pytest.raises(InvalidDateError):
+        store.note_decision("bad", valid_from="2026-02-01", valid_until="2026-01-01")

@@ -1,0 +1,253 @@
+"""One capture run: new transcript bytes → candidates → the review queue.
+
+``capture`` walks the projects directory, keeps only primary transcripts (the
+one predicate in ``transcripts``), reads each file from where the last run
+stopped, extracts candidates and enqueues them, then remembers the new
+offsets. Work is bounded per run (files and bytes); what is left is picked up
+by the next run. The queue is written before the offsets, so a crash in
+between only means re-reading, and the queue's identity check drops repeats.
+
+The run holds the lock of ``capture-state.json`` for its whole cycle, so two
+captures never interleave; inside it the review lock is taken to enqueue.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memoir_tui.core.capture.extract import Candidate, ProjectRef, extract_candidates
+from memoir_tui.core.capture.state import (
+    HEAD_LEN,
+    STATE_FILE,
+    FileState,
+    head_hash,
+    load_state,
+    save_state,
+    start_offset,
+)
+from memoir_tui.core.capture.transcripts import (
+    COMPACTION,
+    PRIMARY,
+    SUBAGENT,
+    Message,
+    conversation_messages,
+    read_new_records,
+    walk_transcripts,
+)
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.lock import session_lock
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+
+MAX_FILES_PER_RUN = 200
+MAX_BYTES_PER_RUN = 32 * 1024 * 1024
+
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a duration such as ``90m``, ``2h``, ``3d``, ``1w`` or ``1h30m``."""
+    compact = text.strip().replace(" ", "")
+    if not compact or _DURATION_RE.sub("", compact):
+        raise MemoirError(f"not a duration: {text!r} (use e.g. 30m, 2h, 3d, 1w)")
+    return sum(float(n) * _UNIT_SECONDS[unit.lower()] for n, unit in _DURATION_RE.findall(compact))
+
+
+def default_projects_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$CLAUDE_CONFIG_DIR/projects`` if set, else ``~/.claude/projects``."""
+    env = os.environ if environ is None else environ
+    config = env.get("CLAUDE_CONFIG_DIR")
+    if config:
+        return Path(os.path.expanduser(config)) / "projects"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".claude" / "projects"
+
+
+@dataclass(slots=True)
+class CaptureReport:
+    projects_dir: Path
+    dry_run: bool
+    files_seen: int = 0
+    files_read: int = 0
+    skipped_subagent: int = 0
+    skipped_compaction: int = 0
+    bytes_read: int = 0
+    records: int = 0
+    bad_lines: int = 0
+    messages: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    added: tuple[str, ...] = ()
+    duplicates: int = 0
+    known: int = 0
+    forgotten: int = 0
+    near_hidden: int = 0
+    waiting_on_partial_line: tuple[str, ...] = ()  # files whose last line is still being written
+    more_pending: bool = False  # the per-run bounds stopped before every file was read
+
+
+def _project_resolver(home: Path) -> Callable[[str], ProjectRef]:
+    cache: dict[str, ProjectRef] = {}
+
+    def project_of(cwd: str) -> ProjectRef:
+        if not cwd:
+            return ProjectRef()
+        if cwd not in cache:
+            from memoir_tui.core.scope import project_identity
+
+            ident = project_identity(Path(cwd), home=home)
+            cache[cwd] = ProjectRef(id=str(ident.id), kind=str(ident.kind), label=str(ident.label))
+        return cache[cwd]
+
+    return project_of
+
+
+def capture(
+    store: Store,
+    *,
+    projects_dir: str | os.PathLike[str] | None = None,
+    since_seconds: float | None = None,
+    dry_run: bool = False,
+    max_files: int = MAX_FILES_PER_RUN,
+    max_bytes: int = MAX_BYTES_PER_RUN,
+    home: str | os.PathLike[str] | None = None,
+    now: float | None = None,
+) -> CaptureReport:
+    """Capture candidates from new transcript bytes into the review queue.
+
+    ``since_seconds`` limits the run to files modified, and messages sent,
+    within that window. ``dry_run`` reads and extracts but writes nothing
+    (neither the queue nor the offsets).
+    """
+    root = Path(projects_dir) if projects_dir is not None else default_projects_dir()
+    root = root.expanduser().absolute()  # state keys are absolute paths
+    home_dir = Path(home) if home is not None else Path.home()
+    state_path = store.root / STATE_FILE
+    report = CaptureReport(projects_dir=root, dry_run=dry_run)
+    if dry_run:
+        _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
+        return report
+    with session_lock(state_path, wait_seconds=store.config.lock_wait_seconds):
+        _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
+    return report
+
+
+def _run(
+    store: Store,
+    root: Path,
+    home: Path,
+    state_path: Path,
+    report: CaptureReport,
+    since_seconds: float | None,
+    max_files: int,
+    max_bytes: int,
+    now: float | None,
+) -> None:
+    files = load_state(state_path)
+    now_s = time.time() if now is None else now
+    cutoff_ms = int((now_s - since_seconds) * 1000) if since_seconds is not None else None
+    known = {p: e.kind for p, e in files.items() if e.kind}
+    pending: list[tuple[int, Path, int, int, bool]] = []  # mtime_ns, path, offset, size, settled
+    seen_paths: set[str] = set()
+    for tf in walk_transcripts(root, known_kinds=known):
+        report.files_seen += 1
+        key = str(tf.path)
+        seen_paths.add(key)
+        if tf.kind == SUBAGENT:
+            report.skipped_subagent += 1
+        elif tf.kind == COMPACTION:
+            report.skipped_compaction += 1
+        if tf.kind != PRIMARY:
+            if tf.settled and files.get(key, FileState()).kind != tf.kind:
+                files[key] = FileState(kind=tf.kind, updated_at=store.clock())
+            continue
+        try:
+            st = tf.path.stat()
+        except OSError:
+            continue
+        entry = files.get(key, FileState())
+        offset = start_offset(tf.path, entry, st.st_size)
+        if offset >= st.st_size:
+            continue
+        if cutoff_ms is not None and st.st_mtime_ns // 1_000_000 < cutoff_ms:
+            continue
+        pending.append((st.st_mtime_ns, tf.path, offset, st.st_size, tf.settled))
+    # Forget files under this root that are gone (state must not grow for ever).
+    for stale in [p for p in files if p not in seen_paths and _is_under(p, root)]:
+        del files[stale]
+
+    pending.sort(key=lambda p: (p[0], str(p[1])))
+    budget = max_bytes
+    messages: list[Message] = []
+    waiting: list[str] = []
+    for index, (_mtime, path, offset, size, settled) in enumerate(pending):
+        if index >= max_files or budget <= 0:
+            report.more_pending = True
+            break
+        try:
+            result = read_new_records(path, offset, max_bytes=budget)
+        except OSError:
+            continue
+        report.files_read += 1
+        report.bytes_read += result.bytes_read
+        report.records += len(result.records)
+        report.bad_lines += result.bad_lines
+        budget -= max(result.bytes_read, 1)
+        if result.truncated_tail:
+            waiting.append(str(path))
+        elif result.next_offset < size:
+            report.more_pending = True
+        msgs = conversation_messages(result.records, transcript=str(path))
+        if cutoff_ms is not None:
+            msgs = [m for m in msgs if parse_date_ms(m.timestamp) >= cutoff_ms]
+        messages.extend(msgs)
+        key = str(path)
+        old = files.get(key, FileState())
+        session_id = next((m.session_id for m in msgs if m.session_id), old.session_id)
+        head_len = min(HEAD_LEN, result.next_offset)
+        head = head_hash(path, head_len)
+        try:
+            mtime_ns = path.stat().st_mtime_ns
+        except OSError:
+            mtime_ns = 0
+        files[key] = FileState(
+            offset=result.next_offset,
+            size=size,
+            mtime_ns=mtime_ns,
+            kind=PRIMARY if settled else "",  # re-judged next run until the head settles
+            head=head,
+            head_len=head_len if head else 0,
+            session_id=session_id,
+            updated_at=store.clock(),
+        )
+    report.waiting_on_partial_line = tuple(waiting)
+    report.messages = len(messages)
+    report.candidates = extract_candidates(messages, project_of=_project_resolver(home))
+    if report.dry_run:
+        return
+    if report.candidates:
+        from memoir_tui.core.review import enqueue
+
+        outcome = enqueue(store, [c.to_item() for c in report.candidates])
+        report.added = outcome.added
+        report.duplicates = outcome.duplicates
+        report.known = outcome.known
+        report.forgotten = outcome.forgotten
+        report.near_hidden = outcome.near_hidden
+    save_state(state_path, files)
+
+
+def _is_under(path: str, root: Path) -> bool:
+    try:
+        Path(path).relative_to(root)
+    except ValueError:
+        return False
+    return True

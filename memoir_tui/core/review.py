@@ -1,0 +1,637 @@
+"""The review queue: captured candidates wait here until a person pins or rejects them.
+
+Nothing an assistant merely said becomes a pinned memory without a person
+seeing it. The queue is its own file in the store, ``review.json``, written
+atomically under its own lock (``review.json.lock``/``.flock``, the same
+protocol as the session), and merged across machines by ``merge_review`` with
+the session's rules (FORMAT §4): union by identity (the text's ``text_hash``),
+one winner per identity chosen on a total order, so the merge is commutative,
+associative and idempotent; tombstones are sticky.
+
+An item's ``state`` moves one way: ``candidate`` → ``pinned`` or
+``rejected``. In a merge the furthest state wins whatever the dates
+(``rejected`` > ``pinned`` > ``candidate``: a person's "no" is never undone by
+a stale replica), then the newer date of that state, then canonical JSON. A
+rejected item is a tombstone: the same text is never proposed again.
+
+Pinning goes through ``Store.note_decision``. Before it does, the text is
+compared with every hidden decision: the same identity hash (the only thing a
+purged decision keeps) or a fuzzy score at or above the threshold flags the
+item ``near_hidden`` and pinning refuses unless forced — a rewording must not
+quietly bring back what a person forgot.
+
+Lock order: the review lock may be held while the session lock is taken
+(pinning), never the other way round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import json
+import shutil
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoir_tui.core.errors import (
+    AmbiguousMatchError,
+    MemoirError,
+    NoMatchError,
+    ReadOnlyStoreError,
+)
+from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.identity import (
+    PURGED_TEXT,
+    canonical_json,
+    identity,
+    is_text_hash,
+    parse_date_ms,
+    text_hash,
+)
+from memoir_tui.core.lock import session_lock
+
+if TYPE_CHECKING:
+    from memoir_tui.core.model import Decision
+    from memoir_tui.core.store import Outcome, Store
+
+REVIEW_FILE = "review.json"
+REVIEW_VERSION = 1
+
+CANDIDATE = "candidate"
+PINNED = "pinned"
+REJECTED = "rejected"
+STATES = (CANDIDATE, PINNED, REJECTED)
+_RANK = {CANDIDATE: 0, PINNED: 1, REJECTED: 2}
+STATE_DATE = {CANDIDATE: "captured_at", PINNED: "pinned_at", REJECTED: "rejected_at"}
+
+NEAR_HIDDEN_THRESHOLD = 85.0
+SHORT_ID = 10  # hex characters shown for an id; any unique prefix of 4+ is accepted
+_MIN_PREFIX = 4
+
+# Provenance fields copied from a queue item to the decision when Store accepts them.
+PROVENANCE_FIELDS = (
+    "source",
+    "extractor",
+    "session_id",
+    "timestamp",
+    "project",
+    "project_label",
+    "transcript",
+    "tool",
+    "captured_at",
+)
+
+
+class NearHiddenError(MemoirError):
+    """Pinning refused: the text is close to a hidden decision (pass force to pin anyway)."""
+
+    def __init__(self, match: NearHidden) -> None:
+        shown = "a purged decision" if match.purged else f"the hidden decision {match.text!r}"
+        super().__init__(
+            f"this candidate is close to {shown} (score {match.score:.0f}); a person chose to "
+            "forget that. Pin with force to bring it back anyway, or reject the candidate."
+        )
+        self.match = match
+
+
+class _NoChange(Exception):
+    """Raised inside a queue mutation to leave the file untouched."""
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__("unchanged")
+        self.item = item
+
+
+class CandidateStateError(MemoirError):
+    """The item is not a candidate any more (already pinned or rejected)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCaps:
+    """Bounds of the queue; tombstones outlive candidates by far."""
+
+    candidates: int = 1000
+    pinned: int = 5000
+    rejected: int = 10000
+
+
+DEFAULT_REVIEW_CAPS = ReviewCaps()
+
+
+# --- pure rules ---------------------------------------------------------------------
+
+
+def empty_review() -> dict[str, Any]:
+    return {"version": REVIEW_VERSION, "items": []}
+
+
+def item_key(item: Mapping[str, Any]) -> str:
+    """An item's identity: the ``text_hash`` of its text (as a decision's identity)."""
+    return text_hash(item["text"])
+
+
+def well_formed_review_items(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [i for i in value if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+
+def _state_of(item: Mapping[str, Any]) -> str:
+    state = item.get("state")
+    return state if state in _RANK else CANDIDATE
+
+
+def _winner_key(item: Mapping[str, Any]) -> tuple[int, int, str]:
+    state = _state_of(item)
+    return _RANK[state], parse_date_ms(item.get(STATE_DATE[state])), canonical_json(item)
+
+
+def _sort_key(item: Mapping[str, Any]) -> tuple[int, int, str]:
+    state = _state_of(item)
+    return _RANK[state], -parse_date_ms(item.get(STATE_DATE[state])), canonical_json(item)
+
+
+def contributes_to_review_merge(state: Any) -> bool:
+    """A review file from a newer version (or not an object) contributes nothing."""
+    if not isinstance(state, dict):
+        return False
+    v = state.get("version", REVIEW_VERSION)
+    if isinstance(v, bool) or not isinstance(v, int | float) or v != v:
+        return True
+    return v <= REVIEW_VERSION
+
+
+def merge_review(
+    a: Mapping[str, Any], b: Mapping[str, Any], *, caps: ReviewCaps = DEFAULT_REVIEW_CAPS
+) -> dict[str, Any]:
+    """Merge two replicas of ``review.json``; pure, mutates neither input.
+
+    Union by identity; per identity the furthest state wins, then the newer
+    date of that state, then canonical JSON (a total order, so the result does
+    not depend on argument order). Each state has its own cap, newest kept.
+    Unknown top-level keys survive (canonical maximum when both sides have one).
+    """
+    sides = [s for s in (a, b) if contributes_to_review_merge(s)]
+    out: dict[str, Any] = {"version": REVIEW_VERSION}
+    copies: dict[str, list[dict[str, Any]]] = {}
+    for side in sides:
+        for item in well_formed_review_items(side.get("items")):
+            item = copy.deepcopy(item)
+            key = item_key(item)
+            item["id"] = key
+            copies.setdefault(key, []).append(item)
+    winners = sorted((max(c, key=_winner_key) for c in copies.values()), key=_sort_key)
+    limits = {CANDIDATE: caps.candidates, PINNED: caps.pinned, REJECTED: caps.rejected}
+    counts = dict.fromkeys(STATES, 0)
+    items = []
+    for item in winners:
+        state = _state_of(item)
+        counts[state] += 1
+        if counts[state] <= limits[state]:
+            items.append(item)
+    out["items"] = items
+    updated = [s.get("updated_at") for s in sides if isinstance(s.get("updated_at"), str)]
+    if updated:
+        out["updated_at"] = max(updated, key=lambda d: (parse_date_ms(d), d))
+    known = {"version", "items", "updated_at"}
+    for side in sides:
+        for key in sorted(set(side) - known):
+            value = copy.deepcopy(side[key])
+            if key not in out or canonical_json(value) > canonical_json(out[key]):
+                out[key] = value
+    return {k: out[k] for k in sorted(out)}
+
+
+# --- near-hidden ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NearHidden:
+    """The hidden decision a candidate resembles."""
+
+    key: str  # the hidden decision's identity hash
+    text: str  # its text, or "[purged]"
+    score: float  # 100 for the same identity
+    hidden_at: str
+    purged: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "text": self.text,
+            "score": round(self.score, 1),
+            "hidden_at": self.hidden_at,
+            "purged": self.purged,
+        }
+
+    @classmethod
+    def from_dict(cls, value: Any) -> NearHidden | None:
+        if not isinstance(value, Mapping) or not is_text_hash(value.get("key")):
+            return None
+        score = value.get("score")
+        return cls(
+            key=value["key"],
+            text=value.get("text") if isinstance(value.get("text"), str) else PURGED_TEXT,
+            score=float(score) if isinstance(score, int | float) else 0.0,
+            hidden_at=value.get("hidden_at") if isinstance(value.get("hidden_at"), str) else "",
+            purged=bool(value.get("purged")),
+        )
+
+
+def similarity(a: str, b: str) -> float:
+    """0–100: the best of plain and token-set similarity on normalised text.
+
+    Token-set similarity scores 100 when one text's words contain the
+    other's, which is the point (a rewording that adds words), so it only
+    counts when both texts have at least three distinct words.
+    """
+    from rapidfuzz import fuzz, utils
+
+    pa, pb = utils.default_process(a), utils.default_process(b)
+    if not pa or not pb:
+        return 0.0
+    score = fuzz.ratio(pa, pb)
+    if min(len(set(pa.split())), len(set(pb.split()))) >= 3:
+        score = max(score, fuzz.token_set_ratio(pa, pb))
+    return float(score)
+
+
+def near_hidden_match(
+    text: str, tombstones: Iterable[Decision], *, threshold: float = NEAR_HIDDEN_THRESHOLD
+) -> NearHidden | None:
+    """The hidden decision ``text`` matches or resembles, if any.
+
+    Purged decisions keep only a hash, so they match only the same identity;
+    hidden ones also match fuzzily at ``threshold`` or above.
+    """
+    key = text_hash(text)
+    best: NearHidden | None = None
+    for d in tombstones:
+        if d.key == key:
+            return NearHidden(
+                d.key, PURGED_TEXT if d.purged else d.text, 100.0, d.hidden_at, d.purged
+            )
+        if d.purged:
+            continue
+        score = similarity(text, d.text)
+        if score >= threshold and (best is None or score > best.score):
+            best = NearHidden(d.key, d.text, score, d.hidden_at, False)
+    return best
+
+
+# --- views ---------------------------------------------------------------------------
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """One queue item as the faces show it."""
+
+    id: str
+    text: str
+    state: str
+    kind: str
+    source: str  # "user" | "assistant"
+    extractor: str
+    session_id: str
+    timestamp: str
+    project: str
+    project_label: str
+    transcript: str
+    captured_at: str
+    pinned_at: str = ""
+    rejected_at: str = ""
+    redacted: bool = False
+    near_hidden: NearHidden | None = None
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:SHORT_ID]
+
+    @property
+    def assistant_sourced(self) -> bool:
+        return self.source != "user"
+
+    @property
+    def badges(self) -> tuple[str, ...]:
+        """Provenance badges, always including who said it."""
+        out = ["[user]" if self.source == "user" else "[assistant]"]
+        if self.near_hidden is not None:
+            out.append("[near-hidden]")
+        if self.redacted:
+            out.append("[redacted]")
+        if self.state != CANDIDATE:
+            out.append(f"[{self.state}]")
+        return tuple(out)
+
+    @classmethod
+    def from_dict(cls, item: Mapping[str, Any]) -> ReviewItem:
+        source = _str(item.get("source"))
+        return cls(
+            id=item_key(item),
+            text=item["text"],
+            state=_state_of(item),
+            kind=_str(item.get("kind")) or "decision",
+            # Anything not positively a person's words is shown as assistant-sourced.
+            source=source if source == "user" else "assistant",
+            extractor=_str(item.get("extractor")),
+            session_id=_str(item.get("session_id")),
+            timestamp=_str(item.get("timestamp")),
+            project=_str(item.get("project")),
+            project_label=_str(item.get("project_label")),
+            transcript=_str(item.get("transcript")),
+            captured_at=_str(item.get("captured_at")),
+            pinned_at=_str(item.get("pinned_at")),
+            rejected_at=_str(item.get("rejected_at")),
+            redacted=item.get("redacted") is True,
+            near_hidden=NearHidden.from_dict(item.get("near_hidden")),
+        )
+
+
+# --- the file ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedReview:
+    state: dict[str, Any]
+    path: Path
+    read_only: bool = False
+    notice: str | None = None
+
+
+def review_path(store: Store) -> Path:
+    return store.root / REVIEW_FILE
+
+
+def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
+    """Missing → empty; unparseable → empty; newer version → read-only.
+
+    With ``quarantine`` (a writer about to replace the file) an unparseable
+    file is first copied aside as ``review.json.corrupted-<ms>``.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedReview(empty_review(), path)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError):
+        if not quarantine:
+            return LoadedReview(empty_review(), path, notice=f"{path} is unreadable")
+        backup = path.with_name(f"{path.name}.corrupted-{int(time.time() * 1000)}")
+        with contextlib.suppress(OSError):
+            shutil.copyfile(path, backup)
+        return LoadedReview(
+            empty_review(), path, notice=f"{path} was unreadable; copied aside to {backup.name}"
+        )
+    if not contributes_to_review_merge(data):
+        return LoadedReview(
+            empty_review(),
+            path,
+            read_only=True,
+            notice=f"{path} is from a newer memoir-tui; the review queue is read-only",
+        )
+    return LoadedReview(merge_review(data, data), path)
+
+
+def encode_review(state: Mapping[str, Any]) -> bytes:
+    return (json.dumps(state, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
+
+
+@contextlib.contextmanager
+def _queue_mutation(store: Store) -> Iterator[dict[str, Any]]:
+    path = review_path(store)
+    with session_lock(path, wait_seconds=store.config.lock_wait_seconds):
+        loaded = load_review(path, quarantine=True)
+        if loaded.read_only:
+            raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
+        state = loaded.state
+        yield state
+        state["updated_at"] = store.clock()
+        atomic_write_bytes(path, encode_review(merge_review(state, state)))
+
+
+def _resolve(state: Mapping[str, Any], candidate_id: str) -> dict[str, Any]:
+    """The item whose id is ``candidate_id`` or starts with it (4+ hex characters)."""
+    needle = candidate_id.strip().lower()
+    items = well_formed_review_items(state.get("items"))
+    exact = [i for i in items if item_key(i) == needle]
+    if exact:
+        return exact[0]
+    if len(needle) < _MIN_PREFIX:
+        raise NoMatchError(f"give at least {_MIN_PREFIX} characters of a candidate id")
+    hits = [i for i in items if item_key(i).startswith(needle)]
+    if not hits:
+        raise NoMatchError(f"no review item has the id {candidate_id!r}")
+    if len(hits) > 1:
+        raise AmbiguousMatchError(
+            f"{len(hits)} review items start with {candidate_id!r}; give more of the id",
+            [h["text"] for h in hits],
+        )
+    return hits[0]
+
+
+# --- service -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EnqueueReport:
+    added: tuple[str, ...]  # ids
+    duplicates: int  # already in the queue (any state, so rejected texts stay out)
+    known: int  # already a visible decision
+    forgotten: int  # the very identity of a hidden or purged decision
+    near_hidden: int  # added, but flagged
+
+
+def enqueue(
+    store: Store,
+    candidates: Iterable[Mapping[str, Any]],
+    *,
+    threshold: float = NEAR_HIDDEN_THRESHOLD,
+) -> EnqueueReport:
+    """Add candidate items (``Candidate.to_item()`` dicts) that are new to the queue."""
+    batch = [
+        dict(c) for c in candidates if isinstance(c, Mapping) and isinstance(c.get("text"), str)
+    ]
+    ws = store.working_set()
+    visible = {d.key for d in ws.decisions}
+    hidden = {d.key for d in ws.tombstones}
+    added: list[str] = []
+    duplicates = known = forgotten = flagged = 0
+    with _queue_mutation(store) as state:
+        items = state.setdefault("items", [])
+        present = {item_key(i) for i in well_formed_review_items(items)}
+        machine = store.machine.id
+        for candidate in batch:
+            key = item_key(candidate)
+            if key in present:
+                duplicates += 1
+                continue
+            if key in visible:
+                known += 1
+                continue
+            if key in hidden:
+                forgotten += 1
+                continue
+            item = {k: v for k, v in candidate.items() if k not in ("state", "near_hidden")}
+            item.update(id=key, state=CANDIDATE, captured_at=store.clock(), machine_id=machine)
+            match = near_hidden_match(candidate["text"], ws.tombstones, threshold=threshold)
+            if match is not None:
+                item["near_hidden"] = match.as_dict()
+                flagged += 1
+            items.append(item)
+            present.add(key)
+            added.append(key)
+    return EnqueueReport(tuple(added), duplicates, known, forgotten, flagged)
+
+
+def list_items(
+    store: Store,
+    *,
+    states: Sequence[str] = (CANDIDATE,),
+    threshold: float = NEAR_HIDDEN_THRESHOLD,
+) -> list[ReviewItem]:
+    """Queue items in the given states, newest message first; near-hidden re-checked now."""
+    loaded = load_review(review_path(store))
+    tombstones = store.working_set().tombstones
+    out: list[ReviewItem] = []
+    for raw in well_formed_review_items(loaded.state.get("items")):
+        if _state_of(raw) not in states:
+            continue
+        item = ReviewItem.from_dict(raw)
+        if item.state == CANDIDATE:
+            match = near_hidden_match(item.text, tombstones, threshold=threshold)
+            item = ReviewItem.from_dict({**raw, "near_hidden": match.as_dict() if match else None})
+        out.append(item)
+    # Newest said first; ties by capture time, then identity, so the order is stable.
+    out.sort(key=lambda i: (parse_date_ms(i.timestamp), parse_date_ms(i.captured_at), i.id))
+    out.reverse()
+    return out
+
+
+def get_item(store: Store, candidate_id: str) -> ReviewItem:
+    return ReviewItem.from_dict(_resolve(load_review(review_path(store)).state, candidate_id))
+
+
+def _redact(text: str | None) -> str | None:
+    if text is None:
+        return None
+    from memoir_tui.core.secrets import redact
+
+    return redact(text)
+
+
+def _note_with_provenance(
+    store: Store, text: str, why: str | None, rejected: str | None, item: Mapping[str, Any]
+) -> Outcome:
+    """``Store.note_decision``, passing provenance when the Store accepts it."""
+    provenance = {k: item[k] for k in PROVENANCE_FIELDS if isinstance(item.get(k), str)}
+    try:
+        accepts = "provenance" in inspect.signature(store.note_decision).parameters
+    except (TypeError, ValueError):
+        accepts = False
+    if accepts:
+        return store.note_decision(text, why, rejected, provenance=provenance)
+    return store.note_decision(text, why, rejected)
+
+
+def pin(
+    store: Store,
+    candidate_id: str,
+    *,
+    text: str | None = None,
+    why: str | None = None,
+    rejected: str | None = None,
+    force: bool = False,
+    threshold: float = NEAR_HIDDEN_THRESHOLD,
+) -> Outcome:
+    """Pin a candidate: write it as a decision through ``Store`` and mark it ``pinned``.
+
+    ``text`` replaces the candidate's wording (the queue item keeps its own
+    identity and records ``pinned_text``). Every text passes the secret
+    redactor first. A text close to a hidden decision is flagged on the item
+    and refused with ``NearHiddenError`` unless ``force``.
+    """
+    from memoir_tui.core.store import Outcome
+
+    refused: NearHidden | None = None
+    outcome: Outcome | None = None
+    with _queue_mutation(store) as state:
+        item = _resolve(state, candidate_id)
+        current = _state_of(item)
+        if current == PINNED:
+            raise CandidateStateError(f"already pinned on {_str(item.get('pinned_at'))}")
+        if current == REJECTED:
+            raise CandidateStateError(
+                f"this candidate was rejected on {_str(item.get('rejected_at'))}; "
+                "rejections are permanent, so note the decision directly if you mean it"
+            )
+        final_text = _redact(text) if text is not None else item["text"]
+        tombstones = store.working_set().tombstones
+        match = near_hidden_match(final_text, tombstones, threshold=threshold)
+        if match is not None:
+            item["near_hidden"] = match.as_dict()
+        else:
+            item.pop("near_hidden", None)
+        if match is not None and not force:
+            refused = match  # the flag is saved; the refusal is raised after the write
+        else:
+            outcome = _note_with_provenance(
+                store, final_text, _redact(why), _redact(rejected), item
+            )
+            item["state"] = PINNED
+            item["pinned_at"] = store.clock()
+            item["pinned_key"] = outcome.key
+            item["pinned_by"] = store.machine.id
+            if identity(final_text) != identity(item["text"]):
+                item["pinned_text"] = final_text
+            if match is not None:
+                item["forced"] = True
+    if refused is not None:
+        raise NearHiddenError(refused)
+    assert outcome is not None
+    return Outcome(True, f"pinned: {outcome.message}", outcome.key)
+
+
+def reject(store: Store, candidate_id: str) -> Outcome:
+    """Reject a candidate for ever: a tombstone keeps the same text from being proposed again."""
+    from memoir_tui.core.store import Outcome
+
+    try:
+        with _queue_mutation(store) as state:
+            item = _resolve(state, candidate_id)
+            current = _state_of(item)
+            if current == REJECTED:
+                raise _NoChange(item)
+            if current == PINNED:
+                raise CandidateStateError(
+                    "this candidate is already pinned as a decision; forget the decision instead"
+                )
+            item["state"] = REJECTED
+            item["rejected_at"] = store.clock()
+            item["rejected_by"] = store.machine.id
+            text, key = item["text"], item_key(item)
+    except _NoChange as unchanged:
+        return Outcome(False, f"already rejected: {unchanged.item['text']}", unchanged.item["id"])
+    return Outcome(True, f"rejected: {text}", key)
+
+
+def merge_review_into(store: Store, remote: Mapping[str, Any]) -> Outcome:
+    """Merge another replica's review queue into this store's, under the review lock."""
+    from memoir_tui.core.store import Outcome
+
+    with _queue_mutation(store) as state:
+        merged = merge_review(state, remote)
+        state.clear()
+        state.update(merged)
+    return Outcome(True, "review queue merged")
