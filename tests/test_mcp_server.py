@@ -40,14 +40,16 @@ TOOLS = {
     "memoir_why",
     "memoir_forget",
     "memoir_resume",
+    "memoir_review",
+    "memoir_pin",
+    "memoir_reject",
 }
-READ_ONLY = {"memoir_status", "memoir_session", "memoir_why", "memoir_resume"}
+READ_ONLY = {"memoir_status", "memoir_session", "memoir_why", "memoir_resume", "memoir_review"}
 LATER_ISSUES = {
     "memoir_recall",
     "memoir_remember",
     "memoir_list",
     "memoir_read",
-    "memoir_review",
     "memoir_sync",
     "memoir_consolidate",
 }

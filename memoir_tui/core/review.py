@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import inspect
 import json
 import shutil
 import time
@@ -71,19 +70,6 @@ STATE_DATE = {CANDIDATE: "captured_at", PINNED: "pinned_at", REJECTED: "rejected
 NEAR_HIDDEN_THRESHOLD = 85.0
 SHORT_ID = 10  # hex characters shown for an id; any unique prefix of 4+ is accepted
 _MIN_PREFIX = 4
-
-# Provenance fields copied from a queue item to the decision when Store accepts them.
-PROVENANCE_FIELDS = (
-    "source",
-    "extractor",
-    "session_id",
-    "timestamp",
-    "project",
-    "project_label",
-    "transcript",
-    "tool",
-    "captured_at",
-)
 
 
 class NearHiddenError(MemoirError):
@@ -463,7 +449,8 @@ def enqueue(
     batch = [
         dict(c) for c in candidates if isinstance(c, Mapping) and isinstance(c.get("text"), str)
     ]
-    ws = store.working_set()
+    # forgotten anywhere counts: a rewording must not bring back another project's forgetting
+    ws = store.working_set(all_projects=True)
     visible = {d.key for d in ws.decisions}
     hidden = {d.key for d in ws.tombstones}
     added: list[str] = []
@@ -492,6 +479,8 @@ def enqueue(
             items.append(item)
             present.add(key)
             added.append(key)
+    for key in added:
+        store.audit("capture_candidate", "review", key)
     return EnqueueReport(tuple(added), duplicates, known, forgotten, flagged)
 
 
@@ -503,7 +492,7 @@ def list_items(
 ) -> list[ReviewItem]:
     """Queue items in the given states, newest message first; near-hidden re-checked now."""
     loaded = load_review(review_path(store))
-    tombstones = store.working_set().tombstones
+    tombstones = store.working_set(all_projects=True).tombstones
     out: list[ReviewItem] = []
     for raw in well_formed_review_items(loaded.state.get("items")):
         if _state_of(raw) not in states:
@@ -534,15 +523,11 @@ def _redact(text: str | None) -> str | None:
 def _note_with_provenance(
     store: Store, text: str, why: str | None, rejected: str | None, item: Mapping[str, Any]
 ) -> Outcome:
-    """``Store.note_decision``, passing provenance when the Store accepts it."""
+    """``Store.note_decision`` with the candidate's provenance kept as decision fields."""
+    from memoir_tui.core.store import PROVENANCE_FIELDS
+
     provenance = {k: item[k] for k in PROVENANCE_FIELDS if isinstance(item.get(k), str)}
-    try:
-        accepts = "provenance" in inspect.signature(store.note_decision).parameters
-    except (TypeError, ValueError):
-        accepts = False
-    if accepts:
-        return store.note_decision(text, why, rejected, provenance=provenance)
-    return store.note_decision(text, why, rejected)
+    return store.note_decision(text, why, rejected, provenance=provenance)
 
 
 def pin(
@@ -577,7 +562,7 @@ def pin(
                 "rejections are permanent, so note the decision directly if you mean it"
             )
         final_text = _redact(text) if text is not None else item["text"]
-        tombstones = store.working_set().tombstones
+        tombstones = store.working_set(all_projects=True).tombstones
         match = near_hidden_match(final_text, tombstones, threshold=threshold)
         if match is not None:
             item["near_hidden"] = match.as_dict()
@@ -623,6 +608,7 @@ def reject(store: Store, candidate_id: str) -> Outcome:
             text, key = item["text"], item_key(item)
     except _NoChange as unchanged:
         return Outcome(False, f"already rejected: {unchanged.item['text']}", unchanged.item["id"])
+    store.audit("reject_candidate", "review", key)
     return Outcome(True, f"rejected: {text}", key)
 
 

@@ -234,6 +234,11 @@ class Store:
             save_session(self.session_path, state, now=self.clock())
             self._flush_audit()
 
+    def audit(self, operation: str, list_name: str, key: str = "") -> None:
+        """Record a change made outside the session file (review queue, trash, sync)."""
+        self._audit_queue.append((operation, list_name, key))
+        self._flush_audit()
+
     def _audit(self, operation: str, list_name: str, key: str = "") -> None:
         """Queue an audit record (identity hash only) for when the write lands."""
         self._audit_queue.append((operation, list_name, key))

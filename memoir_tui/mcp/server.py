@@ -258,6 +258,34 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         Refuses a text matching several decisions and lists them; nothing changes then."""
         return plain(tools.forget, text, purge)
 
+    @tool("Review captured candidates", READ_ONLY)
+    def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:
+        """List candidate decisions captured from transcripts that wait for a person to pin or
+        reject, with provenance: who said it (user or assistant), which rule caught it, the
+        session and project. A candidate is not a decision until it is pinned."""
+        return structured(tools.review_list)
+
+    @tool("Pin a candidate", _writes(idempotent=True))
+    def memoir_pin(
+        id: Annotated[str, Field(description="The candidate's id (a unique prefix of 4+)")],
+        text: Annotated[str | None, Field(description="Reworded decision text (optional)")] = None,
+        why: Annotated[str | None, Field(description="Why this was decided")] = None,
+        rejected: Annotated[
+            str | None, Field(description="The alternative that was rejected")
+        ] = None,
+    ) -> str:
+        """Pin a reviewed candidate as a decision, with why and rejected if given; its
+        provenance is kept on the decision. Refused when it resembles a forgotten decision
+        (a person must confirm that in the app or CLI)."""
+        return plain(tools.review_pin, id, text, why, rejected)
+
+    @tool("Reject a candidate", _writes(idempotent=True))
+    def memoir_reject(
+        id: Annotated[str, Field(description="The candidate's id (a unique prefix of 4+)")],
+    ) -> str:
+        """Reject a captured candidate; the same text will never be proposed again."""
+        return plain(tools.review_reject, id)
+
     return server
 
 

@@ -605,3 +605,90 @@ __all__ = [
     "status",
     "why",
 ]
+
+
+# --- review queue (captured candidates wait here for a person) ---------------------------
+
+
+class CandidateOut(BaseModel):
+    """A captured candidate decision waiting for review."""
+
+    id: str = Field(description="short id; any unique prefix of 4+ characters works")
+    text: str
+    source: str = Field(description="'user' or 'assistant': who said it in the transcript")
+    extractor: str
+    session_id: str
+    timestamp: str
+    project: str
+    badges: list[str]
+    near_hidden: str | None = Field(
+        default=None, description="a forgotten decision this one resembles, if any"
+    )
+
+
+class ReviewView(BaseModel):
+    candidates: list[CandidateOut]
+    total: int
+
+
+REVIEW_SHOWN = 20
+
+
+def review_list(store: Store) -> Reply:
+    from memoir_tui.core.review import list_items
+
+    items = list_items(store)
+    shown = [
+        CandidateOut(
+            id=i.short_id,
+            text=i.text,
+            source=i.source,
+            extractor=i.extractor,
+            session_id=i.session_id,
+            timestamp=i.timestamp,
+            project=i.project_label or i.project,
+            badges=list(i.badges),
+            near_hidden=("(a purged decision)" if i.near_hidden.purged else i.near_hidden.text)
+            if i.near_hidden
+            else None,
+        )
+        for i in items[:REVIEW_SHOWN]
+    ]
+    data = ReviewView(candidates=shown, total=len(items))
+    if not items:
+        return Reply("No candidates wait for review.", data)
+    lines = [
+        f"{len(items)} captured candidate(s) wait for a person to pin or reject"
+        + (f" (newest {len(shown)} shown)" if len(items) > len(shown) else "")
+        + ". Assistant-sourced ones are only what an assistant said, not a decision.",
+    ]
+    for c in shown:
+        lines.append(f"- {c.id} {' '.join(c.badges)} {c.text}")
+        if c.near_hidden:
+            lines.append(f"    resembles a forgotten decision: {c.near_hidden}")
+    return Reply("\n".join(lines), data)
+
+
+def review_pin(
+    store: Store,
+    candidate_id: str,
+    text: str | None = None,
+    why: str | None = None,
+    rejected: str | None = None,
+) -> Reply:
+    from memoir_tui.core.review import pin
+
+    candidate_id = clean_text(candidate_id, "id")
+    outcome = pin(
+        store, candidate_id, text=text or None, why=why or None, rejected=rejected or None
+    )
+    return Reply(outcome.message)
+
+
+def review_reject(store: Store, candidate_id: str) -> Reply:
+    from memoir_tui.core.review import reject
+
+    outcome = reject(store, clean_text(candidate_id, "id"))
+    return Reply(
+        outcome.message + ("" if not outcome.changed else "; it will not be proposed again.")
+    )

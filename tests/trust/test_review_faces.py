@@ -1,0 +1,64 @@
+"""The review queue through MCP (in-memory client) and the CLI, checked on disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mcp import Client
+
+from memoir_tui.core.review import enqueue, review_path
+from memoir_tui.core.store import Store
+from memoir_tui.mcp.server import build_server
+
+
+def candidate(text: str, source: str = "assistant") -> dict:
+    return {
+        "text": text,
+        "kind": "decision",
+        "source": source,
+        "extractor": "decision.going_with",
+        "session_id": "sess-1",
+        "timestamp": "2026-11-30T10:00:00.000Z",
+        "transcript": "/t/sess-1.jsonl",
+    }
+
+
+async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Store) -> None:
+    enqueue(
+        store, [candidate("We are going with FastAPI for the API"), candidate("Use ruff", "user")]
+    )
+    async with Client(build_server(store_dir)) as client:
+        listing = await client.call_tool("memoir_review", {})
+        text = listing.content[0].text
+        assert "[assistant] We are going with FastAPI" in text and "[user] Use ruff" in text
+        ids = {c["text"]: c["id"] for c in listing.structured_content["candidates"]}
+        pinned = await client.call_tool(
+            "memoir_pin", {"id": ids["Use ruff"], "why": "one fast linter"}
+        )
+        assert not pinned.is_error, pinned.content[0].text
+        rejected = await client.call_tool(
+            "memoir_reject", {"id": ids["We are going with FastAPI for the API"]}
+        )
+        assert "will not be proposed again" in rejected.content[0].text
+        assert "No candidates" in (await client.call_tool("memoir_review", {})).content[0].text
+    (decision,) = json.loads(store.session_path.read_text())["current"]["decisions"]
+    assert decision["text"] == "Use ruff" and decision["why"] == "one fast linter"
+    assert decision["source"] == "user" and decision["extractor"] == "decision.going_with"
+    states = {i["text"]: i["state"] for i in json.loads(review_path(store).read_text())["items"]}
+    assert states == {"We are going with FastAPI for the API": "rejected", "Use ruff": "pinned"}
+    # rejected is a tombstone: capturing the same text again proposes nothing
+    assert enqueue(store, [candidate("We are going with FastAPI for the API")]).added == ()
+
+
+async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path, store: Store):
+    store.note_decision("Deploy on Fridays with the blue pipeline")
+    store.hide_decision(store.resolve_decision("fridays").key)
+    enqueue(store, [candidate("Deploy on Fridays using the blue pipeline")])
+    async with Client(build_server(store_dir)) as client:
+        listing = await client.call_tool("memoir_review", {})
+        assert "resembles a forgotten decision" in listing.content[0].text
+        (c,) = listing.structured_content["candidates"]
+        refused = await client.call_tool("memoir_pin", {"id": c["id"]})
+        assert refused.is_error
+    assert store.working_set().decisions == ()
