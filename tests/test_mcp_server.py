@@ -43,15 +43,22 @@ TOOLS = {
     "memoir_review",
     "memoir_pin",
     "memoir_reject",
+    "memoir_consolidate",
 }
-READ_ONLY = {"memoir_status", "memoir_session", "memoir_why", "memoir_resume", "memoir_review"}
+READ_ONLY = {
+    "memoir_status",
+    "memoir_session",
+    "memoir_why",
+    "memoir_resume",
+    "memoir_review",
+    "memoir_consolidate",
+}
 LATER_ISSUES = {
     "memoir_recall",
     "memoir_remember",
     "memoir_list",
     "memoir_read",
     "memoir_sync",
-    "memoir_consolidate",
 }
 READ_SURFACES = [
     ("memoir_session", {}),

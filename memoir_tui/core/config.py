@@ -35,6 +35,43 @@ KNOWN_TOOLS = (
 )
 
 
+INJECT_TARGETS = (
+    "claude",
+    "claude-project",
+    "agents-md",
+    "codex",
+    "gemini",
+    "gemini-project",
+    "cursor",
+    "windsurf",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidateSettings:
+    """``[consolidate]``: bounds for the clean-up proposals."""
+
+    near_duplicate_threshold: float = 85.0  # rapidfuzz ratio, 0-100
+    stale_action_days: int = 30
+    stale_question_days: int = 30
+    stale_entry_days: int = 180
+    bloat_bytes: int = 8 * 1024
+    bloat_lines: int = 200
+    index_max_lines: int = 200  # Claude Code loads MEMORY.md up to 200 lines ...
+    index_max_bytes: int = 25_000  # ... or 25 KB, whichever comes first
+
+
+@dataclass(frozen=True, slots=True)
+class InjectConfig:
+    """``[inject]``: the pinned working-set block in assistants' instruction files."""
+
+    enabled: bool = False  # inject after every mutation
+    targets: tuple[str, ...] = INJECT_TARGETS
+    projects: tuple[Path, ...] = ()
+    max_block_chars: int = 4000
+    all_projects: bool = False  # global files also show project-scoped items
+
+
 class ConfigError(MemoirError):
     """An invalid config value, with the key and line that hold it."""
 
@@ -54,6 +91,10 @@ class Config:
     project_roots: tuple[Path, ...] = ()
     tools: tuple[str, ...] = KNOWN_TOOLS
     exists: bool = False
+    # a recall query stats every indexed file while the index holds at most this many
+    recall_full_check_files: int = 2000
+    consolidate: ConsolidateSettings = field(default_factory=ConsolidateSettings)
+    inject: InjectConfig = field(default_factory=InjectConfig)
 
 
 def config_path(store_dir: Path) -> Path:
@@ -92,7 +133,7 @@ def load_config(store_dir: Path) -> Config:
     def fail(table: str, key: str, message: str) -> ConfigError:
         return ConfigError(path, f"{table}.{key}", message, _line_of(text, table, key))
 
-    known_tables = {"store", "caps", "recall"}
+    known_tables = {"store", "caps", "recall", "consolidate", "inject"}
     for table, value in data.items():
         if table not in known_tables:
             raise ConfigError(
@@ -141,8 +182,11 @@ def load_config(store_dir: Path) -> Config:
         raise fail(
             "recall", "tools", f"unknown tool {unknown[0]!r}; known: {', '.join(KNOWN_TOOLS)}"
         )
+    full_check: Any = recall.get("full_check_files", 2000)
+    if isinstance(full_check, bool) or not isinstance(full_check, int) or full_check < 0:
+        raise fail("recall", "full_check_files", "must be a whole number of files, 0 or more")
     for key in recall:
-        if key not in ("project_roots", "tools"):
+        if key not in ("project_roots", "tools", "full_check_files"):
             raise fail("recall", key, "unknown key")
 
     return Config(
@@ -152,7 +196,63 @@ def load_config(store_dir: Path) -> Config:
         project_roots=roots,
         tools=tuple(tools_raw),
         exists=True,
+        recall_full_check_files=full_check,
+        consolidate=_load_consolidate(data.get("consolidate", {}), fail),
+        inject=_load_inject(data.get("inject", {}), fail),
     )
+
+
+def _load_consolidate(table: dict[str, Any], fail: Any) -> ConsolidateSettings:
+    values: dict[str, Any] = {}
+    known = {f.name: f for f in fields(ConsolidateSettings)}
+    for key, value in table.items():
+        if key not in known:
+            raise fail("consolidate", key, f"unknown key; known: {', '.join(sorted(known))}")
+        if key == "near_duplicate_threshold":
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 < value <= 100
+            ):
+                raise fail("consolidate", key, "must be a number above 0 and at most 100")
+            values[key] = float(value)
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise fail("consolidate", key, "must be a positive integer")
+        else:
+            values[key] = value
+    return ConsolidateSettings(**values)
+
+
+def _load_inject(table: dict[str, Any], fail: Any) -> InjectConfig:
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in ("enabled", "all_projects"):
+            if not isinstance(value, bool):
+                raise fail("inject", key, "must be true or false")
+            values[key] = value
+        elif key == "targets":
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                raise fail("inject", key, "must be a list of target names")
+            unknown = [t for t in value if t not in INJECT_TARGETS]
+            if unknown:
+                raise fail(
+                    "inject",
+                    key,
+                    f"unknown target {unknown[0]!r}; known: {', '.join(INJECT_TARGETS)}",
+                )
+            values[key] = tuple(value)
+        elif key == "projects":
+            if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+                raise fail("inject", key, "must be a list of directory paths")
+            values[key] = tuple(Path(os.path.expanduser(p)) for p in value)
+        elif key == "max_block_chars":
+            if isinstance(value, bool) or not isinstance(value, int) or not 200 <= value <= 100_000:
+                raise fail("inject", key, "must be a whole number between 200 and 100000")
+            values[key] = value
+        else:
+            known = "all_projects, enabled, max_block_chars, projects, targets"
+            raise fail("inject", key, f"unknown key; known: {known}")
+    return InjectConfig(**values)
 
 
 def render_config(config: Config) -> str:
@@ -170,5 +270,16 @@ def render_config(config: Config) -> str:
         "[recall]",
         "project_roots = [" + ", ".join(f'"{p}"' for p in config.project_roots) + "]",
         "tools = [" + ", ".join(f'"{t}"' for t in config.tools) + "]",
+        f"full_check_files = {config.recall_full_check_files}",
+        "",
+        "[consolidate]",
+        *(f"{f.name} = {getattr(config.consolidate, f.name)}" for f in fields(ConsolidateSettings)),
+        "",
+        "[inject]",
+        f"enabled = {'true' if config.inject.enabled else 'false'}",
+        "targets = [" + ", ".join(f'"{t}"' for t in config.inject.targets) + "]",
+        "projects = [" + ", ".join(f'"{p}"' for p in config.inject.projects) + "]",
+        f"max_block_chars = {config.inject.max_block_chars}",
+        f"all_projects = {'true' if config.inject.all_projects else 'false'}",
     ]
     return "\n".join(lines) + "\n"

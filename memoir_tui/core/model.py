@@ -126,6 +126,10 @@ def working_set(
 
     def items(key: str, kind: str, field: str) -> tuple[Item, ...]:
         raw = [i for i in well_formed_items(current.get(key)) if visible(i, key)]
+        if key == "goals":
+            raw = suppress_completed(
+                raw, well_formed_items(current.get("completed_goals")), "set_on"
+            )
         if key == "next_actions":
             raw = suppress_completed(raw, well_formed_items(current.get("completed_actions")))
         return tuple(

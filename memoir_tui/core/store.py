@@ -233,6 +233,11 @@ class Store:
             self._touch_machine(state)
             save_session(self.session_path, state, now=self.clock())
             self._flush_audit()
+        if self.config.inject.enabled:
+            # outside the lock: it reads the new state and writes other files
+            from memoir_tui.core.inject import inject_if_enabled
+
+            inject_if_enabled(self)
 
     def audit(self, operation: str, list_name: str, key: str = "") -> None:
         """Record a change made outside the session file (review queue, trash, sync)."""

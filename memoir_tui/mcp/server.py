@@ -286,6 +286,13 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         """Reject a captured candidate; the same text will never be proposed again."""
         return plain(tools.review_reject, id)
 
+    @tool("Propose a memory clean-up", READ_ONLY)
+    def memoir_consolidate() -> str:
+        """Report what could be cleaned up in memory — exact and near duplicates, stale
+        actions and questions, superseded decisions, dead [[links]], bloated or empty entries,
+        and host index problems — each with why. Report only: a person applies them."""
+        return plain(tools.consolidate_report)
+
     return server
 
 

@@ -692,3 +692,33 @@ def review_reject(store: Store, candidate_id: str) -> Reply:
     return Reply(
         outcome.message + ("" if not outcome.changed else "; it will not be proposed again.")
     )
+
+
+# --- consolidate (report only: applying needs a person) -----------------------------------
+
+CONSOLIDATE_SHOWN = 30
+
+
+def consolidate_report(store: Store) -> Reply:
+    from memoir_tui.core.consolidate import scan
+
+    report = scan(store, home=Path.home())
+    if not report.proposals:
+        return Reply(
+            "Nothing to clean up: no duplicates, stale items, dead links or index problems."
+        )
+    lines = [
+        f"{len(report.proposals)} clean-up proposal(s). Applying them needs a person: "
+        "`memoir-tui consolidate --apply ID` or the app's Consolidate pane (undo from the trash)."
+    ]
+    shown = 0
+    for group, proposals in report.grouped():
+        lines.append(f"\n{group}:")
+        for p in proposals:
+            if shown == CONSOLIDATE_SHOWN:
+                break
+            lines.append(f"- {p.id} {p.title} — {p.why}")
+            shown += 1
+    if shown < len(report.proposals):
+        lines.append(f"\n({len(report.proposals) - shown} more: run `memoir-tui consolidate`)")
+    return Reply("\n".join(lines))
