@@ -1,0 +1,350 @@
+"""Merging a remote snapshot into the local store, under the store's session lock.
+
+The session merges with ``merge_sessions`` (FORMAT §4), entry files with the
+semantics of ``plan_entry_merge`` (union by link name, newer wins, ``done_at``
+sticky), and the review queue with ``core.review.merge_review`` (taking the
+review lock before the session lock, the order ``core.review`` uses). Everything the remote
+holds was read and verified before this module is called, so a bad remote
+never gets here; every local write is atomic, so a kill at any instant leaves
+each file whole, and merging again is idempotent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from memoir_tui.core.errors import ReadOnlyStoreError
+from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.identity import canonical_json, identity, parse_date_ms
+from memoir_tui.core.lock import session_lock
+from memoir_tui.core.merge import (
+    contributes_to_merge,
+    decision_key,
+    is_hidden,
+    is_purged,
+    merge_sessions,
+    well_formed_items,
+)
+from memoir_tui.core.session import encode_session, load_session, save_session
+from memoir_tui.core.sync.layout import MEMORY_PREFIX, REVIEW, SESSION, is_entry_path, sha256
+
+REVIEW_FILE = "review.json"
+_LIVE_LISTS = (("goals", "set_on"), ("next_actions", "added"), ("open_questions", "asked"))
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReport:
+    """What one merge did to the local store. Counts and file names only, never item text."""
+
+    items_added: int = 0
+    tombstones_applied: int = 0
+    conflicts_resolved: int = 0
+    entries_added: int = 0
+    entries_replaced: int = 0
+    review: str = "unchanged"  # unchanged | added | merged
+    session_changed: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.session_changed
+            or self.entries_added > 0
+            or self.entries_replaced > 0
+            or self.review != "unchanged"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["notes"] = list(self.notes)
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> MergeReport | None:
+        if not isinstance(raw, dict):
+            return None
+        known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
+        known["notes"] = tuple(known.get("notes") or ())
+        try:
+            return cls(**known)
+        except TypeError:
+            return None
+
+    def summary(self) -> str:
+        if not self.changed:
+            return "nothing new from the remote"
+        if not (self.items_added or self.tombstones_applied or self.conflicts_resolved):
+            return "merged (no item was added, hidden or replaced)"
+        parts = [
+            f"{self.items_added} item(s) added",
+            f"{self.tombstones_applied} tombstone(s) applied",
+            f"{self.conflicts_resolved} conflict(s) resolved",
+        ]
+        if self.entries_added or self.entries_replaced:
+            parts.append(
+                f"{self.entries_added} entry file(s) added, {self.entries_replaced} replaced"
+            )
+        if self.review != "unchanged":
+            parts.append(f"review queue {self.review}")
+        return ", ".join(parts)
+
+
+# --- digests: what counts as "the same content" ----------------------------------------
+
+
+def semantic_session(state: dict[str, Any]) -> str:
+    """The session without ``updated_at``: a save that changed nothing else is no change."""
+    return canonical_json({k: v for k, v in state.items() if k != "updated_at"})
+
+
+def session_digest(data: bytes) -> str:
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return sha256(data)
+    if not isinstance(state, dict):
+        return sha256(data)
+    return sha256(semantic_session(state).encode())
+
+
+def json_digest(data: bytes) -> str:
+    try:
+        return sha256(canonical_json(json.loads(data.decode("utf-8"))).encode())
+    except (ValueError, UnicodeDecodeError):
+        return sha256(data)
+
+
+def file_digest(path: str, data: bytes) -> str:
+    if path == SESSION:
+        return session_digest(data)
+    if path.endswith(".json"):
+        return json_digest(data)
+    return sha256(data)
+
+
+def purged_hashes(session: dict[str, Any] | None) -> set[str]:
+    if not isinstance(session, dict):
+        return set()
+    current = session.get("current") if isinstance(session.get("current"), dict) else {}
+    return {d["text_hash"] for d in well_formed_items(current.get("decisions")) if is_purged(d)}
+
+
+def parse_session_bytes(data: bytes | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    try:
+        state = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+# --- the report ----------------------------------------------------------------------
+
+
+def _by_identity(state: dict[str, Any], key: str) -> dict[str, dict[str, Any]]:
+    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+    return {identity(i["text"]): i for i in well_formed_items(current.get(key))}
+
+
+def _decisions(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+    return {decision_key(d): d for d in well_formed_items(current.get("decisions"))}
+
+
+def session_report(
+    before: dict[str, Any], remote: dict[str, Any], merged: dict[str, Any]
+) -> tuple[int, int, int]:
+    """(items added, tombstones applied, conflicts resolved) of ``before`` → ``merged``."""
+    added = tombstones = conflicts = 0
+    for key, _date in _LIVE_LISTS:
+        mine, theirs, after = (_by_identity(s, key) for s in (before, remote, merged))
+        added += len(set(after) - set(mine))
+        conflicts += sum(
+            1
+            for k in set(mine) & set(theirs)
+            if canonical_json(mine[k]) != canonical_json(theirs[k])
+        )
+    mine, theirs, after = _decisions(before), _decisions(remote), _decisions(merged)
+    added += sum(1 for k in set(after) - set(mine) if not is_hidden(after[k]))
+    for k, d in after.items():
+        was = mine.get(k)
+        newly_purged = is_purged(d) and (was is None or not is_purged(was))
+        newly_hidden = is_hidden(d) and (was is None or not is_hidden(was))
+        tombstones += newly_purged or newly_hidden
+    conflicts += sum(
+        1 for k in set(mine) & set(theirs) if canonical_json(mine[k]) != canonical_json(theirs[k])
+    )
+    done_before = _by_identity(before, "completed_actions")
+    for k, t in _by_identity(merged, "completed_actions").items():
+        was = done_before.get(k)
+        if was is None or parse_date_ms(t.get("done_at")) > parse_date_ms(was.get("done_at")):
+            tombstones += 1
+    return added, tombstones, conflicts
+
+
+# --- review queue --------------------------------------------------------------------
+
+
+def review_contributes(data: bytes | None) -> bool:
+    """False for a review file from a newer version: it must be neither merged nor replaced."""
+    if data is None:
+        return True
+    from memoir_tui.core.review import contributes_to_review_merge
+
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return True  # unreadable: contributes nothing, but is not from the future
+    return not isinstance(raw, dict) or contributes_to_review_merge(raw)
+
+
+def _merge_review_locked(store: Any, remote: bytes | None) -> str:
+    """Merge the remote queue into ``review.json``; the caller holds the review lock."""
+    from memoir_tui.core.review import encode_review, load_review, merge_review
+
+    if remote is None:
+        return "unchanged"
+    try:
+        theirs = json.loads(remote.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return "unchanged"
+    if not isinstance(theirs, dict):
+        return "unchanged"
+    path = store.root / REVIEW_FILE
+    existed = path.exists()
+    loaded = load_review(path)
+    if loaded.read_only:
+        return "unchanged"
+    merged = merge_review(loaded.state, theirs)
+    if existed and canonical_json(merged) == canonical_json(loaded.state):
+        return "unchanged"
+    atomic_write_bytes(path, encode_review(merged))
+    return "merged" if existed else "added"
+
+
+# --- applying ----------------------------------------------------------------------------
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _stage_entries(files: dict[str, bytes], staging: Path) -> Path:
+    memory = staging / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    for path, data in files.items():
+        if is_entry_path(path):
+            (memory / path[len(MEMORY_PREFIX) :]).write_bytes(data)
+    return memory
+
+
+def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeReport:
+    """Merge the remote's plaintext ``files`` into ``store``; return what changed."""
+    from memoir_tui.core.entries import plan_entry_merge
+
+    remote_session = parse_session_bytes(files.get(SESSION))
+    notes: list[str] = []
+    if SESSION in files and remote_session is None:
+        notes.append("the remote session.json was unreadable; it contributed nothing")
+    if remote_session is not None and not contributes_to_merge(remote_session):
+        remote_session = None  # the caller quarantines first; this is a second guard
+    shutil.rmtree(staging, ignore_errors=True)
+    remote_memory = _stage_entries(files, staging)
+    wait = store.config.lock_wait_seconds
+    try:
+        # Lock order of core.review: the review lock, then the session lock.
+        with (
+            session_lock(store.root / REVIEW_FILE, wait_seconds=wait),
+            session_lock(store.session_path, wait_seconds=wait),
+        ):
+            loaded = load_session(store.session_path, now=store.clock())
+            if loaded.read_only:
+                raise ReadOnlyStoreError(
+                    f"{store.session_path} is from a newer memoir format; sync is refused "
+                    "until memoir-tui is upgraded"
+                )
+            before = loaded.state
+            added = tombstones = conflicts = 0
+            session_changed = False
+            if remote_session is not None:
+                merged = merge_sessions(before, remote_session, caps=store.config.caps)
+                added, tombstones, conflicts = session_report(before, remote_session, merged)
+                # No machine stamp here: a stamp would be a change of its own, and
+                # every machine would push it back and forth for ever.
+                if semantic_session(merged) != semantic_session(before):
+                    save_session(store.session_path, merged, now=store.clock())
+                    session_changed = True
+
+            entries_added = entries_replaced = 0
+            for change in plan_entry_merge(store.memory_dir, remote_memory):
+                if change.action not in ("add", "replace"):
+                    continue
+                target = store.memory_dir / change.source.name
+                if change.action == "add" and os.path.lexists(target):
+                    # Unreadable here (too large, not UTF-8, a symlink): never overwrite it.
+                    notes.append(f"memory/{target.name} is unreadable locally; kept as it is")
+                    continue
+                atomic_write_bytes(target, change.source.read_bytes())
+                if change.action == "add":
+                    entries_added += 1
+                else:
+                    entries_replaced += 1
+
+            review_result = _merge_review_locked(store, files.get(REVIEW))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return MergeReport(
+        items_added=added + entries_added,
+        tombstones_applied=tombstones,
+        conflicts_resolved=conflicts + entries_replaced,
+        entries_added=entries_added,
+        entries_replaced=entries_replaced,
+        review=review_result,
+        session_changed=session_changed,
+        notes=tuple(notes),
+    )
+
+
+def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
+    """The store's syncable files as logical paths → bytes, and names left out."""
+    files: dict[str, bytes] = {}
+    skipped: list[str] = []
+    loaded = load_session(store.session_path, now=store.clock())
+    if loaded.read_only:
+        raise ReadOnlyStoreError(
+            f"{store.session_path} is from a newer memoir format; sync is refused "
+            "until memoir-tui is upgraded"
+        )
+    if store.session_path.exists():
+        files[SESSION] = encode_session(loaded.state)
+    review = _read(store.root / REVIEW_FILE)
+    if review is not None and review_contributes(review):
+        files[REVIEW] = review
+    from memoir_tui.core.entries import iter_entry_files
+    from memoir_tui.core.sync.layout import ENTRY_NAME_RE
+
+    for path in iter_entry_files(store.memory_dir):
+        if not ENTRY_NAME_RE.match(path.name):
+            skipped.append(path.name)
+            continue
+        with contextlib.suppress(OSError):
+            files[MEMORY_PREFIX + path.name] = path.read_bytes()
+    return files, skipped
+
+
+def clean_staging(work_dir: Path) -> None:
+    """Remove staging folders a killed sync left behind (they may hold plaintext)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(work_dir):
+            if name.startswith("staging"):
+                shutil.rmtree(work_dir / name, ignore_errors=True)
