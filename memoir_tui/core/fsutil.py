@@ -54,3 +54,23 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
             os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+def sweep_stale_temps(path: str | os.PathLike[str]) -> int:
+    """Remove temp files an interrupted ``atomic_write_*`` of ``path`` left behind.
+
+    Call it only while holding the lock that guards ``path``: then no writer is
+    mid-write, so every ``.<name>.*.tmp`` sibling is abandoned. They matter
+    because one may hold text that was purged since.
+    """
+    target = Path(path)
+    removed = 0
+    try:
+        siblings = list(target.parent.glob(f".{target.name}.*.tmp"))
+    except OSError:
+        return 0
+    for stale in siblings:
+        with contextlib.suppress(OSError):
+            stale.unlink()
+            removed += 1
+    return removed

@@ -42,7 +42,7 @@ from memoir_tui.core.errors import (
     NoMatchError,
     ReadOnlyStoreError,
 )
-from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.fsutil import atomic_write_bytes, sweep_stale_temps
 from memoir_tui.core.identity import (
     PURGED_TEXT,
     canonical_json,
@@ -116,8 +116,27 @@ def empty_review() -> dict[str, Any]:
 
 
 def item_key(item: Mapping[str, Any]) -> str:
-    """An item's identity: the ``text_hash`` of its text (as a decision's identity)."""
+    """An item's identity: the ``text_hash`` of its text (as a decision's identity).
+
+    A purged item keeps only that hash (as ``text_hash``), like a purged decision."""
+    if item.get("purged") is True and is_text_hash(item.get("text_hash")):
+        return item["text_hash"]
     return text_hash(item["text"])
+
+
+# Fields of a queue item that can hold memory text, which a purge must remove.
+_TEXT_FIELDS = ("text", "pinned_text")
+
+
+def purged_item(item: Mapping[str, Any], now: str) -> dict[str, Any]:
+    """The redacted form of a queue item whose decision was purged: only the hash stays.
+
+    A waiting candidate becomes rejected: forgotten text can never be pinned."""
+    out = {k: v for k, v in item.items() if k not in _TEXT_FIELDS}
+    out.update(text=PURGED_TEXT, text_hash=item_key(item), purged=True)
+    if _state_of(item) == CANDIDATE:
+        out.update(state=REJECTED, rejected_at=now)
+    return out
 
 
 def well_formed_review_items(value: Any) -> list[dict[str, Any]]:
@@ -131,9 +150,11 @@ def _state_of(item: Mapping[str, Any]) -> str:
     return state if state in _RANK else CANDIDATE
 
 
-def _winner_key(item: Mapping[str, Any]) -> tuple[int, int, str]:
+def _winner_key(item: Mapping[str, Any]) -> tuple[bool, int, int, str]:
+    # A purged copy wins whatever its state or date, so purged text never returns.
     state = _state_of(item)
-    return _RANK[state], parse_date_ms(item.get(STATE_DATE[state])), canonical_json(item)
+    purged = item.get("purged") is True
+    return purged, _RANK[state], parse_date_ms(item.get(STATE_DATE[state])), canonical_json(item)
 
 
 def _sort_key(item: Mapping[str, Any]) -> tuple[int, int, str]:
@@ -170,7 +191,19 @@ def merge_review(
             key = item_key(item)
             item["id"] = key
             copies.setdefault(key, []).append(item)
-    winners = sorted((max(c, key=_winner_key) for c in copies.values()), key=_sort_key)
+    purged_keys = {k for k, c in copies.items() if any(i.get("purged") is True for i in c)}
+    purged_keys |= {
+        i["near_hidden"]["key"]
+        for c in copies.values()
+        for i in c
+        if isinstance(i.get("near_hidden"), dict)
+        and i["near_hidden"].get("purged") is True
+        and isinstance(i["near_hidden"].get("key"), str)
+    }
+    winners = sorted(
+        (_scrub_near_hidden(max(c, key=_winner_key), purged_keys) for c in copies.values()),
+        key=_sort_key,
+    )
     limits = {CANDIDATE: caps.candidates, PINNED: caps.pinned, REJECTED: caps.rejected}
     counts = dict.fromkeys(STATES, 0)
     items = []
@@ -190,6 +223,37 @@ def merge_review(
             if key not in out or canonical_json(value) > canonical_json(out[key]):
                 out[key] = value
     return {k: out[k] for k in sorted(out)}
+
+
+def _scrub_near_hidden(item: dict[str, Any], purged_keys: set[str]) -> dict[str, Any]:
+    """A near-hidden note naming a purged decision keeps its hash, never its text."""
+    near = item.get("near_hidden")
+    if isinstance(near, dict) and near.get("key") in purged_keys:
+        item = {**item, "near_hidden": {**near, "text": PURGED_TEXT, "purged": True}}
+    return item
+
+
+def purge_from_queue(store: Store, key: str) -> bool:
+    """After a decision is purged: remove its text from every queue item that holds it."""
+    path = review_path(store)
+    if not path.exists():
+        return False
+    changed = False
+    with _queue_mutation(store) as state:
+        items = well_formed_review_items(state.get("items"))
+        for n, item in enumerate(items):
+            if item_key(item) == key and item.get("purged") is not True:
+                items[n] = purged_item(item, store.clock())
+                changed = True
+            near = item.get("near_hidden")
+            if isinstance(near, dict) and near.get("key") == key and near.get("purged") is not True:
+                items[n] = {
+                    **items[n],
+                    "near_hidden": {**near, "text": PURGED_TEXT, "purged": True},
+                }
+                changed = True
+        state["items"] = items
+    return changed
 
 
 # --- near-hidden ---------------------------------------------------------------------
@@ -402,6 +466,7 @@ def _queue_mutation(store: Store) -> Iterator[dict[str, Any]]:
         if loaded.read_only:
             raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
         state = loaded.state
+        sweep_stale_temps(path)
         yield state
         state["updated_at"] = store.clock()
         atomic_write_bytes(path, encode_review(merge_review(state, state)))

@@ -27,6 +27,7 @@ from memoir_tui.core.errors import (
     ReadOnlyStoreError,
     TextTooLongError,
 )
+from memoir_tui.core.fsutil import sweep_stale_temps
 from memoir_tui.core.identity import (
     identity,
     is_iso_date,
@@ -41,7 +42,6 @@ from memoir_tui.core.merge import (
     decision_key,
     is_hidden,
     is_purged,
-    merge_sessions,
     purged_form,
     well_formed_items,
 )
@@ -228,6 +228,7 @@ class Store:
                     "until memoir-tui is upgraded."
                 )
             state = loaded.state
+            sweep_stale_temps(self.session_path)
             self._audit_queue.clear()
             yield state
             self._touch_machine(state)
@@ -486,6 +487,10 @@ class Store:
             rest.append(redacted)
             self._audit("purge_decision", "decisions", key)
             state["current"]["decisions"] = self._cap_decisions(rest)
+        # A pinned candidate or a near-hidden note may still hold the text.
+        from memoir_tui.core.review import purge_from_queue
+
+        purge_from_queue(self, key)
         return Outcome(True, "decision purged: only its hash remains", key)
 
     def _decision_by_key(self, state: dict[str, Any], key: str) -> dict[str, Any]:
@@ -493,14 +498,3 @@ class Store:
             if decision_key(d) == key:
                 return d
         raise NoMatchError("no decision with that identity (it may have been changed elsewhere)")
-
-    # --- merging -------------------------------------------------------------------
-
-    def merge_in(self, remote: dict[str, Any]) -> Outcome:
-        """Merge another replica's session into this store under the lock."""
-        with self._mutation() as state:
-            merged = merge_sessions(state, remote, caps=self.config.caps)
-            self._audit("merge", "session")
-            state.clear()
-            state.update(merged)
-        return Outcome(True, "merged")

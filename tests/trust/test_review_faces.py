@@ -62,3 +62,30 @@ async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path
         refused = await client.call_tool("memoir_pin", {"id": c["id"]})
         assert refused.is_error
     assert store.working_set().decisions == ()
+
+
+def test_purge_removes_the_text_from_the_review_queue_too(store: Store) -> None:
+    from memoir_tui.core.review import merge_review, pin
+
+    secret_plan = "We are going with the Falcon vendor for billing"
+    enqueue(store, [candidate(secret_plan), candidate("Deploy with Falcon tooling daily")])
+    old_queue = json.loads(review_path(store).read_text())  # a stale replica's copy
+    pin(store, next(i for i in old_queue["items"] if i["text"] == secret_plan)["id"])
+    store.hide_decision(store.resolve_decision("falcon vendor").key)
+    store.purge_decision(store.working_set().tombstones[0].key)
+    for path in store.root.rglob("*"):
+        if path.is_file():
+            assert "Falcon vendor" not in path.read_text(errors="replace"), path
+    queue = json.loads(review_path(store).read_text())
+    # merging the stale replica back never restores the text
+    merged = merge_review(queue, old_queue)
+    assert "Falcon vendor" not in json.dumps(merged)
+    assert len(merged["items"]) == 2
+
+
+def test_interrupted_writes_leave_no_temp_file_behind(store: Store) -> None:
+    store.add_goal("first")
+    stale = store.root / ".session.json.abc123.tmp"
+    stale.write_text('{"text": "purged long ago"}')
+    store.add_goal("second")
+    assert not stale.exists()
