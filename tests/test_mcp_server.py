@@ -44,6 +44,7 @@ TOOLS = {
     "memoir_pin",
     "memoir_reject",
     "memoir_consolidate",
+    "memoir_sync_status",
 }
 READ_ONLY = {
     "memoir_status",
@@ -52,13 +53,13 @@ READ_ONLY = {
     "memoir_resume",
     "memoir_review",
     "memoir_consolidate",
+    "memoir_sync_status",
 }
 LATER_ISSUES = {
     "memoir_recall",
     "memoir_remember",
     "memoir_list",
     "memoir_read",
-    "memoir_sync",
 }
 READ_SURFACES = [
     ("memoir_session", {}),

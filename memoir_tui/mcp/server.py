@@ -293,6 +293,13 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         and host index problems — each with why. Report only: a person applies them."""
         return plain(tools.consolidate_report)
 
+    @tool("Sync status", READ_ONLY)
+    def memoir_sync_status() -> str:
+        """Show how this store syncs between machines: the remote (credentials masked),
+        encryption on or off, machines that have synced and when, changes not yet pushed,
+        and what the last sync merged. Read-only; it contacts no remote."""
+        return plain(tools.sync_status_report)
+
     return server
 
 

@@ -722,3 +722,13 @@ def consolidate_report(store: Store) -> Reply:
     if shown < len(report.proposals):
         lines.append(f"\n({len(report.proposals) - shown} more: run `memoir-tui consolidate`)")
     return Reply("\n".join(lines))
+
+
+# --- sync status (read-only; pushing and pulling are a person's acts) -----------------------
+
+
+def sync_status_report(store: Store) -> Reply:
+    from memoir_tui.core.sync import sync_status
+
+    status = sync_status(store)  # no network: "behind" is as of the last fetch
+    return Reply("\n".join(status.lines()))
