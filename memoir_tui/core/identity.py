@@ -10,6 +10,7 @@ deliberate difference: anything unparseable is the epoch, everywhere.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -93,6 +94,12 @@ def parse_iso_ms(value: Any) -> int | None:
     """Milliseconds since the epoch, or None when ``value`` is not an ISO date."""
     if not isinstance(value, str):
         return None
+    return _parse_iso_str(value)
+
+
+@functools.lru_cache(maxsize=16384)
+def _parse_iso_str(value: str) -> int | None:
+    # Cached: sorting and merging compare the same few thousand stamps many times.
     m = _ISO_RE.match(value.strip())
     if not m:
         return None

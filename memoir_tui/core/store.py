@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -196,6 +197,11 @@ class Store:
         if self._machine is None:
             self._machine = load_machine(self.root, label=self._machine_label)
         return self._machine
+
+    @property
+    def machine_label(self) -> str:
+        """This machine's display label; reading it never creates ``machine.id``."""
+        return self._machine.label if self._machine else self._machine_label or socket.gethostname()
 
     def known_machine(self) -> Machine | None:
         """This machine's identity if the store has one; reading never creates it."""

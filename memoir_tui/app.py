@@ -1,0 +1,449 @@
+"""The Textual app: a shell of panes over one memoir ``Store``.
+
+The shell owns what every pane shares: the header (store, machine, read-only),
+the tabs and their number keys, help, the command palette, the footer, the
+file watcher and the one path by which a pane changes the store
+(:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.screens.base.Pane`
+subclass listed in :data:`PANES`; its bindings, help section and palette
+commands are picked up from the class.
+
+This module imports textual; it must never import ``mcp``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+from textual.worker import Worker
+
+from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store, remove_demo_store
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.model import WorkingSet, working_set
+from memoir_tui.core.scope import current_project
+from memoir_tui.core.session import LoadedSession
+from memoir_tui.core.store import Outcome, Store
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.dialogs import FormDialog
+from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
+from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.store_bar import StoreBar
+
+PANES: list[type[Pane]] = [
+    WorkingSetPane,
+    DecisionsPane,
+]
+"""The shell's panes, in tab order; pane *n* is on number key *n*."""
+
+THEME_ENV = "MEMOIR_TUI_THEME"
+DEFAULT_POLL_SECONDS = 0.5
+
+SessionStamp = tuple[int, int, int] | None
+
+
+def _pane_bindings() -> list[BindingType]:
+    return [
+        Binding(
+            str(number),
+            f"show_pane('{pane.PANE_ID}')",
+            pane.TITLE,
+            show=False,
+            tooltip=f"Go to the {pane.TITLE} pane",
+            id=f"app.pane.{pane.PANE_ID}",
+        )
+        for number, pane in enumerate(PANES, start=1)
+    ]
+
+
+def display_path(path: Path) -> str:
+    """The store path with the home directory shown as ``~``."""
+    path = Path(os.path.abspath(path))
+    home = Path(os.path.abspath(os.path.expanduser("~")))
+    try:
+        rest = path.relative_to(home)
+    except ValueError:
+        return str(path)
+    return "~" if str(rest) == "." else f"~/{rest}"
+
+
+def session_stamp(path: Path) -> SessionStamp:
+    """What the watcher compares: inode (atomic renames change it), mtime and size."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class MemoirApp(App[int]):
+    """The memoir-tui shell.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | 1, 2, … | Go to pane 1, 2, … (see the tabs). |
+    | ?, f1 | Help: every key, grouped by pane. |
+    | ctrl+p | Command palette (`area: verb` commands with their keys). |
+    | ctrl+r | Reload the store from disk. |
+    | q | Quit (from the main screen, not inside a dialog or text box). |
+    | ctrl+q | Quit from anywhere. |
+    """
+
+    TITLE = "memoir-tui"
+    CSS_PATH = "styles/app.tcss"
+    AUTO_FOCUS = None  # on_mount focuses the current pane's main list itself
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "q",
+            "quit_from_top",
+            "Quit",
+            tooltip="Quit (not inside a dialog or a text box)",
+            id="app.quit",
+        ),
+        Binding(
+            "question_mark,f1", "help", "Help", tooltip="Every key, grouped by pane", id="app.help"
+        ),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit from anywhere",
+            show=False,
+            priority=True,
+            tooltip="Quit from anywhere, even inside a dialog",
+            id="app.quit_now",
+        ),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Commands",
+            show=False,
+            priority=True,
+            tooltip="Command palette: every action as 'area: verb'",
+            id="app.palette",
+        ),
+        Binding(
+            "ctrl+r",
+            "reload",
+            "Reload",
+            show=False,
+            tooltip="Read the store from disk again",
+            id="app.reload",
+        ),
+        Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
+        *_pane_bindings(),
+    ]
+
+    # Actions of the shell that make no sense while a dialog is open.
+    _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"quit_from_top", "help", "show_pane", "reload"}
+    )
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        display_path: str | None = None,
+        demo: bool = False,
+        poll_interval: float | None = DEFAULT_POLL_SECONDS,
+        theme: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.demo = demo
+        self.store_label = display_path if display_path is not None else _default_label(store)
+        self.poll_interval = poll_interval
+        self.loaded: LoadedSession | None = None
+        self.state: WorkingSet | None = None
+        self._stamp: SessionStamp = None
+        self._notice_shown = False
+        self._bad_theme: str | None = None
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif theme:
+            self._bad_theme = theme
+
+    # --- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StoreBar(self.store_label, self._machine_label())
+        with TabbedContent(initial=PANES[0].PANE_ID, id="panes"):
+            for number, pane in enumerate(PANES, start=1):
+                with TabPane(f"{number} {pane.TITLE}", id=pane.PANE_ID):
+                    yield pane(id=f"{pane.PANE_ID}-pane")
+        yield Footer(show_command_palette=True)
+
+    def _machine_label(self) -> str:
+        # Reading must not create machine.id: the first write registers the machine.
+        return self.store.machine_label
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.current_pane().focus_default()
+        if self.poll_interval:
+            self.set_interval(self.poll_interval, self.poll_session, name="session-watch")
+        if self._bad_theme:
+            self.notify(
+                f"unknown theme {self._bad_theme!r}; using {self.theme}", severity="warning"
+            )
+
+    # --- panes ----------------------------------------------------------------------
+
+    def panes(self) -> list[Pane]:
+        return list(self.query(Pane))
+
+    def pane(self, pane_id: str) -> Pane:
+        return self.query_one(f"#{pane_id}-pane", Pane)
+
+    def current_pane(self) -> Pane:
+        active = self.query_one("#panes", TabbedContent).active or PANES[0].PANE_ID
+        return self.pane(active)
+
+    def action_show_pane(self, pane_id: str) -> None:
+        tabs = self.query_one("#panes", TabbedContent)
+        if tabs.active != pane_id:
+            tabs.active = pane_id
+        self.pane(pane_id).focus_default()
+
+    @on(TabbedContent.TabActivated, "#panes")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # Tabs can also be switched with the mouse; put the focus in the pane.
+        # (Only on the main screen, and not while the app is being torn down.)
+        found = self.screen_stack[0].query(f"#{event.pane.id}-pane") if event.pane.id else []
+        if found and self.screen is self.screen_stack[0]:
+            found.first(Pane).focus_default()
+
+    # --- reading and watching the store -----------------------------------------------
+
+    def reload(self) -> None:
+        """Read the session and re-render every pane (cursors stay on their row keys)."""
+        # Stamp first: a change during the read is seen by the next poll, and a
+        # file that cannot be read is reported once, not every half second.
+        self._stamp = session_stamp(self.store.session_path)
+        try:
+            loaded = self.store.load()
+        except OSError as err:
+            self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
+            return
+        self.loaded = loaded
+        self.state = working_set(
+            loaded.state, project=self.store.project, all_projects=not self.store.project
+        )
+        self.query_one(StoreBar).set_read_only(loaded.read_only)
+        for pane in self.panes():
+            pane.show_state(self.state)
+        if loaded.notice and not self._notice_shown:
+            self._notice_shown = True
+            self.notify(loaded.notice, severity="warning", timeout=12)
+
+    def poll_session(self) -> bool:
+        """Reload if another process changed the session file; True if it did."""
+        if session_stamp(self.store.session_path) == self._stamp:
+            return False
+        self.reload()
+        return True
+
+    def action_reload(self) -> None:
+        self.reload()
+        self.notify("reloaded from disk")
+
+    # --- writing --------------------------------------------------------------------------
+
+    def write(
+        self,
+        change: Callable[[Store], Outcome],
+        *,
+        on_done: Callable[[Outcome], None] | None = None,
+    ) -> Worker[Outcome | None]:
+        """Run one Store mutation off the UI thread, then report it and reload.
+
+        A ``MemoirError`` (or an OS error) becomes an error notification with
+        the core's own sentence; the UI never shows a traceback for them.
+        Tests can ``await app.workers.wait_for_complete()``.
+        """
+        return self.run_worker(
+            partial(self._write_in_thread, change, on_done),
+            name="store-write",
+            group="store-write",
+            thread=True,
+        )
+
+    def _write_in_thread(
+        self, change: Callable[[Store], Outcome], on_done: Callable[[Outcome], None] | None
+    ) -> Outcome | None:
+        try:
+            outcome = change(self.store)
+        except MemoirError as err:
+            self.call_from_thread(self._write_failed, str(err))
+            return None
+        except OSError as err:
+            self.call_from_thread(self._write_failed, f"could not write the store: {err}")
+            return None
+        self.call_from_thread(self._write_done, outcome, on_done)
+        return outcome
+
+    def _write_failed(self, message: str) -> None:
+        self.notify(message, title="Not saved", severity="error", timeout=8)
+        self.reload()
+
+    def _write_done(self, outcome: Outcome, on_done: Callable[[Outcome], None] | None) -> None:
+        self.notify(outcome.message, severity="information" if outcome.changed else "warning")
+        self.reload()
+        if on_done is not None:
+            on_done(outcome)
+
+    # --- help, palette, quitting --------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action in self._TOP_LEVEL_ACTIONS and len(self.screen_stack) > 1)
+
+    async def action_quit_from_top(self) -> None:
+        self.exit(0)
+
+    def help_sections(self) -> list[HelpSection]:
+        """The help screen's content, generated from the bindings of every pane."""
+        active = frozenset(
+            b.binding.id for b in self.active_bindings.values() if b.binding.id is not None
+        )
+        current = type(self.current_pane())
+        sections = [
+            HelpSection(
+                f"{current.TITLE} (this pane)", key_rows(self, own_bindings(current), active)
+            )
+        ]
+        for widget in current.HELP_WIDGETS:
+            title = getattr(widget, "HELP_TITLE", widget.__name__)
+            sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
+        sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
+        for number, pane in enumerate(PANES, start=1):
+            if pane is not current:
+                sections.append(
+                    HelpSection(
+                        f"{pane.TITLE} (press {number})", key_rows(self, own_bindings(pane), active)
+                    )
+                )
+        dialog_bindings = [
+            *own_bindings(ConfirmScreen),
+            *own_bindings(TypeToConfirmScreen),
+            *own_bindings(FormDialog),
+        ]
+        sections.append(HelpSection("Dialogs", key_rows(self, dialog_bindings, active)))
+        return sections
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.help_sections()))
+
+    def _keys_for(self, bindings: list[BindingType], binding_id: str | None) -> str:
+        if binding_id is None:
+            return ""
+        for row in key_rows(self, bindings, frozenset()):
+            if row.binding_id == binding_id:
+                return row.keys
+        return ""
+
+    def _command(
+        self, area: str, verb: str, help_text: str, keys: str, callback: Callable[[], object]
+    ) -> SystemCommand:
+        suffix = f" · key {keys}" if keys else ""
+        return SystemCommand(f"{area}: {verb}", help_text + suffix, callback)
+
+    def pane_commands(self) -> Iterable[SystemCommand]:
+        for pane in PANES:
+            bindings = own_bindings(pane)
+            command: PaneCommand
+            for command in pane.COMMANDS:
+                yield self._command(
+                    pane.AREA,
+                    command.verb,
+                    command.help,
+                    self._keys_for(bindings, command.binding_id),
+                    partial(self.run_pane_command, pane.PANE_ID, command.action),
+                )
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        on_top = screen is self.screen_stack[0]
+        app_bindings = own_bindings(MemoirApp)
+        if on_top:
+            yield from self.pane_commands()
+            for pane in PANES:
+                yield self._command(
+                    "go",
+                    pane.AREA,
+                    f"Show the {pane.TITLE} pane",
+                    self._keys_for(app_bindings, f"app.pane.{pane.PANE_ID}"),
+                    partial(self.action_show_pane, pane.PANE_ID),
+                )
+            yield self._command("app", "help", "Every key, grouped by pane", "?", self.action_help)
+            yield self._command(
+                "app", "reload", "Read the store from disk again", "ctrl+r", self.action_reload
+            )
+        yield self._command(
+            "app",
+            "change theme",
+            "Pick a colour theme (ANSI ones too)",
+            "",
+            self.action_change_theme,
+        )
+        yield self._command("app", "quit", "Leave memoir-tui", "q, ctrl+q", self.action_quit)
+
+    def run_pane_command(self, pane_id: str, action: str) -> None:
+        """Show the pane, then run ``action`` on it once it has been laid out.
+
+        Not awaited here: the palette calls this from the app's own message
+        loop, which must stay free to close the palette and switch tabs.
+        """
+        self.action_show_pane(pane_id)
+        pane = self.pane(pane_id)
+        pane.call_after_refresh(pane.run_action, action)
+
+
+def _default_label(store: Store) -> str:
+    return display_path(store.root)
+
+
+def run_app(store_root: Path | None, *, demo: bool = False) -> int:
+    """Run the app on ``store_root`` (None: the default store), or on a fresh demo copy."""
+    theme = os.environ.get(THEME_ENV) or None
+    if demo:
+        return _run_demo(theme)
+    try:
+        store = Store(store_root, actor="app", project=current_project().id)
+    except MemoirError as err:
+        print(f"memoir-tui: {err}", file=sys.stderr)
+        return 2
+    app = MemoirApp(store, theme=theme)
+    app.run()
+    return app.return_code or 0
+
+
+def _run_demo(theme: str | None) -> int:
+    """The demo store lives in a temporary directory that is removed on exit."""
+    target = Path(tempfile.mkdtemp(prefix="memoir-demo-"))
+    saved_home = os.environ.get("MEMOIR_HOME")
+    try:
+        root = create_demo_store(target)
+        # Anything that resolves "the default store" during the demo finds the copy.
+        os.environ["MEMOIR_HOME"] = str(root)
+        store = Store(root, machine_label=DEMO_MACHINE_LABEL, actor="app")
+        app = MemoirApp(
+            store, demo=True, display_path=f"demo store (temporary copy) {root}", theme=theme
+        )
+        app.run()
+        return app.return_code or 0
+    finally:
+        if saved_home is None:
+            os.environ.pop("MEMOIR_HOME", None)
+        else:
+            os.environ["MEMOIR_HOME"] = saved_home
+        remove_demo_store(target)

@@ -1,0 +1,1 @@
+"""Panes of the shell (one module per pane) and the dialogs they open."""

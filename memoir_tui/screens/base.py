@@ -1,0 +1,78 @@
+"""What every pane of the shell is: a widget that renders a ``WorkingSet``.
+
+A pane declares, as class attributes, everything the shell needs to host it:
+its id and tab title, the area name used in command-palette titles
+(``"decisions: hide"``), the palette commands it offers, and which widget
+classes' bindings the help screen lists under it. The app keeps a registry
+(``memoir_tui.app.PANES``); adding a pane is adding a class to that list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
+
+from textual.widget import Widget
+from textual.worker import Worker
+
+from memoir_tui.core.model import WorkingSet
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Outcome, Store
+
+
+@dataclass(frozen=True, slots=True)
+class PaneCommand:
+    """A command-palette entry: ``"<area>: <verb>"`` running ``action`` on the pane.
+
+    ``binding_id`` names the Binding whose key is shown next to the command.
+    """
+
+    verb: str
+    action: str
+    help: str
+    binding_id: str | None = None
+
+
+class StoreHost(Protocol):
+    """What a pane may ask of the app hosting it."""
+
+    store: Store
+    demo: bool
+
+    def write(
+        self, change: Callable[[Store], Outcome], *, on_done: Callable[[Outcome], None] | None = ...
+    ) -> Worker[Outcome | None]: ...
+
+
+class Pane(Widget, can_focus=False):
+    """Base class of the shell's panes (one per tab)."""
+
+    PANE_ID: ClassVar[str] = ""
+    """The tab id; also used in binding ids (``app.pane.<id>``)."""
+    TITLE: ClassVar[str] = ""
+    """Shown on the tab and as the help-screen section title."""
+    AREA: ClassVar[str] = ""
+    """The area name in palette commands, e.g. ``"working set"``."""
+    COMMANDS: ClassVar[tuple[PaneCommand, ...]] = ()
+    HELP_WIDGETS: ClassVar[tuple[type[Widget], ...]] = ()
+    """Widget classes whose bindings the help screen lists under this pane."""
+
+    DEFAULT_CSS = """
+    Pane {
+        height: 1fr;
+        width: 1fr;
+    }
+    """
+
+    @property
+    def host(self) -> StoreHost:
+        return cast(StoreHost, self.app)
+
+    def show_state(self, ws: WorkingSet) -> None:
+        """Render a fresh snapshot; keep cursors on the same row keys."""
+        raise NotImplementedError
+
+    def focus_default(self) -> None:
+        """Focus the widget a person most likely wants when arriving at the pane."""

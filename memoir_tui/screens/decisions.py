@@ -1,0 +1,340 @@
+"""The decisions pane: visible decisions, filter, add, hide, purge, tombstones."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Label
+
+from memoir_tui.core.model import Decision, WorkingSet
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.dialogs import (
+    AddDecisionScreen,
+    DecisionDetailScreen,
+    DecisionDraft,
+    decision_details,
+)
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.filter_bar import FilterBar
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+
+DECISION_COLUMNS = (
+    ColumnSpec("text", "Decision", weight=4, min_width=12),
+    ColumnSpec("why", "Why", weight=3, min_width=8),
+    ColumnSpec("rejected", "Rejected", weight=2, min_width=6),
+    ColumnSpec("date", "Date", width=10),
+    ColumnSpec("machine", "Machine", width=12, min_table_width=96),
+)
+TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, ColumnSpec("hidden_at", "Hidden", width=10))
+
+HIDE_WARNING = (
+    "Hiding is permanent and spreads to every machine this store syncs with: the decision "
+    "leaves every list there too and can never be un-hidden (noting the same text again is "
+    "refused). A tombstone stays in session.json so the hiding keeps spreading."
+)
+PURGE_WARNING = (
+    "Purging removes the text, why and rejected from session.json; only a hash of the "
+    "text stays, so the purge spreads to every synced machine and the text cannot come "
+    "back. This cannot be undone."
+)
+# Tombstones listed at once; the filter searches all of them.
+TOMBSTONE_ROWS = 200
+
+READ_ONLY_TOMBSTONE = (
+    "Tombstones are read-only: a hidden or purged decision can never be edited or un-hidden."
+)
+
+
+def decision_row(d: Decision, *, with_hidden_column: bool) -> TableRow:
+    style = "dim italic" if d.hidden else ""
+    text = f"[purged] {d.key[:12]}…" if d.purged else d.text
+    cells = [
+        cell(text, style),
+        cell(d.why, style),
+        cell(d.rejected, style),
+        cell(short_date(d.date), style),
+        cell(d.machine_label, style),
+    ]
+    if with_hidden_column:
+        cells.append(cell(short_date(d.hidden_at) if d.hidden else "", style))
+    return TableRow(d.key, tuple(cells))
+
+
+class DecisionsPane(Pane):
+    """Decisions, so settled questions stay settled.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Show the selected decision in full. |
+    | a | Note a decision (text, why, rejected). |
+    | / | Filter as you type (text, why, rejected). |
+    | escape | Clear the filter. |
+    | d | Hide the selected decision for ever (asks first). |
+    | D | Purge it: hide and remove its text (asks for a typed word). |
+    | t | Show or hide tombstones (read-only, greyed). |
+    """
+
+    PANE_ID = "decisions"
+    TITLE = "Decisions"
+    AREA = "decisions"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a", "add", "Add", tooltip="Note a decision (text, why, rejected)", id="decisions.add"
+        ),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            tooltip="Filter as you type over text, why and rejected",
+            id="decisions.filter",
+        ),
+        Binding(
+            "d",
+            "hide",
+            "Hide",
+            tooltip="Hide the selected decision for ever (asks first)",
+            id="decisions.hide",
+        ),
+        Binding(
+            "D",
+            "purge",
+            "Purge",
+            tooltip="Hide and remove the text, keeping only a hash (asks for a typed word)",
+            id="decisions.purge",
+        ),
+        Binding(
+            "t",
+            "toggle_tombstones",
+            "Tombstones",
+            tooltip="Show or hide hidden and purged decisions (greyed, read-only)",
+            id="decisions.tombstones",
+        ),
+        Binding(
+            "enter",
+            "detail",
+            "Details",
+            show=False,
+            tooltip="Show the selected decision in full",
+            id="decisions.detail",
+        ),
+        Binding(
+            "escape",
+            "clear_filter",
+            "Clear filter",
+            show=False,
+            tooltip="Clear the filter",
+            id="decisions.clear_filter",
+        ),
+    ]
+
+    COMMANDS = (
+        PaneCommand("add", "add", "Note a decision with why and rejected", "decisions.add"),
+        PaneCommand("filter", "filter", "Filter decisions as you type", "decisions.filter"),
+        PaneCommand(
+            "clear filter", "clear_filter", "Show every decision again", "decisions.clear_filter"
+        ),
+        PaneCommand("details", "detail", "Show the selected decision in full", "decisions.detail"),
+        PaneCommand("hide", "hide", "Hide the selected decision for ever", "decisions.hide"),
+        PaneCommand(
+            "purge", "purge", "Hide and remove the text of the selected decision", "decisions.purge"
+        ),
+        PaneCommand(
+            "toggle tombstones",
+            "toggle_tombstones",
+            "Show or hide hidden and purged decisions (read-only)",
+            "decisions.tombstones",
+        ),
+    )
+    HELP_WIDGETS = (ItemTable, FilterBar)
+
+    DEFAULT_CSS = """
+    DecisionsPane > #decisions-status {
+        width: 1fr;
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state: WorkingSet | None = None
+        self.show_tombstones = False
+        self.filter_text = ""
+        self._by_key: dict[str, Decision] = {}
+
+    def compose(self) -> ComposeResult:
+        yield FilterBar("filter decisions: text, why, rejected", id="decision-filter")
+        yield ItemTable(DECISION_COLUMNS, id="decisions-table")
+        yield Label("", id="decisions-status")
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#decisions-table", ItemTable)
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        return self.query_one(FilterBar)
+
+    def focus_default(self) -> None:
+        self.table.focus()
+
+    def show_state(self, ws: WorkingSet) -> None:
+        self.state = ws
+        self._render_rows()
+
+    def visible_decisions(self) -> tuple[list[Decision], int]:
+        """What the table shows: filtered decisions, then (toggled on) tombstones.
+
+        Returns the rows and how many tombstones matched; at most
+        ``TOMBSTONE_ROWS`` of them are listed (the filter reaches them all).
+        """
+        if self.state is None:
+            return [], 0
+        needle = self.filter_text.strip()
+
+        def keep(d: Decision) -> bool:
+            return not needle or d.matches(needle)
+
+        shown = [d for d in self.state.decisions if keep(d)]
+        if not self.show_tombstones:
+            return shown, 0
+        tombstones = [d for d in self.state.tombstones if keep(d)]
+        return shown + tombstones[:TOMBSTONE_ROWS], len(tombstones)
+
+    def _render_rows(self) -> None:
+        shown, matching_tombstones = self.visible_decisions()
+        self._by_key = {d.key: d for d in shown}
+        table = self.table
+        columns = TOMBSTONE_COLUMNS if self.show_tombstones else DECISION_COLUMNS
+        if table.column_specs != columns:
+            table.set_columns(columns)
+        table.set_rows([decision_row(d, with_hidden_column=self.show_tombstones) for d in shown])
+        ws = self.state
+        visible = len(ws.decisions) if ws else 0
+        tombstones = len(ws.tombstones) if ws else 0
+        total = visible + (tombstones if self.show_tombstones else 0)
+        self.filter_bar.set_count(len(shown) + max(matching_tombstones - TOMBSTONE_ROWS, 0), total)
+        if not self.show_tombstones:
+            status = f"{visible} decisions · {tombstones} tombstones hidden · t shows them"
+        elif matching_tombstones > TOMBSTONE_ROWS:
+            status = (
+                f"{visible} decisions · newest {TOMBSTONE_ROWS} of {matching_tombstones} "
+                "tombstones (greyed, read-only) · / filter reaches them all"
+            )
+        else:
+            status = (
+                f"{visible} decisions · showing {tombstones} tombstones (greyed, read-only) "
+                "· t hides them"
+            )
+        self.query_one("#decisions-status", Label).update(status)
+
+    def selected(self) -> Decision | None:
+        key = self.table.cursor_key
+        return self._by_key.get(key) if key else None
+
+    # --- actions ----------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text)  # otherwise escape goes on up the chain
+        return True
+
+    def action_filter(self) -> None:
+        self.filter_bar.focus_input()
+
+    def action_clear_filter(self) -> None:
+        self.filter_bar.clear_filter()
+        self.filter_text = ""
+        self._render_rows()
+        self.table.focus()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, event: FilterBar.Changed) -> None:
+        self.filter_text = event.value
+        self._render_rows()
+
+    @on(FilterBar.Done)
+    def _filter_done(self, event: FilterBar.Done) -> None:
+        self.table.focus()
+
+    def action_toggle_tombstones(self) -> None:
+        self.show_tombstones = not self.show_tombstones
+        self._render_rows()
+
+    @on(DataTable.RowSelected, "#decisions-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_detail()
+
+    def action_detail(self) -> None:
+        decision = self.selected()
+        if decision is not None:
+            self.app.push_screen(DecisionDetailScreen(decision))
+
+    def action_add(self) -> None:
+        def noted(draft: DecisionDraft | None) -> None:
+            if draft is not None:
+                self.host.write(
+                    lambda store: store.note_decision(draft.text, draft.why, draft.rejected)
+                )
+
+        self.app.push_screen(AddDecisionScreen(), noted)
+
+    def _live_selection(self) -> Decision | None:
+        decision = self.selected()
+        if decision is None:
+            self.app.notify("No decision is selected.", severity="warning")
+            return None
+        if decision.hidden:
+            self.app.notify(READ_ONLY_TOMBSTONE, severity="warning")
+            return None
+        return decision
+
+    def action_hide(self) -> None:
+        decision = self._live_selection()
+        if decision is None:
+            return
+        key = decision.key
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: store.hide_decision(key))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Hide this decision for ever?",
+                decision_details(decision),
+                warning=HIDE_WARNING,
+                yes_label="Hide for ever (y)",
+                no_label="Cancel (n)",
+                danger=True,
+            ),
+            answered,
+        )
+
+    def action_purge(self) -> None:
+        decision = self._live_selection()
+        if decision is None:
+            return
+        key = decision.key
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: store.purge_decision(key))
+
+        self.app.push_screen(
+            TypeToConfirmScreen(
+                "Purge this decision?",
+                decision_details(decision),
+                warning=PURGE_WARNING,
+                word="purge",
+                phrase=decision.text,
+                confirm_label="Purge",
+            ),
+            answered,
+        )

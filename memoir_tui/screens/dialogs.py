@@ -1,0 +1,372 @@
+"""The dialogs of the working-set and decisions panes.
+
+Each dialog only collects input and dismisses with a small frozen value (or
+``None`` when cancelled); the pane turns that value into one ``Store`` call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypeVar
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+
+from memoir_tui.core.model import Decision
+from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.item_table import long_date
+
+T = TypeVar("T")
+
+ITEM_KINDS: dict[str, str] = {
+    "goal": "Goal",
+    "next_action": "Next action",
+    "question": "Open question",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ItemDraft:
+    kind: str  # a key of ITEM_KINDS
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnd:
+    summary: str
+    files_touched: tuple[str, ...]
+    duration_min: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDraft:
+    text: str
+    why: str
+    rejected: str
+
+
+def decision_details(decision: Decision, *, with_key: bool = False) -> RenderableType:
+    """A decision in full, as a two-column grid (used by detail and confirm dialogs)."""
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    if decision.purged:
+        grid.add_row("Text", Text("[purged] only its hash remains", style="italic"))
+        grid.add_row("Hash", Text(decision.key))
+    else:
+        grid.add_row("Text", Text(decision.text))
+        grid.add_row("Why", Text(decision.why or "—", style="" if decision.why else "dim"))
+        grid.add_row(
+            "Rejected", Text(decision.rejected or "—", style="" if decision.rejected else "dim")
+        )
+    grid.add_row("Date", Text(long_date(decision.date) or "—"))
+    grid.add_row("Machine", Text(decision.machine_label or decision.machine_id or "—"))
+    if decision.project:
+        grid.add_row("Project", Text(decision.project))
+    if decision.hidden:
+        grid.add_row("Hidden at", Text(long_date(decision.hidden_at) or "(no date)"))
+    if with_key and not decision.purged:
+        grid.add_row("Key", Text(decision.key, style="dim"))
+    return grid
+
+
+class FormDialog(DialogScreen[T]):
+    """Base of the input dialogs: shared keys, error line and buttons.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | ctrl+s | Save. |
+    | escape | Cancel. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("ctrl+s", "save", "Save", id="dialog.save"),
+    ]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_save(self) -> None:
+        raise NotImplementedError
+
+    def show_error(self, message: str) -> None:
+        error = self.query_one("#dialog-error", Label)
+        error.update(message)
+        error.add_class("-shown")
+
+    @on(Button.Pressed, "#save")
+    def _save_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
+
+
+def _buttons(save: str) -> Horizontal:
+    return Horizontal(
+        Button(save, id="save", variant="primary", compact=True),
+        Button("Cancel (esc)", id="cancel", compact=True),
+        classes="dialog--buttons",
+    )
+
+
+class AddItemScreen(FormDialog[ItemDraft | None]):
+    """Add a goal, a next action or an open question.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Add (in the text box). |
+    | ctrl+s | Add. |
+    | ctrl+g | Make it a goal. |
+    | ctrl+n | Make it a next action. |
+    | ctrl+o | Make it an open question. |
+    | escape | Cancel. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+g", "kind('goal')", "Goal", id="add_item.goal"),
+        Binding("ctrl+n", "kind('next_action')", "Next action", id="add_item.next_action"),
+        Binding("ctrl+o", "kind('question')", "Question", id="add_item.question"),
+    ]
+
+    DEFAULT_CSS = """
+    AddItemScreen RadioSet {
+        layout: horizontal;
+        width: 1fr;
+        height: auto;
+        border: none;
+        padding: 0;
+    }
+    AddItemScreen RadioSet > RadioButton {
+        width: auto;
+        margin-right: 2;
+    }
+    """
+
+    def __init__(self, kind: str = "next_action") -> None:
+        super().__init__()
+        self.initial_kind = kind if kind in ITEM_KINDS else "next_action"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("Add to the working set", classes="dialog--title")
+            with RadioSet(id="kind"):
+                for kind, label in ITEM_KINDS.items():
+                    yield RadioButton(label, value=kind == self.initial_kind, id=f"kind-{kind}")
+            yield Label("Text", classes="dialog--label")
+            yield Input(placeholder="what, in one line", id="text")
+            yield Label("", id="dialog-error", classes="dialog--error")
+            yield Label(
+                "enter adds · ctrl+g goal · ctrl+n next action · ctrl+o question · esc cancels",
+                classes="dialog--hint",
+            )
+            yield _buttons("Add")
+
+    def on_mount(self) -> None:
+        self.query_one("#text", Input).focus()
+
+    def action_kind(self, kind: str) -> None:
+        self.query_one(f"#kind-{kind}", RadioButton).value = True
+
+    @property
+    def kind(self) -> str:
+        pressed = self.query_one(RadioSet).pressed_button
+        if pressed is None or pressed.id is None:
+            return self.initial_kind
+        return pressed.id.removeprefix("kind-")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
+    def action_save(self) -> None:
+        text = self.query_one("#text", Input).value
+        if not text.strip():
+            self.show_error("Type some text first.")
+            return
+        self.dismiss(ItemDraft(self.kind, text))
+
+
+class SessionEndScreen(FormDialog[SessionEnd | None]):
+    """Record the end of a working session in the history.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Next field; save from the last one. |
+    | ctrl+s | Save. |
+    | escape | Cancel. |
+    """
+
+    DEFAULT_CSS = """
+    SessionEndScreen #fields {
+        height: auto;
+    }
+    SessionEndScreen #minutes {
+        width: 16;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("Record the end of this session", classes="dialog--title")
+            yield Label("Summary (required): what got done, in a sentence", classes="dialog--label")
+            yield Input(placeholder="e.g. CSV export done; tests green", id="summary")
+            yield Label("Files touched (comma-separated, optional)", classes="dialog--label")
+            yield Input(placeholder="cli/tideline/export.py, cli/tests/test_export.py", id="files")
+            yield Label("Duration in minutes (optional)", classes="dialog--label")
+            yield Input(placeholder="45", id="minutes", type="number")
+            yield Label("", id="dialog-error", classes="dialog--error")
+            yield _buttons("Save")
+
+    def on_mount(self) -> None:
+        self.query_one("#summary", Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "minutes":
+            self.action_save()
+        else:
+            self.focus_next()
+
+    def action_save(self) -> None:
+        summary = self.query_one("#summary", Input).value
+        if not summary.strip():
+            self.show_error("A summary is required.")
+            self.query_one("#summary", Input).focus()
+            return
+        files = tuple(
+            f.strip() for f in self.query_one("#files", Input).value.split(",") if f.strip()
+        )
+        minutes_text = self.query_one("#minutes", Input).value.strip()
+        minutes: float | None = None
+        if minutes_text:
+            try:
+                minutes = float(minutes_text)
+            except ValueError:
+                self.show_error("Duration must be a number of minutes.")
+                return
+            if minutes < 0:
+                self.show_error("Duration cannot be negative.")
+                return
+            if minutes.is_integer():
+                minutes = int(minutes)
+        self.dismiss(SessionEnd(summary, files, minutes))
+
+
+class AddDecisionScreen(FormDialog[DecisionDraft | None]):
+    """Note a decision, with why and what was rejected.
+
+    If why or rejected is left empty, the first save attempt only explains why
+    they matter; saving again goes ahead without them.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Next field; save from the last one. |
+    | ctrl+s | Save. |
+    | escape | Cancel. |
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nudged = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("Note a decision", classes="dialog--title")
+            yield Label("Decision (required)", classes="dialog--label")
+            yield Input(placeholder="e.g. Use SQLite in WAL mode for the local cache", id="text")
+            yield Label(
+                "Why — the reason stops future sessions relitigating it", classes="dialog--label"
+            )
+            yield Input(placeholder="e.g. one file, no daemon, readers never block", id="why")
+            yield Label(
+                "Rejected — the alternatives considered and turned down", classes="dialog--label"
+            )
+            yield Input(placeholder="e.g. LevelDB; plain JSON files", id="rejected")
+            yield Label("", id="dialog-error", classes="dialog--error")
+            yield _buttons("Save")
+
+    def on_mount(self) -> None:
+        self.query_one("#text", Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "rejected":
+            self.action_save()
+        else:
+            self.focus_next(Input)
+
+    def action_save(self) -> None:
+        text = self.query_one("#text", Input).value
+        why = self.query_one("#why", Input).value
+        rejected = self.query_one("#rejected", Input).value
+        if not text.strip():
+            self.show_error("The decision itself is required.")
+            self.query_one("#text", Input).focus()
+            return
+        missing = [
+            name for name, value in (("why", why), ("rejected", rejected)) if not value.strip()
+        ]
+        if missing and not self._nudged:
+            self._nudged = True
+            self.show_error(
+                f"No {' or '.join(missing)} given: the memoir format strongly encourages both, "
+                "so a later session does not reopen the question. Fill them in, or save again "
+                "to go ahead without."
+            )
+            self.query_one(f"#{missing[0]}", Input).focus()
+            return
+        self.dismiss(DecisionDraft(text, why, rejected))
+
+
+class DecisionDetailScreen(DialogScreen[None]):
+    """A decision in full (read-only).
+
+    | Key(s) | Description |
+    | :- | :- |
+    | escape, enter, q | Close. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "close", "Close", id="detail.close"),
+    ]
+
+    DEFAULT_CSS = """
+    DecisionDetailScreen .dialog--body {
+        max-height: 70vh;
+    }
+    """
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__()
+        self.decision = decision
+
+    def compose(self) -> ComposeResult:
+        d = self.decision
+        if d.purged:
+            title = "Purged decision (tombstone, read-only)"
+        elif d.hidden:
+            title = "Hidden decision (tombstone, read-only)"
+        else:
+            title = "Decision"
+        with VerticalScroll(id="dialog"):
+            yield Label(title, classes="dialog--title")
+            with VerticalScroll(classes="dialog--body"):
+                yield Static(decision_details(d, with_key=True), id="detail-body")
+            yield Label("esc closes", classes="dialog--hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Reusable widgets: keyed tables, filter box, header bar, dialogs."""

@@ -1,0 +1,279 @@
+"""``ItemTable``: a row-cursor DataTable keyed by item identity.
+
+Rows are replaced wholesale with :meth:`ItemTable.set_rows`; the cursor stays
+on the same row *key* (an item's identity or a decision's key) across
+reloads, and falls back to the same position when that row is gone (hidden,
+completed, changed by another process). Flexible columns share whatever width
+the table has, so long text is cut with an ellipsis instead of scrolling.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.events import Resize
+from textual.widgets import DataTable
+
+from memoir_tui.core.identity import parse_date_ms
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpec:
+    """One column: a fixed ``width``, or ``None`` to share the leftover width by ``weight``.
+
+    A column with ``min_table_width`` is left out while the table is narrower.
+    """
+
+    key: str
+    label: str
+    width: int | None = None
+    weight: int = 1
+    min_width: int = 6
+    min_table_width: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    key: str
+    cells: tuple[RenderableType, ...]
+
+
+def cell(value: str, style: str = "") -> Text:
+    """A cell that never interprets markup and ends in an ellipsis when cut."""
+    return Text(value, style=style, no_wrap=True, overflow="ellipsis", end="")
+
+
+def long_date(value: str) -> str:
+    """``2026-06-18 16:55 UTC`` for an ISO date-time; the raw text if it is not a date."""
+    ms = parse_date_ms(value)
+    if not ms:
+        return value
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]|$)")
+
+
+def short_date(value: str) -> str:
+    """``2026-06-18`` for an ISO date or date-time; the raw text otherwise.
+
+    The day as written (UTC for the ``Z`` stamps every writer uses); cheap,
+    because a table formats thousands of them.
+    """
+    return value[:10] if _ISO_DAY.match(value) else value
+
+
+def _signature(rows: Sequence[TableRow]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(r.key, tuple(str(c) for c in r.cells)) for r in rows]
+
+
+class ItemTable(DataTable[RenderableType], inherit_bindings=False):
+    """A keyed, row-cursor table used by every pane.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | up, k | Move the cursor up. |
+    | down, j | Move the cursor down. |
+    | home, g | Go to the first row. |
+    | end, G | Go to the last row. |
+    | pageup | Move one page up. |
+    | pagedown | Move one page down. |
+    | enter | Open the row under the cursor (posts `RowSelected`). |
+    """
+
+    HELP_TITLE: ClassVar[str] = "Lists"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, tooltip="Move up", id="table.up"),
+        Binding("down,j", "cursor_down", "Down", show=False, tooltip="Move down", id="table.down"),
+        Binding(
+            "home,g", "first_row", "First row", show=False, tooltip="First row", id="table.first"
+        ),
+        Binding("end,G", "last_row", "Last row", show=False, tooltip="Last row", id="table.last"),
+        Binding(
+            "pageup", "page_up", "Page up", show=False, tooltip="One page up", id="table.page_up"
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            tooltip="One page down",
+            id="table.page_down",
+        ),
+        Binding(
+            "enter",
+            "select_cursor",
+            "Open",
+            show=False,
+            tooltip="Open the row under the cursor",
+            id="table.open",
+        ),
+    ]
+
+    DEFAULT_CSS = """
+    ItemTable {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+    }
+    ItemTable:blur > .datatable--cursor {
+        background: $surface-lighten-1;
+    }
+    """
+
+    def __init__(
+        self,
+        columns: Sequence[ColumnSpec],
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            name=name,
+            id=id,
+            classes=classes,
+            cursor_type="row",
+            zebra_stripes=True,
+            show_row_labels=False,
+        )
+        self._specs: tuple[ColumnSpec, ...] = tuple(columns)
+        self._rows: tuple[TableRow, ...] = ()
+        self._laid_out_width = -1
+        self._wanted_key: str | None = None
+        self._title: str | None = None
+
+    # --- what the table shows ------------------------------------------------
+
+    @property
+    def column_specs(self) -> tuple[ColumnSpec, ...]:
+        return self._specs
+
+    @property
+    def row_keys(self) -> list[str]:
+        return [row.key for row in self._rows]
+
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor, or None when the table is empty."""
+        if not self._rows:
+            return None
+        if self.row_count == 0:  # rows given but not laid out yet (e.g. a hidden tab)
+            return self._wanted_key or self._rows[0].key
+        index = min(max(self.cursor_row, 0), self.row_count - 1)
+        return self.ordered_rows[index].key.value
+
+    def set_columns(self, columns: Sequence[ColumnSpec]) -> None:
+        """Replace the column set (e.g. to add a column); rows must be set again."""
+        self._specs = tuple(columns)
+        self._laid_out_width = -1
+
+    def set_rows(self, rows: Sequence[TableRow], *, title: str | None = None) -> None:
+        """Show ``rows``, keeping the cursor on the same key (or position).
+
+        ``title`` replaces the first column's label, so a table can name itself
+        (``"Goals · 3"``) without a separate title line.
+        """
+        rows = tuple(rows)
+        relabel = title is not None and title != self._title
+        unchanged_layout = self._laid_out_width == self._available_width() and self.row_count
+        if not relabel and unchanged_layout and _signature(rows) == _signature(self._rows):
+            return  # a reload that changed nothing here: keep the table as it is
+        self._rows = rows
+        if relabel:
+            self._title = title
+            self._laid_out_width = -1  # relabel the header
+        self._rebuild()
+
+    def move_to_key(self, key: str) -> bool:
+        """Put the cursor on the row with ``key`` (now, or once the table is laid out)."""
+        keys = self.row_keys
+        if key not in keys:
+            return False
+        if self.row_count == 0:
+            self._wanted_key = key
+        else:
+            self.move_cursor(row=keys.index(key), animate=False)
+        return True
+
+    # --- layout ----------------------------------------------------------------
+
+    def _available_width(self) -> int:
+        return max(self.size.width - 1, 0)  # keep a column for the scrollbar
+
+    def shown_specs(self) -> tuple[ColumnSpec, ...]:
+        """The columns that fit the table's current width."""
+        width = self._available_width()
+        return tuple(s for s in self._specs if width >= s.min_table_width)
+
+    def _widths(self, specs: tuple[ColumnSpec, ...]) -> list[int]:
+        padding = 2 * self.cell_padding * len(specs)
+        fixed = sum(s.width for s in specs if s.width is not None)
+        flexible = [s for s in specs if s.width is None]
+        spare = max(self._available_width() - padding - fixed, 0)
+        total_weight = sum(s.weight for s in flexible) or 1
+        widths: list[int] = []
+        given = 0
+        for spec in specs:
+            if spec.width is not None:
+                widths.append(spec.width)
+                continue
+            share = max(spare * spec.weight // total_weight, spec.min_width)
+            widths.append(share)
+            given += share
+        # Hand the rounding remainder to the first flexible column.
+        if flexible and given < spare:
+            first = next(i for i, s in enumerate(specs) if s.width is None)
+            widths[first] += spare - given
+        return widths
+
+    def _rebuild(self) -> None:
+        if not self.size.width:
+            return  # not laid out yet (or in a hidden tab): the first Resize builds it
+        keep_key = self.cursor_key
+        keep_row = self.cursor_row
+        self._wanted_key = None
+        width = self._available_width()
+        specs = self.shown_specs()
+        if width != self._laid_out_width or [c.value for c in self.columns] != [
+            s.key for s in specs
+        ]:
+            self.clear(columns=True)
+            for index, (spec, w) in enumerate(zip(specs, self._widths(specs), strict=True)):
+                label = self._title if index == 0 and self._title is not None else spec.label
+                self.add_column(
+                    Text(label, style="bold" if index == 0 else ""), width=w, key=spec.key
+                )
+            self._laid_out_width = width
+        else:
+            self.clear()
+        shown = [i for i, spec in enumerate(self._specs) if spec in specs]
+        for row in self._rows:
+            self.add_row(*(row.cells[i] for i in shown), key=row.key)
+        if not self._rows:
+            return
+        keys = self.row_keys
+        target = keys.index(keep_key) if keep_key in keys else min(keep_row, len(keys) - 1)
+        self.move_cursor(row=max(target, 0), animate=False)
+
+    def on_resize(self, event: Resize) -> None:
+        if self._available_width() != self._laid_out_width:
+            self._rebuild()
+
+    # --- actions -----------------------------------------------------------------
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)

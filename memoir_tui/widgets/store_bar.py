@@ -1,0 +1,70 @@
+"""``StoreBar``: the one-line header naming the store, the machine and its mode."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+
+class StoreBar(Horizontal):
+    """Shows ``memoir``, the store path, this machine's label and ``READ-ONLY``.
+
+    No key bindings.
+    """
+
+    DEFAULT_CSS = """
+    StoreBar {
+        dock: top;
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $foreground;
+    }
+    StoreBar > Label {
+        width: auto;
+        padding: 0 1;
+    }
+    StoreBar > .store-bar--brand {
+        background: $primary;
+        color: $text;
+        text-style: bold;
+    }
+    StoreBar > .store-bar--path {
+        width: 1fr;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    StoreBar > .store-bar--machine {
+        color: $text-muted;
+    }
+    StoreBar > .store-bar--mode {
+        display: none;
+        background: $error;
+        color: $text;
+        text-style: bold;
+    }
+    StoreBar.-read-only > .store-bar--mode {
+        display: block;
+    }
+    """
+
+    def __init__(self, path: str, machine: str, *, read_only: bool = False) -> None:
+        super().__init__(id="store-bar")
+        self._path = path
+        self._machine = machine
+        self.set_class(read_only, "-read-only")
+
+    def compose(self) -> ComposeResult:
+        yield Label("memoir", classes="store-bar--brand")
+        yield Label(self._path, classes="store-bar--path", markup=False)
+        yield Label(f"machine: {self._machine}", classes="store-bar--machine", markup=False)
+        yield Label("READ-ONLY", classes="store-bar--mode")
+
+    @property
+    def read_only(self) -> bool:
+        return self.has_class("-read-only")
+
+    def set_read_only(self, read_only: bool) -> None:
+        self.set_class(read_only, "-read-only")

@@ -1,0 +1,536 @@
+"""Pilot tests for every action of the working-set and decisions panes.
+
+Each test drives the app with keys, waits for the Store write to finish and
+then reads ``session.json`` from disk: what the person did must be on disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from memoir_tui.app import MemoirApp
+from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
+from memoir_tui.core.identity import identity, iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.store import Store
+from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.dialogs import (
+    AddDecisionScreen,
+    AddItemScreen,
+    DecisionDetailScreen,
+    SessionEndScreen,
+)
+from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.item_table import ItemTable
+
+SIZE = (100, 30)
+DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
+PIPX = "Ship the CLI through pipx, not as a PyInstaller binary"
+NEWEST_ACTION = "Write the Alembic migration that adds updated_at to entries"
+
+
+class JulyClock:
+    """Ticks one second per call from 2026-07-01, after every date in the demo fixtures."""
+
+    def __init__(self) -> None:
+        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
+
+    def __call__(self) -> str:
+        self.ms += 1000
+        return iso_from_ms(self.ms)
+
+
+@pytest.fixture
+def demo_store(tmp_path: Path) -> Store:
+    root = create_demo_store(tmp_path / "store")
+    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL)
+
+
+def make_app(store: Store) -> MemoirApp:
+    return MemoirApp(store, display_path="demo store", poll_interval=None)
+
+
+def on_disk(store: Store) -> dict[str, Any]:
+    return json.loads(store.session_path.read_text(encoding="utf-8"))
+
+
+def texts(items: list[dict[str, Any]]) -> list[str]:
+    return [i["text"] for i in items]
+
+
+def decision_on_disk(store: Store, text: str) -> dict[str, Any]:
+    key = text_hash(text)
+    for d in on_disk(store)["current"]["decisions"]:
+        if d.get("text_hash") == key or (d["text"] != "[purged]" and text_hash(d["text"]) == key):
+            return d
+    raise AssertionError(f"{text!r} is not in session.json")
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Let messages run, wait for Store writes in workers, then let the reload render."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """Paste ``text`` into the focused input (one event instead of a key per letter)."""
+    focused = pilot.app.focused
+    assert isinstance(focused, Input), focused
+    focused.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+async def go_to_decisions(pilot: Pilot[Any]) -> DecisionsPane:
+    await pilot.press("2")
+    await settle(pilot)
+    pane = pilot.app.query_one(DecisionsPane)
+    assert pilot.app.focused is pane.table
+    return pane
+
+
+async def select_decision(pilot: Pilot[Any], pane: DecisionsPane, text: str) -> None:
+    assert pane.table.move_to_key(text_hash(text))
+    await pilot.pause()
+    selected = pane.selected()
+    assert selected is not None and selected.text == text
+
+
+# --- working set ------------------------------------------------------------------
+
+
+async def test_add_next_action_from_the_focused_list(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.focused is app.query_one("#next-actions")
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, AddItemScreen)
+        assert app.screen.kind == "next_action"
+        await type_text(pilot, "Ask Priya about the flag rollout")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, AddItemScreen)
+        table = app.query_one("#next-actions", ItemTable)
+        assert identity("Ask Priya about the flag rollout") in table.row_keys
+    actions = on_disk(demo_store)["current"]["next_actions"]
+    added = [a for a in actions if a["text"] == "Ask Priya about the flag rollout"]
+    assert len(added) == 1
+    assert added[0]["machine_id"] == DEMO_MACHINE_ID
+    assert added[0]["added"].startswith("2026-07-01")
+
+
+async def test_add_goal_from_the_goals_list(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#goals", ItemTable).focus()
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen.kind == "goal"
+        await type_text(pilot, "Onboard two beta customers")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert identity("Onboard two beta customers") in app.query_one("#goals", ItemTable).row_keys
+    goals = on_disk(demo_store)["current"]["goals"]
+    assert "Onboard two beta customers" in texts(goals)
+    assert "Onboard two beta customers" not in texts(on_disk(demo_store)["current"]["next_actions"])
+
+
+async def test_add_question_switching_kind_in_the_dialog(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await type_text(pilot, "Who owns the release checklist?")
+        await pilot.press("enter")
+        await settle(pilot)
+    current = on_disk(demo_store)["current"]
+    assert "Who owns the release checklist?" in texts(current["open_questions"])
+    assert "Who owns the release checklist?" not in texts(current["next_actions"])
+
+
+async def test_add_dialog_refuses_blank_text_and_escape_cancels(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a", "space", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AddItemScreen)
+        assert "-shown" in app.screen.query_one("#dialog-error").classes
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, AddItemScreen)
+    assert demo_store.session_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("key", ["x", "space"])
+async def test_complete_next_action(demo_store: Store, key: str) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#next-actions", ItemTable)
+        assert table.cursor_key == identity(NEWEST_ACTION)
+        await pilot.press(key)
+        await settle(pilot)
+        assert identity(NEWEST_ACTION) not in table.row_keys
+        assert identity(NEWEST_ACTION) in app.query_one("#completed", ItemTable).row_keys
+        # The cursor stays where it was: on the next action now in that row.
+        assert table.cursor_row == 0
+    current = on_disk(demo_store)["current"]
+    assert NEWEST_ACTION not in texts(current["next_actions"])
+    done = [c for c in current["completed_actions"] if c["text"] == NEWEST_ACTION]
+    assert len(done) == 1 and done[0]["done_at"].startswith("2026-07-01")
+
+
+async def test_complete_needs_the_next_actions_list(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#goals", ItemTable).focus()
+        await pilot.press("x")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("Next actions" in m for m in messages)
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_record_session_end(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionEndScreen)
+        await type_text(pilot, "CSV export done")
+        await pilot.press("enter")
+        await type_text(pilot, "cli/export.py, cli/tests/test_export.py")
+        await pilot.press("enter")
+        await type_text(pilot, "45")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, SessionEndScreen)
+    history = on_disk(demo_store)["history"]
+    newest = history[0]
+    assert newest["summary"] == "CSV export done"
+    assert newest["files_touched"] == ["cli/export.py", "cli/tests/test_export.py"]
+    assert newest["duration_min"] == 45
+    assert newest["machine_id"] == DEMO_MACHINE_ID
+    assert len(history) == 13
+
+
+async def test_session_end_with_e_requires_a_summary(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e", "ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionEndScreen)
+        assert "-shown" in app.screen.query_one("#dialog-error").classes
+        await pilot.press("escape")
+        await settle(pilot)
+    assert demo_store.session_path.read_bytes() == before
+
+
+# --- decisions ------------------------------------------------------------------------
+
+
+async def test_add_decision_with_why_and_rejected(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, AddDecisionScreen)
+        await type_text(pilot, "Use Sentry for error tracking")
+        await pilot.press("enter")
+        await type_text(pilot, "Source maps and release tracking")
+        await pilot.press("enter")
+        await type_text(pilot, "Rollbar; self-hosted GlitchTip")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert text_hash("Use Sentry for error tracking") in pane.table.row_keys
+    saved = decision_on_disk(demo_store, "Use Sentry for error tracking")
+    assert saved["why"] == "Source maps and release tracking"
+    assert saved["rejected"] == "Rollbar; self-hosted GlitchTip"
+    assert saved["machine_id"] == DEMO_MACHINE_ID
+    assert "hidden" not in saved
+
+
+async def test_add_decision_nudges_for_why_then_saves_without(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await go_to_decisions(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, "Pin Node to 22 LTS")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, AddDecisionScreen)  # nudged, still open
+        error = app.screen.query_one("#dialog-error")
+        assert "why" in str(error.render()) and "-shown" in error.classes
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, AddDecisionScreen)
+    saved = decision_on_disk(demo_store, "Pin Node to 22 LTS")
+    assert "why" not in saved and "rejected" not in saved
+
+
+async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        assert pane.table.row_count == 12
+        await pilot.press("slash")
+        await settle(pilot)
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"pipx")  # typed key by key: only in the text of one decision
+        await settle(pilot)
+        assert pane.table.row_keys == [text_hash(PIPX)]
+        app.focused.value = ""
+        await type_text(pilot, "ANTIVIRUS")  # only in its why (case-insensitive)
+        await settle(pilot)
+        assert pane.table.row_keys == [text_hash(PIPX)]
+        app.focused.value = ""
+        await settle(pilot)
+        assert pane.table.row_count == 12
+        await type_text(pilot, "homebrew")  # only in its rejected
+        await settle(pilot)
+        assert pane.table.row_keys == [text_hash(PIPX)]
+        await pilot.press("enter")  # keep the filter, back to the list
+        await settle(pilot)
+        assert app.focused is pane.table and pane.filter_text == "homebrew"
+        await pilot.press("escape")  # clears
+        await settle(pilot)
+        assert pane.table.row_count == 12 and pane.filter_text == ""
+        # Letters typed into the filter are text, not commands.
+        await pilot.press("slash", "d", "q")
+        await settle(pilot)
+        assert app.is_running and pane.filter_text == "dq"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pane.filter_text == "" and app.focused is pane.table
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_detail_view_shows_the_decision_in_full(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DecisionDetailScreen)
+        assert app.screen.decision.text == PIPX
+        assert app.screen.decision.rejected == "PyInstaller single-file binary; Homebrew only"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+
+async def test_hide_with_y(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        row = pane.table.cursor_row
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        body = str(app.screen.query_one("#confirm-body").render())
+        assert "Homebrew only" in body or app.screen._body is not None
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert text_hash(PIPX) not in pane.table.row_keys
+        assert pane.table.cursor_row == row  # the next decision moved up under the cursor
+        assert all(d.text != PIPX for d in app.state.decisions)
+    saved = decision_on_disk(demo_store, PIPX)
+    assert saved["hidden"] is True
+    assert saved["hidden_at"].startswith("2026-07-01")
+    assert saved["why"]  # hiding keeps the text; only purge removes it
+
+
+@pytest.mark.parametrize("key", ["n", "escape"])
+async def test_hide_cancelled(demo_store: Store, key: str) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press(key)
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert text_hash(PIPX) in pane.table.row_keys
+    assert demo_store.session_path.read_bytes() == before
+    assert "hidden" not in decision_on_disk(demo_store, PIPX)
+
+
+async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        await pilot.press("d", "enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+    assert demo_store.session_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("typed", ["purge", "Ship the CLI"])
+async def test_purge_with_the_typed_word_or_first_words(demo_store: Store, typed: str) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        await pilot.press("D")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        await type_text(pilot, typed)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert text_hash(PIPX) not in pane.table.row_keys
+        await pilot.press("t")  # even as a tombstone, the text is gone
+        await settle(pilot)
+        tomb = next(d for d in app.state.tombstones if d.key == text_hash(PIPX))
+        assert tomb.purged and tomb.text == "[purged]"
+    saved = decision_on_disk(demo_store, PIPX)
+    assert saved["text"] == "[purged]"
+    assert saved["text_hash"] == text_hash(PIPX)
+    assert saved["hidden"] is True and saved["hidden_at"].startswith("2026-07-01")
+    assert "why" not in saved and "rejected" not in saved
+    raw = demo_store.session_path.read_text(encoding="utf-8")
+    assert PIPX not in raw and "PyInstaller builds tripped antivirus" not in raw
+
+
+@pytest.mark.parametrize(
+    ("typed", "accepted"),
+    [
+        ("purge", True),
+        ("  PURGE ", True),
+        ("Purge.", True),
+        ("ship the cli", True),
+        ("Ship  the CLI through pipx,", True),
+        (PIPX, True),
+        ("", False),
+        ("yes", False),
+        ("ship", False),
+        ("ship the", False),
+        ("the CLI through", False),
+        ("ship the clix", False),
+        ("purge it", False),
+    ],
+)
+def test_purge_confirmation_words(typed: str, accepted: bool) -> None:
+    screen = TypeToConfirmScreen("t", "b", warning="w", word="purge", phrase=PIPX)
+    assert screen.phrase_hint == "Ship the CLI"
+    assert screen.accepts(typed) is accepted
+
+
+async def test_purge_refuses_without_the_word(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        await select_decision(pilot, pane, PIPX)
+        await pilot.press("D")
+        await settle(pilot)
+        for attempt in ("", "yes", "ship", "the CLI through"):
+            screen = app.screen
+            assert isinstance(screen, TypeToConfirmScreen)
+            screen.query_one(Input).value = attempt
+            await pilot.press("enter")
+            await settle(pilot)
+            assert app.screen is screen, attempt  # refused: still open
+            error = screen.query_one("#confirm-error")
+            assert "-shown" in error.classes
+            assert "Not confirmed" in str(error.render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert text_hash(PIPX) in pane.table.row_keys
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await go_to_decisions(pilot)
+        redux = text_hash("Use Redux Toolkit for client state")
+        assert redux not in pane.table.row_keys
+        await pilot.press("t")
+        await settle(pilot)
+        keys = pane.table.row_keys
+        assert len(keys) == 15 and redux in keys
+        purged = "eeb8088ad21f6298471ef657b5aa89d0c296627b5b83db116afe2353f60422d0"
+        assert purged in keys
+        assert [c.value for c in pane.table.columns][-1] == "hidden_at"
+        # No hide, purge or un-hide on a tombstone: a warning, no dialog.
+        pane.table.move_to_key(redux)
+        await pilot.pause()
+        for key in ("d", "D"):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.screen is app.screen_stack[0]
+        messages = [n.message for n in app._notifications]
+        assert any("read-only" in m for m in messages)
+        # The detail view still opens, marked as a tombstone.
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DecisionDetailScreen) and app.screen.decision.hidden
+        await pilot.press("escape", "t")
+        await settle(pilot)
+        assert len(pane.table.row_keys) == 12 and redux not in pane.table.row_keys
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_core_errors_become_notifications(demo_store: Store) -> None:
+    """Noting a forgotten decision again is refused by the core; the app says why."""
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await go_to_decisions(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, "Use Redux Toolkit for client state")
+        await pilot.press("tab")
+        await type_text(pilot, "why")
+        await pilot.press("tab")
+        await type_text(pilot, "rejected")
+        await pilot.press("enter")
+        await settle(pilot)
+        errors = [n for n in app._notifications if n.severity == "error"]
+        assert len(errors) == 1
+        assert "forgotten" in errors[0].message and "Traceback" not in errors[0].message
+        assert app.is_running
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_working_set_pane_never_shows_completed_as_live(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.query_one(WorkingSetPane)
+        live = set(pane.table("next-actions").row_keys)
+        done = set(pane.table("completed").row_keys)
+        assert len(live) == 6 and len(done) == 4 and not live & done
