@@ -26,10 +26,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 RETRY_SECONDS = 0.05
 STALE_SECONDS = 30.0
@@ -54,6 +56,8 @@ _flocks_guard = threading.Lock()
 
 
 def _flock_for(path: Path) -> FileLock:
+    from filelock import FileLock  # imported on first lock: reads never pay for it
+
     with _flocks_guard:
         lock = _flocks.get(path)
         if lock is None:
@@ -160,7 +164,7 @@ def session_lock(
         # Our own processes queue on the flock; a short poll keeps contended
         # writes quick (the 50 ms retry is the JS protocol's, for its file).
         flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=0.002)
-    except Timeout:
+    except TimeoutError:  # filelock.Timeout is a TimeoutError
         raise LockTimeoutError(js_lock, time.monotonic() - started) from None
     try:
         while not _try_create(js_lock):
