@@ -59,7 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["path", "show"])
     p.set_defaults(run=cmd_config)
 
-    p = sub.add_parser("status", help="print the working set")
+    p = sub.add_parser("status", help="print the working set of this project")
+    p.add_argument("--all-projects", action="store_true", help="every project's items")
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="what was believed and valid at an ISO date or date-time (e.g. 2026-06-01)",
+    )
     p.set_defaults(run=cmd_status)
 
     for name, uninstall in (("install-mcp", False), ("uninstall-mcp", True)):
@@ -210,10 +216,17 @@ def cmd_config(ns: argparse.Namespace) -> int:
 
 
 def cmd_status(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.identity import parse_iso_ms
     from memoir_tui.core.render import render_working_set
 
+    at_ms = None
+    if ns.as_of:
+        at_ms = parse_iso_ms(ns.as_of)
+        if at_ms is None:
+            raise MemoirError(f"--as-of needs an ISO date or date-time, got {ns.as_of!r}")
     store = _store(ns)
-    sys.stdout.write(render_working_set(store.working_set(), store_path=store.root))
+    ws = store.working_set(all_projects=ns.all_projects, at_ms=at_ms)
+    sys.stdout.write(render_working_set(ws, store_path=store.root))
     return 0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.merge import (
+    DATE_FIELDS,
     decision_key,
     is_hidden,
     is_purged,
@@ -108,12 +109,23 @@ def working_set(
     Every item passes ``scope.is_visible`` — the one visibility predicate —
     so hidden, completed, rejected, out-of-scope and out-of-window items are
     never live. Tombstones are listed apart (in scope) for audit views.
+    Given ``at_ms``, it answers "as of T": only what was already recorded then
+    (by each list's date field), valid then, and not yet completed then.
+    Forgetting is not undone by asking about the past.
     """
 
     def visible(item: dict[str, Any], list_name: str) -> bool:
+        if at_ms is not None and parse_date_ms(item.get(DATE_FIELDS[list_name])) > at_ms:
+            return False  # not yet believed at that time
         return is_visible(
             item, list_name=list_name, project=project, all_projects=all_projects, at_ms=at_ms
         )
+
+    def done_by_then(key: str) -> list[dict[str, Any]]:
+        done = well_formed_items(current.get(key))
+        if at_ms is None:
+            return done
+        return [t for t in done if parse_date_ms(t.get("done_at")) <= at_ms]
 
     machines_raw = state.get("machines") if isinstance(state.get("machines"), dict) else {}
     labels = {uid: _str(m.get("label")) for uid, m in machines_raw.items() if isinstance(m, dict)}
@@ -127,11 +139,9 @@ def working_set(
     def items(key: str, kind: str, field: str) -> tuple[Item, ...]:
         raw = [i for i in well_formed_items(current.get(key)) if visible(i, key)]
         if key == "goals":
-            raw = suppress_completed(
-                raw, well_formed_items(current.get("completed_goals")), "set_on"
-            )
+            raw = suppress_completed(raw, done_by_then("completed_goals"), "set_on")
         if key == "next_actions":
-            raw = suppress_completed(raw, well_formed_items(current.get("completed_actions")))
+            raw = suppress_completed(raw, done_by_then("completed_actions"))
         return tuple(
             Item(
                 kind=kind,

@@ -212,10 +212,14 @@ class Store:
         """A consistent snapshot (writes are atomic renames, so no lock is needed to read)."""
         return load_session(self.session_path, now=self.clock())
 
-    def working_set(self, *, all_projects: bool = False) -> WorkingSet:
-        """What is live for this store's project (every project when it has none)."""
+    def working_set(self, *, all_projects: bool = False, at_ms: int | None = None) -> WorkingSet:
+        """What is live for this store's project (every project when it has none);
+        with ``at_ms``, what was believed and valid at that time."""
         return working_set(
-            self.load().state, project=self.project, all_projects=all_projects or not self.project
+            self.load().state,
+            project=self.project,
+            all_projects=all_projects or not self.project,
+            at_ms=at_ms,
         )
 
     @property
