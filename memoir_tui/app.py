@@ -33,10 +33,15 @@ from memoir_tui.core.model import WorkingSet, working_set
 from memoir_tui.core.scope import current_project
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
+from memoir_tui.screens.audit import AuditPane
 from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.consolidate import ConsolidatePane
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import FormDialog
 from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
+from memoir_tui.screens.inject import InjectPane
+from memoir_tui.screens.review import ReviewPane
+from memoir_tui.screens.sync import SyncPane
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.store_bar import StoreBar
@@ -44,6 +49,11 @@ from memoir_tui.widgets.store_bar import StoreBar
 PANES: list[type[Pane]] = [
     WorkingSetPane,
     DecisionsPane,
+    ReviewPane,
+    ConsolidatePane,
+    InjectPane,
+    SyncPane,
+    AuditPane,
 ]
 """The shell's panes, in tab order; pane *n* is on number key *n*."""
 

@@ -1,0 +1,397 @@
+"""The audit pane: recent mutations from every face, newest first. Read-only.
+
+A record holds an identity hash, never text. The pane resolves the hash to the
+item's current text where the item still exists; a hidden or purged decision
+shows as "(forgotten)" — never its text — and anything else as "(gone)".
+The log is read in a thread worker; the filters work on what was read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Label
+from textual.worker import Worker, WorkerState
+
+from memoir_tui.core.audit import AUDIT_FILE, AuditRecord, read_audit
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
+from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.review import item_key, load_review, review_path, well_formed_review_items
+from memoir_tui.core.store import Store
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.widgets.fields import FileStamp, file_stamp
+from memoir_tui.widgets.filter_bar import FilterBar
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+
+AUDIT_COLUMNS = (
+    ColumnSpec("time", "Time (UTC)", width=19),
+    ColumnSpec("actor", "Actor", width=8),
+    ColumnSpec("operation", "Operation", width=20),
+    ColumnSpec("list", "List", width=12, min_table_width=120),
+    ColumnSpec("item", "Item", weight=1, min_width=12),
+    ColumnSpec("machine", "Machine", width=12, min_table_width=90),
+)
+
+AUDIT_READ = 2000
+"""Records read from the log (newest first); the filters search all of them."""
+AUDIT_ROWS = 500
+"""Matching records listed at once."""
+LOAD_GROUP = "audit-load"
+
+FORGOTTEN = "(forgotten)"
+GONE = "(gone)"
+NO_ITEM = "—"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """A record with its item resolved for display."""
+
+    key: str
+    record: AuditRecord
+    item: str  # the current text, FORGOTTEN, GONE or NO_ITEM
+    machine: str
+
+    def matches(self, needle: str) -> bool:
+        needle = needle.lower()
+        r = self.record
+        fields = (r.time, r.actor, r.operation, r.list_name, self.item, self.machine)
+        return any(needle in f.lower() for f in fields)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSnapshot:
+    seq: int
+    rows: tuple[AuditRow, ...] = ()
+    error: str = ""
+    actors: tuple[str, ...] = field(default=())
+    operations: tuple[str, ...] = field(default=())
+
+
+def audit_time(value: str) -> str:
+    """``2026-07-01 09:00:01`` (UTC) for an ISO date-time; the raw text otherwise."""
+    ms = parse_iso_ms(value)
+    if ms is None:
+        return value
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
+    """Identity hash → current text for what still exists, and the forgotten hashes.
+
+    Texts come from the session (goals, next actions, questions, visible
+    decisions, completed actions) and the review queue. A hidden or purged
+    decision's hash is forgotten whatever else holds that text, so its text is
+    never shown.
+    """
+    ws = store.working_set(all_projects=True)
+    forgotten = {d.key for d in ws.tombstones}
+    texts: dict[str, str] = {}
+    for item in well_formed_review_items(load_review(review_path(store)).state.get("items")):
+        key = item_key(item)
+        if item.get("purged") is True or item["text"] == PURGED_TEXT:
+            forgotten.add(key)
+        else:
+            texts[key] = item["text"]
+    for c in ws.completed_actions:
+        texts[text_hash(c.text)] = c.text
+    for group in (ws.goals, ws.next_actions, ws.open_questions):
+        for i in group:
+            texts[text_hash(i.text)] = i.text
+    for d in ws.decisions:
+        texts[d.key] = d.text
+    for key in forgotten:
+        texts.pop(key, None)
+    return texts, forgotten
+
+
+def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]:
+    texts, forgotten = item_texts(store)
+    labels = {m.id: m.label for m in store.working_set(all_projects=True).machines if m.label}
+    rows: list[AuditRow] = []
+    seen: dict[str, int] = {}
+    for r in records:
+        base = f"{r.time}|{r.actor}|{r.operation}|{r.list_name}|{r.identity_hash}|{r.machine_id}"
+        seen[base] = seen.get(base, 0) + 1
+        if not r.identity_hash:
+            item = NO_ITEM
+        elif r.identity_hash in forgotten:
+            item = FORGOTTEN
+        else:
+            item = texts.get(r.identity_hash, GONE)
+        machine = labels.get(r.machine_id, r.machine_id[:8])
+        rows.append(AuditRow(f"{base}|{seen[base]}", r, item, machine))
+    return rows
+
+
+def audit_row(row: AuditRow) -> TableRow:
+    r = row.record
+    item_style = "italic dim" if row.item in (FORGOTTEN, GONE, NO_ITEM) else ""
+    return TableRow(
+        row.key,
+        (
+            cell(audit_time(r.time)),
+            cell(r.actor),
+            cell(r.operation),
+            cell(r.list_name),
+            cell(row.item, item_style),
+            cell(row.machine, "dim" if row.machine == r.machine_id[:8] else ""),
+        ),
+    )
+
+
+def _cycle(current: str | None, choices: Sequence[str]) -> str | None:
+    """all → first → … → last → all."""
+    if not choices:
+        return None
+    if current not in choices:
+        return choices[0]
+    index = choices.index(current) + 1
+    return choices[index] if index < len(choices) else None
+
+
+class AuditPane(Pane):
+    """Every change to memory, newest first: who, what, where, from which machine.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | / | Filter as you type (time, actor, operation, list, item, machine). |
+    | a | Cycle the actor filter (all, then each actor in the log). |
+    | o | Cycle the operation filter (all, then each operation in the log). |
+    | escape | Clear every filter. |
+    """
+
+    PANE_ID = "audit"
+    TITLE = "Audit"
+    AREA = "audit"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            tooltip="Filter as you type over time, actor, operation, list, item and machine",
+            id="audit.filter",
+        ),
+        Binding(
+            "a",
+            "cycle_actor",
+            "Actor",
+            tooltip="Cycle the actor filter: all, then each actor in the log",
+            id="audit.actor",
+        ),
+        Binding(
+            "o",
+            "cycle_operation",
+            "Operation",
+            tooltip="Cycle the operation filter: all, then each operation in the log",
+            id="audit.operation",
+        ),
+        Binding(
+            "escape",
+            "clear_filters",
+            "Clear filters",
+            show=False,
+            tooltip="Clear the text, actor and operation filters",
+            id="audit.clear_filters",
+        ),
+    ]
+
+    COMMANDS = (
+        PaneCommand("filter", "filter", "Filter the audit log as you type", "audit.filter"),
+        PaneCommand("filter by actor", "cycle_actor", "Cycle the actor filter", "audit.actor"),
+        PaneCommand(
+            "filter by operation",
+            "cycle_operation",
+            "Cycle the operation filter",
+            "audit.operation",
+        ),
+        PaneCommand(
+            "clear filters", "clear_filters", "Show every record again", "audit.clear_filters"
+        ),
+    )
+    HELP_WIDGETS = (ItemTable, FilterBar)
+
+    DEFAULT_CSS = """
+    AuditPane > #audit-status {
+        width: 1fr;
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: tuple[AuditRow, ...] = ()
+        self.actors: tuple[str, ...] = ()
+        self.operations: tuple[str, ...] = ()
+        self.actor: str | None = None
+        self.operation: str | None = None
+        self.filter_text = ""
+        self.loaded = False
+        self.error = ""
+        self._seq = 0
+        self._stamp: FileStamp = None
+
+    def compose(self) -> ComposeResult:
+        yield FilterBar("filter the log: actor, operation, item, machine…", id="audit-filter")
+        yield ItemTable(AUDIT_COLUMNS, id="audit-table")
+        yield Label("reading the audit log…", id="audit-status", markup=False)
+
+    def on_mount(self) -> None:
+        # Review and sync changes append to the log without touching session.json,
+        # which is all the shell watches.
+        interval = getattr(self.app, "poll_interval", None)
+        if interval:
+            self.set_interval(interval, self.poll_log, name="audit-watch")
+
+    def poll_log(self) -> bool:
+        """Re-read the log if audit.jsonl changed on disk; True if it did."""
+        if file_stamp(self.host.store.root / AUDIT_FILE) == self._stamp:
+            return False
+        self.refresh_log()
+        return True
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#audit-table", ItemTable)
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        return self.query_one(FilterBar)
+
+    def focus_default(self) -> None:
+        self.table.focus()
+
+    # --- reading --------------------------------------------------------------------
+
+    def show_state(self, ws: WorkingSet) -> None:
+        # Every write (from any face) appends to the log and changes what resolves.
+        self.refresh_log()
+
+    def refresh_log(self) -> None:
+        self._seq += 1
+        # Stamp first: a record appended during the read is seen by the next poll.
+        self._stamp = file_stamp(self.host.store.root / AUDIT_FILE)
+        self._read_log(self._seq)
+
+    @work(thread=True, exclusive=True, group=LOAD_GROUP, name="audit-load", exit_on_error=False)
+    def _read_log(self, seq: int) -> AuditSnapshot:
+        store = self.host.store
+        try:
+            records = read_audit(store.root, limit=AUDIT_READ)
+            rows = resolve_rows(store, records)
+        except (MemoirError, OSError) as err:
+            return AuditSnapshot(seq, error=str(err))
+        return AuditSnapshot(
+            seq,
+            tuple(rows),
+            actors=tuple(sorted({r.actor for r in records})),
+            operations=tuple(sorted({r.operation for r in records})),
+        )
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != LOAD_GROUP:
+            return
+        event.stop()
+        if event.state == WorkerState.SUCCESS:
+            snapshot = event.worker.result
+            if isinstance(snapshot, AuditSnapshot) and snapshot.seq == self._seq:
+                self._apply(snapshot)
+        elif event.state == WorkerState.ERROR:
+            self.error = str(event.worker.error)
+            self._render_rows()
+
+    def _apply(self, snapshot: AuditSnapshot) -> None:
+        self.loaded = True
+        self.error = snapshot.error
+        if not snapshot.error:
+            self.rows = snapshot.rows
+            self.actors = snapshot.actors
+            self.operations = snapshot.operations
+        self._render_rows()
+
+    # --- rendering ------------------------------------------------------------------------
+
+    def matching_rows(self) -> list[AuditRow]:
+        needle = self.filter_text.strip()
+        return [
+            row
+            for row in self.rows
+            if (self.actor is None or row.record.actor == self.actor)
+            and (self.operation is None or row.record.operation == self.operation)
+            and (not needle or row.matches(needle))
+        ]
+
+    def _render_rows(self) -> None:
+        matching = self.matching_rows()
+        self.table.set_rows([audit_row(row) for row in matching[:AUDIT_ROWS]])
+        self.filter_bar.set_count(len(matching), len(self.rows))
+        self.query_one("#audit-status", Label).update(self.status_text(len(matching)))
+
+    def status_text(self, matching: int) -> str:
+        if self.error:
+            return f"could not read the audit log: {self.error}"
+        if not self.loaded:
+            return "reading the audit log…"
+        if not self.rows:
+            return "No changes recorded yet: every change from any face is logged here."
+        parts = [f"actor: {self.actor or 'all'} (a)", f"operation: {self.operation or 'all'} (o)"]
+        if matching > AUDIT_ROWS:
+            parts.append(f"newest {AUDIT_ROWS} of {matching} shown")
+        else:
+            parts.append(f"{matching} of {len(self.rows)} records")
+        if len(self.rows) >= AUDIT_READ:
+            parts.append(f"the newest {AUDIT_READ} are searched")
+        return " · ".join(parts)
+
+    # --- actions --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filters":
+            # otherwise escape goes on up the chain
+            return bool(self.filter_text or self.actor or self.operation)
+        return True
+
+    def action_filter(self) -> None:
+        self.filter_bar.focus_input()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, event: FilterBar.Changed) -> None:
+        self.filter_text = event.value
+        self._render_rows()
+
+    @on(FilterBar.Done)
+    def _filter_done(self, event: FilterBar.Done) -> None:
+        self.table.focus()
+
+    def action_cycle_actor(self) -> None:
+        self.actor = _cycle(self.actor, self.actors)
+        self._render_rows()
+
+    def action_cycle_operation(self) -> None:
+        self.operation = _cycle(self.operation, self.operations)
+        self._render_rows()
+
+    def action_clear_filters(self) -> None:
+        self.actor = None
+        self.operation = None
+        self.filter_bar.clear_filter()
+        self.filter_text = ""
+        self._render_rows()
+        self.table.focus()
+
+    def set_filters(self, *, actor: str | None = None, operation: str | None = None) -> None:
+        """Filter by an exact actor and operation (None: all), e.g. from the palette or tests."""
+        self.actor = actor
+        self.operation = operation
+        self._render_rows()

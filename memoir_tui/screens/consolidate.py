@@ -1,0 +1,807 @@
+"""The consolidate pane: clean-up proposals as checklists, applied through the trash.
+
+The scan (``core.consolidate.scan``) compares every pair of entries, so it
+runs in a thread worker; the pane shows a loading indicator meanwhile and
+keeps the previous list. Proposals are listed under their group's heading
+with a mark column; the marked ones are applied (each with its chosen action)
+as one trash record, which ``u`` restores byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Label, LoadingIndicator, Static
+from textual.worker import get_current_worker
+
+from memoir_tui.core.consolidate import (
+    KEEP,
+    ApplyResult,
+    ConsolidateError,
+    Proposal,
+    Report,
+    apply,
+    dismiss,
+    scan,
+    undo_last,
+)
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.store import Outcome, Store
+from memoir_tui.core.trash import Trash, TrashRecord
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
+
+GROUP_KEY = "group:"
+"""Row keys of group headings start with this; proposal rows are keyed by proposal id."""
+
+PROPOSAL_COLUMNS = (
+    ColumnSpec("mark", " ", width=3),
+    ColumnSpec("title", "Proposal", weight=1, min_width=16),
+    ColumnSpec("action", "Action", width=8),
+    ColumnSpec("id", "Id", width=12, min_table_width=90),
+)
+
+ACTION_NOTES = {
+    "merge": "merge into the kept file (both bodies kept, links rewritten); the other goes to trash",
+    "trash": "move the file(s) to the trash",
+    "fix": "fix the index file (the old bytes are kept in the trash)",
+    "unlink": "drop the brackets of the dead links, keeping the words",
+    "complete": "complete the next action (a tombstone in the session)",
+    "keep": "keep as it is and never propose it again",
+}
+
+APPLY_WARNING = (
+    "Removed files go to the store's trash/ folder, and every byte a merge or fix rewrites "
+    "is saved there first: u undoes the whole apply. Completing a next action and keeping a "
+    "proposal are not part of the trash record."
+)
+KEEP_WARNING = (
+    "Kept proposals are recorded in consolidate-dismissed.json and are never proposed again. "
+    "No file is touched."
+)
+UNDO_WARNING = (
+    "Every file this apply touched is put back byte for byte. If one of them changed since, "
+    "undo refuses and restores nothing."
+)
+
+
+class PathNames:
+    """Paths as a person reads them: the home directory shown as ``~``.
+
+    Also turns consolidate's location-independent references (``home:…``,
+    ``store:…``) in titles back into readable paths.
+    """
+
+    def __init__(self, home: Path, store_root: Path | None = None) -> None:
+        self.home = os.path.abspath(home)
+        self.store_root = os.path.abspath(store_root) if store_root is not None else None
+
+    def path(self, path: Path | str) -> str:
+        full = os.path.abspath(path)
+        if self.home != os.sep and (full == self.home or full.startswith(self.home + os.sep)):
+            return "~" + full[len(self.home) :]
+        return full
+
+    def text(self, text: str) -> str:
+        """``text`` with absolute paths under the home directory abbreviated."""
+        text = _REF_RE.sub(self._ref, text)
+        if self.home == os.sep:
+            return text
+        return text.replace(self.home + os.sep, "~" + os.sep)
+
+    def _ref(self, match: re.Match[str]) -> str:
+        root = self.home if match.group(1) == "home" else self.store_root
+        return self.path(root) + "/" if root else match.group(0)
+
+
+_REF_RE = re.compile(r"(?<![\w/:])(home|store):(?=[\w.])")
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    report: Report | None
+    undo: TrashRecord | None  # what `u` would restore
+    error: str = ""
+
+
+def proposal_details(
+    proposal: Proposal, names: PathNames, *, action: str | None = None, compact: bool = False
+) -> RenderableType:
+    """Why, action and files of a proposal, as a two-column grid (``compact``: no files, id)."""
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row("Why", Text(names.text(proposal.why)))
+    chosen = action or proposal.default_action
+    others = [a for a in proposal.actions if a != chosen]
+    grid.add_row(
+        "Action",
+        Text(f"{chosen}: {ACTION_NOTES.get(chosen, chosen)}")
+        + Text(f"  (also: {', '.join(others)})" if others else "", style="dim"),
+    )
+    if proposal.paths and not compact:
+        grid.add_row("Files", Text("\n".join(names.path(p) for p in proposal.paths)))
+    if proposal.score is not None:
+        grid.add_row("Alike", Text(f"{proposal.score:.0f}%"))
+    if not compact:
+        grid.add_row("Id", Text(proposal.id, style="dim"))
+    return grid
+
+
+def choices_table(choices: Sequence[tuple[Proposal, str]], names: PathNames) -> RenderableType:
+    """The marked proposals with the action each will get (for the confirmations)."""
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for proposal, action in choices:
+        grid.add_row(action, Text(names.text(proposal.title)))
+    return grid
+
+
+def record_details(record: TrashRecord, names: PathNames) -> RenderableType:
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row("Trash", Text(record.id))
+    grid.add_row("Applied", Text(record.at))
+    grid.add_row("What", Text(names.text(record.label)))
+    verbs = {"removed": "put back", "modified": "restored", "created": "deleted"}
+    grid.add_row(
+        "Files",
+        Text(
+            "\n".join(
+                f"{verbs.get(item.change, item.change)}: {names.path(item.path)}"
+                for item in record.items
+            )
+        ),
+    )
+    return grid
+
+
+def apply_outcome(result: ApplyResult, asked: int) -> Outcome:
+    parts = [f"Applied {len(result.applied)} of {asked} proposal(s)"]
+    if result.trash_id:
+        parts.append(f"trash {result.trash_id}: u undoes it")
+    if result.failed:
+        parts.append(f"{len(result.failed)} failed: {result.failed[0][1]}")
+    return Outcome(bool(result.applied), " · ".join(parts))
+
+
+class ProposalDetailScreen(DialogScreen[bool]):
+    """A proposal in full: why, action, files, and the evidence.
+
+    Near duplicates show the two files side by side, differing lines
+    highlighted; the two columns scroll together. Dismisses with ``True``
+    when the person asked to toggle the proposal's mark.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | escape, q, enter | Close. |
+    | space | Mark or unmark this proposal, and close. |
+    """
+
+    HELP_TITLE: ClassVar[str] = "Proposal details"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter", "close", "Close", tooltip="Close", id="proposal.close"),
+        Binding(
+            "space",
+            "toggle_mark",
+            "Mark",
+            tooltip="Mark or unmark this proposal, and close",
+            id="proposal.mark",
+        ),
+    ]
+
+    DEFAULT_CSS = """
+    ProposalDetailScreen > #dialog.-side-by-side {
+        width: 98%;
+        max-width: 160;
+        height: 92%;
+    }
+    ProposalDetailScreen #proposal-facts {
+        height: auto;
+        max-height: 10;
+        padding: 0 0 1 0;
+    }
+    ProposalDetailScreen #proposal-evidence-scroll {
+        height: auto;
+        max-height: 50vh;
+        background: $panel;
+        padding: 0 1;
+    }
+    ProposalDetailScreen #proposal-diff {
+        height: 1fr;
+        min-height: 5;
+    }
+    """
+
+    def __init__(
+        self, proposal: Proposal, names: PathNames, *, marked: bool, action: str | None = None
+    ) -> None:
+        super().__init__()
+        self.proposal = proposal
+        self.names = names
+        self.marked = marked
+        self.action = action or proposal.default_action
+        self.files = self._read_pair() if proposal.kind == "near_duplicate" else None
+
+    def _read_pair(self) -> tuple[str, str] | None:
+        if len(self.proposal.paths) < 2:
+            return None
+        try:
+            return tuple(  # type: ignore[return-value]
+                p.read_text(encoding="utf-8", errors="replace") for p in self.proposal.paths[:2]
+            )
+        except OSError:
+            return None
+
+    def compose(self) -> ComposeResult:
+        p = self.proposal
+        mark = "marked" if self.marked else "not marked"
+        hint = f"{mark} · space {'unmarks' if self.marked else 'marks'} it · esc closes"
+        if self.files is not None:
+            left, right = self.files
+            keep, other = self.proposal.paths[:2]
+            with Vertical(id="dialog", classes="-side-by-side"):
+                yield Label(self.names.text(p.title), classes="dialog--title", markup=False)
+                yield Static(
+                    proposal_details(p, self.names, action=self.action, compact=True),
+                    id="proposal-facts",
+                )
+                yield SideBySideDiff(
+                    f"kept: {self.names.path(keep)}",
+                    left,
+                    f"merged in: {self.names.path(other)}",
+                    right,
+                    id="proposal-diff",
+                )
+                yield Label(f"{hint} · tab switches sides", classes="dialog--hint")
+            return
+        with VerticalScroll(id="dialog"):
+            yield Label(self.names.text(p.title), classes="dialog--title", markup=False)
+            yield Static(proposal_details(p, self.names, action=self.action), id="proposal-facts")
+            yield Label("Evidence", classes="dialog--label")
+            with VerticalScroll(id="proposal-evidence-scroll"):
+                yield Static(Text(self.names.text(p.evidence) or "(none)"), id="proposal-evidence")
+            yield Label(hint, classes="dialog--hint")
+
+    def on_mount(self) -> None:
+        if self.files is not None:
+            self.query_one("#diff-left", DiffColumn).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(False)
+
+    def action_toggle_mark(self) -> None:
+        self.dismiss(True)
+
+
+class ConsolidatePane(Pane):
+    """Clean-up proposals as checklists: mark, review, apply, undo.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | space | Mark or unmark the proposal (on a heading: the whole group). |
+    | enter | Details; a side-by-side diff for near duplicates. |
+    | c | Cycle the action of the proposal (merge, trash, keep, …). |
+    | a | Apply the marked proposals (asks for their count). |
+    | K | Keep the marked proposals: never propose them again (asks first). |
+    | u | Undo the last apply from the trash (asks first). |
+    | r | Scan again. |
+    """
+
+    PANE_ID = "consolidate"
+    TITLE = "Consolidate"
+    AREA = "consolidate"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "space",
+            "toggle_mark",
+            "Mark",
+            tooltip="Mark or unmark the proposal (on a group heading: the whole group)",
+            id="consolidate.mark",
+        ),
+        Binding(
+            "a",
+            "apply",
+            "Apply",
+            tooltip="Apply the marked proposals (asks you to type their count)",
+            id="consolidate.apply",
+        ),
+        Binding(
+            "K",
+            "keep",
+            "Keep",
+            tooltip="Keep the marked proposals as they are; never propose them again",
+            id="consolidate.keep",
+        ),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            tooltip="Undo the last apply: put back every byte from the trash (asks first)",
+            id="consolidate.undo",
+        ),
+        Binding("r", "rescan", "Rescan", tooltip="Scan the store again", id="consolidate.rescan"),
+        Binding(
+            "enter",
+            "detail",
+            "Details",
+            show=False,
+            tooltip="Why, files and evidence; a side-by-side diff for near duplicates",
+            id="consolidate.detail",
+        ),
+        Binding(
+            "c",
+            "cycle_action",
+            "Action",
+            show=False,
+            tooltip="Cycle the action of the proposal under the cursor",
+            id="consolidate.cycle_action",
+        ),
+    ]
+
+    COMMANDS = (
+        PaneCommand(
+            "mark",
+            "toggle_mark",
+            "Mark or unmark the proposal under the cursor",
+            "consolidate.mark",
+        ),
+        PaneCommand("apply marked", "apply", "Apply the marked proposals", "consolidate.apply"),
+        PaneCommand(
+            "keep marked", "keep", "Never propose the marked ones again", "consolidate.keep"
+        ),
+        PaneCommand(
+            "undo last apply", "undo", "Restore the last apply from the trash", "consolidate.undo"
+        ),
+        PaneCommand("rescan", "rescan", "Scan the store for clean-ups again", "consolidate.rescan"),
+        PaneCommand(
+            "details", "detail", "Show why, files and evidence of a proposal", "consolidate.detail"
+        ),
+        PaneCommand(
+            "cycle action",
+            "cycle_action",
+            "Choose another action for the proposal under the cursor",
+            "consolidate.cycle_action",
+        ),
+    )
+    HELP_WIDGETS = (ItemTable, ProposalDetailScreen, DiffColumn)
+
+    DEFAULT_CSS = """
+    ConsolidatePane > #consolidate-why {
+        height: auto;
+        max-height: 4;
+        padding: 0 1;
+        border-top: hkey $panel;
+    }
+    ConsolidatePane > #consolidate-footer {
+        height: 1;
+        width: 1fr;
+    }
+    ConsolidatePane #consolidate-loading {
+        width: 8;
+        height: 1;
+        display: none;
+    }
+    ConsolidatePane #consolidate-loading.-scanning {
+        display: block;
+    }
+    ConsolidatePane #consolidate-status {
+        width: 1fr;
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    class Scanned(Message):
+        """A scan finished (posted from the scan worker's thread)."""
+
+        def __init__(self, generation: int, result: ScanResult) -> None:
+            super().__init__()
+            self.generation = generation
+            self.result = result
+
+    def __init__(self, *, id: str | None = None, home: Path | None = None) -> None:
+        super().__init__(id=id)
+        self._home = home
+        self.report: Report | None = None
+        self.undo_record: TrashRecord | None = None
+        self.marked: set[str] = set()
+        self.choices: dict[str, str] = {}
+        self.scanning = False
+        self.note = ""
+        self._generation = 0
+        self._by_id: dict[str, Proposal] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ItemTable(PROPOSAL_COLUMNS, id="consolidate-table")
+        yield Static("", id="consolidate-why")
+        with Horizontal(id="consolidate-footer"):
+            yield LoadingIndicator(id="consolidate-loading")
+            yield Label("", id="consolidate-status", markup=False)
+
+    # --- what the pane shows ------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        """Claude Code's memory folders are read under this home (``~`` by default)."""
+        return self._home if self._home is not None else Path.home()
+
+    @property
+    def names(self) -> PathNames:
+        return PathNames(self.home, self.host.store.root)
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#consolidate-table", ItemTable)
+
+    def focus_default(self) -> None:
+        self.table.focus()
+        if self.report is None and not self.scanning:
+            self.rescan()
+
+    def show_state(self, ws: WorkingSet) -> None:
+        """The session changed; the proposals are rescanned on ``r`` (scanning is costly)."""
+
+    def action_for(self, proposal: Proposal) -> str:
+        return self.choices.get(proposal.id, proposal.default_action)
+
+    def marked_proposals(self) -> list[Proposal]:
+        if self.report is None:
+            return []
+        return [p for p in self.report.proposals if p.id in self.marked]
+
+    def selected(self) -> Proposal | None:
+        key = self.table.cursor_key
+        return self._by_id.get(key) if key else None
+
+    def _rows(self) -> list[TableRow]:
+        rows: list[TableRow] = []
+        if self.report is None:
+            return rows
+        names = self.names
+        for group, proposals in self.report.grouped():
+            marked = sum(1 for p in proposals if p.id in self.marked)
+            heading = f"{group} · {len(proposals)}" + (f" · {marked} marked" if marked else "")
+            rows.append(
+                TableRow(
+                    GROUP_KEY + group,
+                    (cell(""), cell(heading, "bold"), cell(""), cell("")),
+                )
+            )
+            for p in proposals:
+                is_marked = p.id in self.marked
+                style = "bold" if is_marked else ""
+                action = self.action_for(p)
+                rows.append(
+                    TableRow(
+                        p.id,
+                        (
+                            cell("[x]" if is_marked else "[ ]", style),
+                            cell(names.text(p.title), style),
+                            cell(action, "dim" if action == KEEP else style),
+                            cell(p.id, "dim"),
+                        ),
+                    )
+                )
+        return rows
+
+    def _show_rows(self) -> None:
+        report = self.report
+        self._by_id = {p.id: p for p in report.proposals} if report else {}
+        table = self.table
+        first = table.row_count == 0 and not table.row_keys
+        table.set_rows(self._rows())
+        if first and report and report.proposals:
+            table.move_to_key(report.proposals[0].id)
+        self._show_why()
+        self._show_status()
+
+    def _show_status(self) -> None:
+        report = self.report
+        if self.scanning:
+            text = "Scanning the store and Claude Code's memory for clean-ups…"
+        elif report is None:
+            text = "Not scanned yet · r scans"
+        elif not report.proposals:
+            text = "Nothing to clean up: no duplicates, stale items, dead links or index problems"
+        else:
+            parts = [f"{len(report.proposals)} proposals", f"{len(self.marked)} marked"]
+            if report.dismissed:
+                parts.append(f"{report.dismissed} kept earlier")
+            if report.skipped:
+                parts.append(f"{len(report.skipped)} file(s) unreadable")
+            text = " · ".join(parts) + " · space marks · a applies"
+        if self.note:
+            text = f"{self.note} · {text}"
+        elif self.undo_record is not None and not self.scanning:
+            text += f" · u undoes trash {self.undo_record.id}"
+        self.query_one("#consolidate-loading").set_class(self.scanning, "-scanning")
+        self.query_one("#consolidate-status", Label).update(text)
+
+    def _show_why(self) -> None:
+        why = self.query_one("#consolidate-why", Static)
+        key = self.table.cursor_key
+        proposal = self._by_id.get(key) if key else None
+        if proposal is not None:
+            why.update(
+                Text.assemble(
+                    ("Why: ", "bold"),
+                    self.names.text(proposal.why),
+                    ("  enter: details", "dim"),
+                )
+            )
+        elif key and key.startswith(GROUP_KEY):
+            why.update(Text("space marks or unmarks the whole group", style="dim"))
+        else:
+            why.update("")
+
+    @on(DataTable.RowHighlighted, "#consolidate-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_why()
+
+    @on(DataTable.RowSelected, "#consolidate-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_detail()
+
+    # --- scanning --------------------------------------------------------------------
+
+    def rescan(self) -> None:
+        """Scan in a thread worker; the list stays as it is until the result arrives."""
+        self._generation += 1
+        self.scanning = True
+        self._show_status()
+        self._scan(self._generation, self.home)
+
+    @work(thread=True, exclusive=True, group="consolidate-scan", name="consolidate-scan")
+    def _scan(self, generation: int, home: Path) -> None:
+        store = self.host.store
+        try:
+            report = scan(store, home=home)
+            undo = Trash(store.root, clock=store.clock).last_active()
+            result = ScanResult(report, undo)
+        except (MemoirError, OSError) as err:
+            result = ScanResult(None, None, f"could not scan: {err}")
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Scanned(generation, result))
+
+    @on(Scanned)
+    def _scanned(self, message: Scanned) -> None:
+        message.stop()
+        if message.generation != self._generation:
+            return  # an older scan; a newer one is running
+        self.scanning = False
+        result = message.result
+        if result.report is None:
+            self.app.notify(result.error, title="Consolidate", severity="error", timeout=8)
+            self._show_status()
+            return
+        self.report = result.report
+        self.undo_record = result.undo
+        ids = {p.id for p in result.report.proposals}
+        self.marked &= ids
+        self.choices = {k: v for k, v in self.choices.items() if k in ids}
+        self._show_rows()
+
+    # --- actions ------------------------------------------------------------------------
+
+    def action_rescan(self) -> None:
+        self.note = ""
+        self.rescan()
+
+    def _group_of(self, key: str) -> tuple[Proposal, ...]:
+        group = key.removeprefix(GROUP_KEY)
+        for name, proposals in self.report.grouped() if self.report else []:
+            if name == group:
+                return proposals
+        return ()
+
+    def action_toggle_mark(self) -> None:
+        key = self.table.cursor_key
+        if not key:
+            return
+        if key.startswith(GROUP_KEY):
+            ids = {p.id for p in self._group_of(key)}
+            if ids <= self.marked:
+                self.marked -= ids
+            else:
+                self.marked |= ids
+        elif key in self._by_id:
+            self.marked ^= {key}
+        self._show_rows()
+
+    def toggle(self, proposal_id: str) -> None:
+        self.marked ^= {proposal_id}
+        self._show_rows()
+
+    def action_cycle_action(self) -> None:
+        proposal = self.selected()
+        if proposal is None:
+            return
+        actions = proposal.actions
+        current = self.action_for(proposal)
+        following = actions[(actions.index(current) + 1) % len(actions)]
+        if following == proposal.default_action:
+            self.choices.pop(proposal.id, None)
+        else:
+            self.choices[proposal.id] = following
+        if len(actions) == 1:
+            self.app.notify(f"The only action here is {current}.", severity="warning")
+        self._show_rows()
+
+    def action_detail(self) -> None:
+        proposal = self.selected()
+        if proposal is None:
+            return
+        pid = proposal.id
+
+        def closed(toggle: bool | None) -> None:
+            if toggle:
+                self.toggle(pid)
+
+        self.app.push_screen(
+            ProposalDetailScreen(
+                proposal,
+                self.names,
+                marked=pid in self.marked,
+                action=self.action_for(proposal),
+            ),
+            closed,
+        )
+
+    def _ready(self, verb: str) -> list[Proposal] | None:
+        if self.scanning:
+            self.app.notify(f"Wait for the scan to finish before you {verb}.", severity="warning")
+            return None
+        chosen = self.marked_proposals()
+        if not chosen:
+            self.app.notify(
+                f"Nothing is marked: space marks a proposal, then {verb}.", severity="warning"
+            )
+            return None
+        return chosen
+
+    def action_apply(self) -> None:
+        chosen = self._ready("apply")
+        if chosen is None:
+            return
+        pairs = [(p, self.action_for(p)) for p in chosen]
+        count = len(pairs)
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self._apply(pairs)
+
+        self.app.push_screen(
+            TypeToConfirmScreen(
+                f"Apply {count} proposal(s)?",
+                choices_table(pairs, self.names),
+                warning=APPLY_WARNING,
+                word=str(count),
+                confirm_label=f"Apply {count}",
+            ),
+            answered,
+        )
+
+    def _apply(self, pairs: list[tuple[Proposal, str]]) -> None:
+        results: list[ApplyResult] = []
+
+        def change(store: Store) -> Outcome:
+            result = apply(store, pairs)
+            results.append(result)
+            return apply_outcome(result, len(pairs))
+
+        def done(outcome: Outcome) -> None:
+            result = results[0]
+            self.marked -= {a.proposal_id for a in result.applied}
+            if result.failed:
+                self.app.notify(
+                    "\n".join(f"{pid}: {self.names.text(reason)}" for pid, reason in result.failed),
+                    title="Not applied",
+                    severity="error",
+                    timeout=12,
+                )
+            self.note = (
+                f"Applied {len(result.applied)} · trash {result.trash_id}: u undoes it"
+                if result.trash_id
+                else f"Applied {len(result.applied)}"
+            )
+            self.rescan()
+
+        self.host.write(change, on_done=done)
+
+    def action_keep(self) -> None:
+        chosen = self._ready("keep")
+        if chosen is None:
+            return
+        count = len(chosen)
+
+        def change(store: Store) -> Outcome:
+            added = dismiss(store, chosen)
+            return Outcome(bool(added), f"Kept {count} proposal(s): not proposed again")
+
+        def done(outcome: Outcome) -> None:
+            self.marked -= {p.id for p in chosen}
+            self.note = ""
+            self.rescan()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(change, on_done=done)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Keep {count} proposal(s) as they are?",
+                choices_table([(p, KEEP) for p in chosen], self.names),
+                warning=KEEP_WARNING,
+                yes_label="Keep (y)",
+                no_label="Cancel (n)",
+            ),
+            answered,
+        )
+
+    def action_undo(self) -> None:
+        store = self.host.store
+        try:
+            record = Trash(store.root, clock=store.clock).last_active()
+        except (MemoirError, OSError) as err:
+            self.app.notify(f"could not read the trash: {err}", severity="error")
+            return
+        if record is None:
+            self.app.notify("Nothing to undo: no apply is left in the trash.", severity="warning")
+            return
+        record_id = record.id
+
+        def change(store: Store) -> Outcome:
+            latest = Trash(store.root, clock=store.clock).last_active()
+            if latest is None or latest.id != record_id:
+                raise ConsolidateError("the trash changed since you confirmed; press u again")
+            restored = undo_last(store)
+            if restored is None:  # pragma: no cover - checked just above
+                return Outcome(False, "Nothing to undo")
+            return Outcome(
+                True, f"Undone: trash {restored.id} restored ({len(restored.items)} file(s))"
+            )
+
+        def done(outcome: Outcome) -> None:
+            self.note = ""
+            self.rescan()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(change, on_done=done)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Undo the last apply?",
+                record_details(record, self.names),
+                warning=UNDO_WARNING,
+                yes_label="Undo (y)",
+                no_label="Cancel (n)",
+            ),
+            answered,
+        )

@@ -1,0 +1,703 @@
+"""The review pane: captured candidates wait here until a person pins or rejects them.
+
+The queue is read in a thread worker (the near-hidden check compares every
+candidate with every forgotten decision); every pin and reject goes through the
+app's write path, whose reload re-reads the queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, DataTable, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from memoir_tui.core import review
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
+from memoir_tui.core.store import Outcome, Store
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.dialogs import FormDialog
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.fields import (
+    FileStamp,
+    field_grid,
+    file_stamp,
+    home_relative,
+    theme_colours,
+)
+from memoir_tui.widgets.item_table import (
+    ColumnSpec,
+    ItemTable,
+    TableRow,
+    cell,
+    long_date,
+    short_date,
+)
+
+REVIEW_COLUMNS = (
+    ColumnSpec("mark", "", width=1),
+    ColumnSpec("text", "Candidate", weight=1, min_width=12),
+    ColumnSpec("source", "Source", width=11),
+    ColumnSpec("rule", "Rule", width=20),
+    ColumnSpec("when", "When", width=10),
+    ColumnSpec("project", "Project", width=12, min_table_width=96),
+)
+
+MARK = "●"
+LOAD_GROUP = "review-load"
+
+REJECT_WARNING = (
+    "Rejecting is permanent: the candidate becomes a tombstone in review.json, so the same "
+    "text is never proposed again here or on any machine this store syncs with."
+)
+BULK_PIN_WARNING = (
+    "Each is pinned as a decision exactly as captured, without why or rejected. Candidates "
+    "close to a forgotten decision are skipped and stay in the queue: pin those one at a time."
+)
+NEAR_HIDDEN_WARNING = (
+    "A person chose to forget that decision. Pinning this brings it back as a live decision "
+    "on every machine this store syncs with."
+)
+READ_ONLY_HISTORY = "Pinned and rejected items are history and read-only."
+
+
+@dataclass(frozen=True, slots=True)
+class PinDraft:
+    text: str
+    why: str
+    rejected: str
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSnapshot:
+    """One read of ``review.json`` (every state; the pane filters)."""
+
+    seq: int
+    items: tuple[ReviewItem, ...] = ()
+    error: str = ""
+
+
+def source_label(item: ReviewItem) -> str:
+    return item.badges[0]  # "[assistant]" or "[user]", always first
+
+
+def near_hidden_text(match: NearHidden) -> str:
+    if match.purged:
+        return f"a purged decision (the same text; only its hash remains) · score {match.score:.0f}"
+    hidden = f" · hidden {long_date(match.hidden_at)}" if match.hidden_at else ""
+    return f"the forgotten decision {match.text!r} · score {match.score:.0f}{hidden}"
+
+
+def review_row(item: ReviewItem, *, marked: bool, colours: dict[str, str]) -> TableRow:
+    live = item.state == CANDIDATE
+    base = "" if live else "dim italic"
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    for badge in item.badges[1:]:  # state, near-hidden, redacted
+        if badge == "[near-hidden]":
+            text.append(badge + " ", f"bold {colours['text-warning']}")
+        else:
+            text.append(badge + " ", "dim" if live else base)
+    text.append(item.text, base)
+    source_style = colours["text-primary"] if item.assistant_sourced else ""
+    if not live:
+        source_style = base
+    return TableRow(
+        item.id,
+        (
+            cell(MARK if marked else "", f"bold {colours['text-warning']}"),
+            text,
+            cell(source_label(item), source_style),
+            cell(item.extractor or "—", base),
+            cell(short_date(item.timestamp or item.captured_at), base),
+            cell(item.project_label or item.project[:10], base),
+        ),
+    )
+
+
+def candidate_details(item: ReviewItem, colours: dict[str, str] | None = None) -> Table:
+    """A candidate with its full provenance, for the detail and confirm dialogs."""
+    warning = (colours or {}).get("text-warning", "yellow")
+    who = (
+        "assistant (what the assistant said)" if item.assistant_sourced else "user (what you said)"
+    )
+    project = " · ".join(p for p in (item.project_label, item.project) if p)
+    rows: list[tuple[str, RenderableType]] = [
+        ("Text", item.text),
+        ("Badges", " ".join(item.badges)),
+        ("Source", who),
+        ("Rule", item.extractor or "—"),
+        ("Said at", long_date(item.timestamp) or "—"),
+        ("Session", item.session_id or "—"),
+        ("Transcript", home_relative(item.transcript) or "—"),
+        ("Project", project or "— (global)"),
+        ("Captured", long_date(item.captured_at) or "—"),
+    ]
+    if item.state != CANDIDATE:
+        when = item.pinned_at if item.state == review.PINNED else item.rejected_at
+        rows.append(("State", f"{item.state} {long_date(when)}".strip()))
+    if item.near_hidden is not None:
+        rows.append(("Near-hidden", Text(near_hidden_text(item.near_hidden), style=warning)))
+    rows.append(("Id", Text(item.id, style="dim")))
+    return field_grid(rows)
+
+
+def bulk_list(items: Sequence[ReviewItem], limit: int = 12) -> RenderableType:
+    lines = [Text(f"{source_label(i)} {i.text}", no_wrap=True, overflow="ellipsis") for i in items]
+    if len(items) > limit:
+        lines = [*lines[:limit], Text(f"… and {len(items) - limit} more", style="dim")]
+    return Group(*lines)
+
+
+# --- bulk changes (run in the app's write worker) ------------------------------------------
+
+
+def pin_many(store: Store, ids: Sequence[str]) -> Outcome:
+    """Pin each candidate as captured; near-hidden ones are skipped, never forced."""
+    pinned = skipped = 0
+    failures: list[str] = []
+    for cid in ids:
+        try:
+            review.pin(store, cid)
+            pinned += 1
+        except NearHiddenError:
+            skipped += 1
+        except MemoirError as err:
+            failures.append(str(err))
+    message = f"pinned {pinned} of {len(ids)} candidates"
+    if skipped:
+        message += f"; {skipped} close to a forgotten decision stayed in the queue (pin them one at a time)"
+    if failures:
+        message += f"; {len(failures)} failed: {failures[0]}"
+    return Outcome(pinned > 0, message)
+
+
+def reject_many(store: Store, ids: Sequence[str]) -> Outcome:
+    rejected = 0
+    failures: list[str] = []
+    for cid in ids:
+        try:
+            rejected += review.reject(store, cid).changed
+        except MemoirError as err:
+            failures.append(str(err))
+    message = f"rejected {rejected} of {len(ids)} candidates"
+    if failures:
+        message += f"; {len(failures)} failed: {failures[0]}"
+    return Outcome(rejected > 0, message)
+
+
+# --- dialogs ---------------------------------------------------------------------------------
+
+
+class PinCandidateScreen(FormDialog[PinDraft | None]):
+    """Pin a candidate as a decision: edit its wording, add why and what was rejected.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Next field; pin from the last one. |
+    | ctrl+s | Pin. |
+    | escape | Cancel. |
+    """
+
+    def __init__(self, item: ReviewItem) -> None:
+        super().__init__()
+        self.item = item
+
+    def compose(self) -> ComposeResult:
+        item = self.item
+        said = short_date(item.timestamp or item.captured_at)
+        facts = " · ".join(
+            p
+            for p in (" ".join(item.badges), item.extractor and f"rule {item.extractor}", said)
+            if p
+        )
+        with VerticalScroll(id="dialog"):
+            yield Label("Pin this candidate as a decision", classes="dialog--title")
+            yield Static(facts, classes="dialog--hint", markup=False)
+            if item.near_hidden is not None:
+                yield Static(
+                    f"Close to {near_hidden_text(item.near_hidden)}. Pinning it will need an "
+                    "explicit confirmation.",
+                    classes="dialog--warning",
+                    markup=False,
+                )
+            yield Label("Decision (edit the wording if needed)", classes="dialog--label")
+            yield Input(value=item.text, id="text", select_on_focus=False)
+            yield Label(
+                "Why — the reason stops future sessions relitigating it", classes="dialog--label"
+            )
+            yield Input(placeholder="optional, strongly encouraged", id="why")
+            yield Label(
+                "Rejected — the alternatives considered and turned down", classes="dialog--label"
+            )
+            yield Input(placeholder="optional, strongly encouraged", id="rejected")
+            yield Label("", id="dialog-error", classes="dialog--error")
+            with Horizontal(classes="dialog--buttons"):
+                yield Button("Pin (ctrl+s)", id="save", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#text", Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "rejected":
+            self.action_save()
+        else:
+            self.focus_next(Input)
+
+    def action_save(self) -> None:
+        text = self.query_one("#text", Input).value
+        if not text.strip():
+            self.show_error("The decision itself is required.")
+            self.query_one("#text", Input).focus()
+            return
+        why = self.query_one("#why", Input).value
+        rejected = self.query_one("#rejected", Input).value
+        self.dismiss(PinDraft(text, why, rejected))
+
+
+class CandidateDetailScreen(DialogScreen[None]):
+    """A candidate with its full provenance (read-only).
+
+    | Key(s) | Description |
+    | :- | :- |
+    | escape, enter, q | Close. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "close", "Close", id="review_detail.close"),
+    ]
+
+    DEFAULT_CSS = """
+    CandidateDetailScreen .dialog--body {
+        max-height: 70vh;
+    }
+    """
+
+    def __init__(self, item: ReviewItem, colours: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.item = item
+        self.colours = colours
+
+    def compose(self) -> ComposeResult:
+        title = (
+            "Candidate" if self.item.state == CANDIDATE else f"Review history ({self.item.state})"
+        )
+        with VerticalScroll(id="dialog"):
+            yield Label(title, classes="dialog--title")
+            with VerticalScroll(classes="dialog--body"):
+                yield Static(candidate_details(self.item, self.colours), id="detail-body")
+            yield Label("esc closes", classes="dialog--hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+# --- the pane ---------------------------------------------------------------------------------
+
+
+class ReviewPane(Pane):
+    """Captured candidates: nothing an assistant said is remembered until a person pins it.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Show the candidate with its full provenance. |
+    | p | Pin: edit text, why and rejected, then save it as a decision. |
+    | x, r | Reject for ever (asks first). |
+    | space | Mark or unmark the row; p and x then act on the marked rows (typed count). |
+    | escape | Clear the marks. |
+    | a | Show or hide pinned and rejected history (greyed, read-only). |
+    """
+
+    PANE_ID = "review"
+    TITLE = "Review"
+    AREA = "review"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "p",
+            "pin",
+            "Pin",
+            tooltip="Pin the candidate as a decision, editing text, why and rejected "
+            "(the marked rows, if any: asks for their count)",
+            id="review.pin",
+        ),
+        Binding(
+            "x,r",
+            "reject",
+            "Reject",
+            tooltip="Reject the candidate for ever (the marked rows, if any: asks for their count)",
+            id="review.reject",
+        ),
+        Binding(
+            "space",
+            "mark",
+            "Mark",
+            tooltip="Mark or unmark the row for a bulk pin or reject",
+            id="review.mark",
+        ),
+        Binding(
+            "a",
+            "toggle_history",
+            "History",
+            tooltip="Show or hide pinned and rejected items (greyed, read-only)",
+            id="review.history",
+        ),
+        Binding(
+            "enter",
+            "detail",
+            "Details",
+            show=False,
+            tooltip="Show the candidate with its full provenance",
+            id="review.detail",
+        ),
+        Binding(
+            "escape",
+            "clear_marks",
+            "Clear marks",
+            show=False,
+            tooltip="Unmark every row",
+            id="review.clear_marks",
+        ),
+    ]
+
+    COMMANDS = (
+        PaneCommand("pin", "pin", "Pin the selected candidate (or the marked ones)", "review.pin"),
+        PaneCommand(
+            "reject",
+            "reject",
+            "Reject the selected candidate (or the marked ones)",
+            "review.reject",
+        ),
+        PaneCommand("details", "detail", "Show the candidate's full provenance", "review.detail"),
+        PaneCommand("mark", "mark", "Mark or unmark the row for a bulk act", "review.mark"),
+        PaneCommand("pin marked", "pin_marked", "Pin every marked candidate", "review.pin"),
+        PaneCommand(
+            "reject marked", "reject_marked", "Reject every marked candidate", "review.reject"
+        ),
+        PaneCommand("clear marks", "clear_marks", "Unmark every row", "review.clear_marks"),
+        PaneCommand(
+            "toggle history",
+            "toggle_history",
+            "Show or hide pinned and rejected items",
+            "review.history",
+        ),
+    )
+    HELP_WIDGETS = (ItemTable,)
+
+    DEFAULT_CSS = """
+    ReviewPane > #review-status {
+        width: 1fr;
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: tuple[ReviewItem, ...] = ()
+        self.marked: set[str] = set()
+        self.show_history = False
+        self.loaded = False
+        self.error = ""
+        self._seq = 0
+        self._stamp: FileStamp = None
+        self._by_id: dict[str, ReviewItem] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ItemTable(REVIEW_COLUMNS, id="review-table")
+        yield Label("reading the review queue…", id="review-status", markup=False)
+
+    def on_mount(self) -> None:
+        # `memoir-tui capture` (or a sync) may change review.json without touching
+        # session.json, which is all the shell watches.
+        interval = getattr(self.app, "poll_interval", None)
+        if interval:
+            self.set_interval(interval, self.poll_queue, name="review-watch")
+
+    def poll_queue(self) -> bool:
+        """Re-read the queue if review.json changed on disk; True if it did."""
+        if file_stamp(review.review_path(self.host.store)) == self._stamp:
+            return False
+        self.refresh_queue()
+        return True
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#review-table", ItemTable)
+
+    def focus_default(self) -> None:
+        self.table.focus()
+
+    # --- reading ------------------------------------------------------------------------
+
+    def show_state(self, ws: WorkingSet) -> None:
+        # The session changed (or a write finished): the queue and its near-hidden
+        # flags may have changed with it.
+        self.refresh_queue()
+
+    def refresh_queue(self) -> None:
+        self._seq += 1
+        # Stamp first: a change during the read is seen by the next poll.
+        self._stamp = file_stamp(review.review_path(self.host.store))
+        self._read_queue(self._seq)
+
+    @work(thread=True, exclusive=True, group=LOAD_GROUP, name="review-load", exit_on_error=False)
+    def _read_queue(self, seq: int) -> QueueSnapshot:
+        try:
+            items = review.list_items(self.host.store, states=STATES)
+        except (MemoirError, OSError) as err:
+            return QueueSnapshot(seq, error=str(err))
+        return QueueSnapshot(seq, tuple(items))
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != LOAD_GROUP:
+            return
+        event.stop()
+        if event.state == WorkerState.SUCCESS:
+            snapshot = event.worker.result
+            if isinstance(snapshot, QueueSnapshot) and snapshot.seq == self._seq:
+                self._apply(snapshot)
+        elif event.state == WorkerState.ERROR:
+            self._apply(QueueSnapshot(self._seq, self.items, str(event.worker.error)))
+
+    def _apply(self, snapshot: QueueSnapshot) -> None:
+        self.loaded = True
+        self.error = snapshot.error
+        if not snapshot.error:
+            self.items = snapshot.items
+        self._render_rows()
+
+    # --- rendering ---------------------------------------------------------------------------
+
+    def visible_items(self) -> list[ReviewItem]:
+        return [i for i in self.items if self.show_history or i.state == CANDIDATE]
+
+    def _render_rows(self) -> None:
+        shown = self.visible_items()
+        self._by_id = {i.id: i for i in shown}
+        self.marked &= {i.id for i in self.items if i.state == CANDIDATE}
+        colours = theme_colours(self.app)
+        self.table.set_rows(
+            [review_row(i, marked=i.id in self.marked, colours=colours) for i in shown]
+        )
+        self.query_one("#review-status", Label).update(self.status_text())
+
+    def status_text(self) -> str:
+        if self.error:
+            return f"could not read the review queue: {self.error}"
+        if not self.loaded:
+            return "reading the review queue…"
+        counts = {state: 0 for state in STATES}
+        for item in self.items:
+            counts[item.state] += 1
+        waiting = counts[CANDIDATE]
+        near = sum(1 for i in self.items if i.state == CANDIDATE and i.near_hidden is not None)
+        if waiting:
+            parts = [f"{waiting} waiting"]
+        else:
+            parts = ["No candidates waiting (memoir-tui capture proposes them)"]
+        if near:
+            parts.append(f"{near} near a forgotten decision")
+        if self.marked:
+            parts.append(f"{len(self.marked)} marked: p/x act on them, esc clears")
+        history = counts[review.PINNED] + counts[review.REJECTED]
+        if self.show_history:
+            parts.append(f"showing {history} pinned/rejected · a hides them")
+        elif history:
+            parts.append(f"{history} pinned/rejected · a shows them")
+        return " · ".join(parts)
+
+    def selected(self) -> ReviewItem | None:
+        key = self.table.cursor_key
+        return self._by_id.get(key) if key else None
+
+    def _live_selection(self) -> ReviewItem | None:
+        item = self.selected()
+        if item is None:
+            self.app.notify("No candidate is selected.", severity="warning")
+            return None
+        if item.state != CANDIDATE:
+            self.app.notify(READ_ONLY_HISTORY, severity="warning")
+            return None
+        return item
+
+    def marked_items(self) -> list[ReviewItem]:
+        return [i for i in self.items if i.id in self.marked and i.state == CANDIDATE]
+
+    # --- actions -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_marks":
+            return bool(self.marked)  # otherwise escape goes on up the chain
+        return True
+
+    @on(DataTable.RowSelected, "#review-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_detail()
+
+    def action_detail(self) -> None:
+        item = self.selected()
+        if item is not None:
+            self.app.push_screen(CandidateDetailScreen(item, theme_colours(self.app)))
+
+    def action_toggle_history(self) -> None:
+        self.show_history = not self.show_history
+        self._render_rows()
+
+    def action_mark(self) -> None:
+        item = self.selected()
+        if item is None:
+            return
+        if item.state != CANDIDATE:
+            self.app.notify(READ_ONLY_HISTORY, severity="warning")
+            return
+        self.marked ^= {item.id}
+        self._render_rows()
+        self.table.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        self.marked.clear()
+        self._render_rows()
+
+    def action_pin(self) -> None:
+        if self.marked:
+            self.action_pin_marked()
+            return
+        item = self._live_selection()
+        if item is None:
+            return
+
+        def drafted(draft: PinDraft | None) -> None:
+            if draft is not None:
+                self._pin(item, draft, force=False)
+
+        self.app.push_screen(PinCandidateScreen(item), drafted)
+
+    def _pin(self, item: ReviewItem, draft: PinDraft, *, force: bool) -> None:
+        refused: list[NearHidden] = []
+        cid = item.id
+
+        def change(store: Store) -> Outcome:
+            try:
+                return review.pin(
+                    store,
+                    cid,
+                    text=draft.text,
+                    why=draft.why,
+                    rejected=draft.rejected,
+                    force=force,
+                )
+            except NearHiddenError as err:
+                refused.append(err.match)
+                return Outcome(False, "Not pinned yet: it is close to a forgotten decision.")
+
+        def done(_outcome: Outcome) -> None:
+            if refused:
+                self._confirm_near_hidden(item, draft, refused[0])
+
+        self.host.write(change, on_done=done)
+
+    def _confirm_near_hidden(self, item: ReviewItem, draft: PinDraft, match: NearHidden) -> None:
+        warning = theme_colours(self.app)["text-warning"]
+        body = field_grid(
+            [
+                ("Candidate", draft.text),
+                ("Close to", Text(near_hidden_text(match), style=warning)),
+                ("Source", source_label(item)),
+            ]
+        )
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self._pin(item, draft, force=True)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Pin it anyway?",
+                body,
+                warning=NEAR_HIDDEN_WARNING,
+                yes_label="Pin anyway (y)",
+                no_label="Cancel (n)",
+                danger=True,
+            ),
+            answered,
+        )
+
+    def action_reject(self) -> None:
+        if self.marked:
+            self.action_reject_marked()
+            return
+        item = self._live_selection()
+        if item is None:
+            return
+        cid = item.id
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: review.reject(store, cid))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Reject this candidate for ever?",
+                candidate_details(item, theme_colours(self.app)),
+                warning=REJECT_WARNING,
+                yes_label="Reject (y)",
+                no_label="Cancel (n)",
+                danger=True,
+            ),
+            answered,
+        )
+
+    def action_pin_marked(self) -> None:
+        self._bulk("Pin", BULK_PIN_WARNING, pin_many)
+
+    def action_reject_marked(self) -> None:
+        self._bulk("Reject", REJECT_WARNING, reject_many)
+
+    def _bulk(
+        self, verb: str, warning: str, change: Callable[[Store, Sequence[str]], Outcome]
+    ) -> None:
+        items = self.marked_items()
+        if not items:
+            self.app.notify("No rows are marked: space marks the row under the cursor.")
+            return
+        count = len(items)
+        ids = tuple(i.id for i in items)
+
+        def done(_outcome: Outcome) -> None:
+            self.marked.difference_update(ids)
+            self._render_rows()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(partial(change, ids=ids), on_done=done)
+
+        noun = "candidate" if count == 1 else "candidates"
+        self.app.push_screen(
+            TypeToConfirmScreen(
+                f"{verb} {count} marked {noun}?",
+                bulk_list(items),
+                warning=warning,
+                word=str(count),
+                confirm_label=f"{verb} {count}",
+            ),
+            answered,
+        )

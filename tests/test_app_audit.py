@@ -1,0 +1,238 @@
+"""Pilot tests for the Audit pane: newest first, filters, resolved text, forgotten items.
+
+The log is written by real ``Store`` mutations from several faces (actors) on
+one store and one clock; the pane must list them newest first, resolve each
+identity hash to the item's current text, and never show a forgotten text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.core.audit import AuditRecord, append_audit
+from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
+from memoir_tui.core.identity import iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.review import enqueue
+from memoir_tui.core.store import Store
+from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
+from memoir_tui.screens.help import own_bindings
+
+SIZE = (100, 30)
+AUDIT_KEY = str([p.PANE_ID for p in PANES].index("audit") + 1)
+DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
+
+CHANGELOG = "Write the changelog for 0.9"
+RENOVATE = "Adopt Renovate for dependency updates"
+ONCALL = "Who owns the on-call rota?"
+SECRET_PLAN = "Move the docs to the Falcon wiki"  # hidden: must never be shown
+PURGED_PLAN = "Bill customers through the Osprey gateway"  # purged
+CANDIDATE = "We are going with Grafana for dashboards"
+
+
+class JulyClock:
+    def __init__(self) -> None:
+        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
+
+    def __call__(self) -> str:
+        self.ms += 1000
+        return iso_from_ms(self.ms)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """A demo store with a log written by four faces; returns the app's Store."""
+    root = create_demo_store(tmp_path / "store")
+    clock = JulyClock()
+
+    def face(actor: str) -> Store:
+        return Store(root, clock=clock, machine_label=DEMO_MACHINE_LABEL, actor=actor)
+
+    cli, mcp, app, capture = face("cli"), face("mcp"), face("app"), face("capture")
+    cli.add_next_action(CHANGELOG)  # 1
+    mcp.note_decision(RENOVATE, "grouped PRs")  # 2
+    app.ask_question(ONCALL)  # 3
+    cli.note_decision(SECRET_PLAN)  # 4
+    cli.hide_decision(text_hash(SECRET_PLAN))  # 5
+    mcp.note_decision(PURGED_PLAN)  # 6
+    mcp.hide_decision(text_hash(PURGED_PLAN))  # 7
+    mcp.purge_decision(text_hash(PURGED_PLAN))  # 8
+    enqueue(capture, [{"text": CANDIDATE, "source": "assistant", "extractor": "x.y"}])  # 9
+    mcp.complete_next_action(CHANGELOG)  # 10
+    # 11: an item that no longer exists anywhere
+    append_audit(
+        root,
+        AuditRecord(
+            time=clock(),
+            actor="cli",
+            operation="add_goals",
+            list_name="goals",
+            identity_hash=text_hash("a goal that was edited away"),
+            machine_id=DEMO_MACHINE_ID,
+        ),
+    )
+    return app
+
+
+def make_app(store: Store) -> MemoirApp:
+    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    await pilot.pause()
+    for _ in range(20):
+        if all(w.is_finished for w in pilot.app.workers):
+            break
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    await pilot.pause()
+
+
+async def open_audit(pilot: Pilot[Any]) -> AuditPane:
+    await settle(pilot)
+    await pilot.press(AUDIT_KEY)
+    await settle(pilot)
+    pane = pilot.app.query_one(AuditPane)
+    assert pilot.app.focused is pane.table
+    return pane
+
+
+def shown(pane: AuditPane) -> list[tuple[str, str, str]]:
+    """(actor, operation, item) of each row in table order."""
+    by_key: dict[str, AuditRow] = {r.key: r for r in pane.rows}
+    return [
+        (by_key[k].record.actor, by_key[k].record.operation, by_key[k].item)
+        for k in pane.table.row_keys
+    ]
+
+
+def table_text(pane: AuditPane) -> str:
+    table = pane.table
+    return "\n".join(
+        " | ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)
+    )
+
+
+async def test_lists_mutations_newest_first_with_resolved_text(store: Store) -> None:
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_audit(pilot)
+        assert shown(pane) == [
+            ("cli", "add_goals", GONE),
+            ("mcp", "complete_next_action", CHANGELOG),  # the completed action's text
+            ("capture", "capture_candidate", CANDIDATE),  # the review queue's text
+            ("mcp", "purge_decision", FORGOTTEN),
+            ("mcp", "hide_decision", FORGOTTEN),
+            ("mcp", "note_decision", FORGOTTEN),
+            ("cli", "hide_decision", FORGOTTEN),
+            ("cli", "note_decision", FORGOTTEN),
+            ("app", "add_open_questions", ONCALL),
+            ("mcp", "note_decision", RENOVATE),
+            ("cli", "add_next_actions", CHANGELOG),
+        ]
+        times = [str(pane.table.get_row_at(i)[0]) for i in range(pane.table.row_count)]
+        assert times == sorted(times, reverse=True)
+        first = pane.table.get_row_at(0)
+        assert str(first[0]).startswith("2026-07-01 09:0")  # UTC, to the second
+        assert str(first[-1]) == "work-laptop"  # the machine id resolved to its label
+        # a forgotten decision's text is on no row and nowhere on the screen
+        screen = pilot.app.export_screenshot()
+        for forgotten in (SECRET_PLAN, PURGED_PLAN, "Falcon", "Osprey"):
+            assert forgotten not in table_text(pane)
+            assert forgotten not in screen
+        assert FORGOTTEN in table_text(pane)
+        status = str(pane.query_one("#audit-status").render())
+        assert "11 of 11 records" in status
+
+
+async def test_filters_by_actor_operation_and_text(store: Store) -> None:
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_audit(pilot)
+        assert pane.actors == ("app", "capture", "cli", "mcp")
+        await pilot.press("a")  # app
+        await settle(pilot)
+        assert shown(pane) == [("app", "add_open_questions", ONCALL)]
+        await pilot.press("a", "a")  # capture, then cli
+        await settle(pilot)
+        assert pane.actor == "cli"
+        assert {a for a, _, _ in shown(pane)} == {"cli"} and len(shown(pane)) == 4
+        await pilot.press("o")  # first operation in the log, in order: add_goals
+        await settle(pilot)
+        assert shown(pane) == [("cli", "add_goals", GONE)]
+        while pane.operation != "note_decision":
+            await pilot.press("o")
+        await settle(pilot)
+        assert shown(pane) == [("cli", "note_decision", FORGOTTEN)]
+        await pilot.press("a")  # mcp, still note_decision
+        await settle(pilot)
+        assert shown(pane) == [
+            ("mcp", "note_decision", FORGOTTEN),
+            ("mcp", "note_decision", RENOVATE),
+        ]
+        await pilot.press("escape")  # clears every filter
+        await settle(pilot)
+        assert (pane.actor, pane.operation, len(shown(pane))) == (None, None, 11)
+        # free text, as you type
+        await pilot.press("slash")
+        await settle(pilot)
+        assert isinstance(pilot.app.focused, Input)
+        pilot.app.focused.post_message(events.Paste("renovate"))
+        await settle(pilot)
+        assert shown(pane) == [("mcp", "note_decision", RENOVATE)]
+        # forgotten text cannot be found by searching for it
+        pane.filter_bar.input.value = "falcon"
+        await settle(pilot)
+        assert shown(pane) == []
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.focused is pane.table
+
+
+async def test_refreshes_after_a_write_from_the_app(store: Store) -> None:
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_audit(pilot)
+        pilot.app.write(lambda s: s.add_goal("Ship 1.0 by August"))
+        await settle(pilot)
+        assert shown(pane)[0] == ("app", "add_goals", "Ship 1.0 by August")
+        assert len(pane.rows) == 12
+
+
+async def test_empty_log_says_so(tmp_path: Path) -> None:
+    root = create_demo_store(tmp_path / "store")
+    store = Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_audit(pilot)
+        assert pane.table.row_count == 0
+        assert "No changes recorded yet" in str(pane.query_one("#audit-status").render())
+        await pilot.press("a", "o")  # nothing to cycle through: no error
+        await settle(pilot)
+        assert (pane.actor, pane.operation) == (None, None)
+
+
+def test_bindings_have_ids_and_key_tables() -> None:
+    assert "| Key(s) | Description |" in (AuditPane.__doc__ or "")
+    bindings = own_bindings(AuditPane)
+    ids = [b.id for b in bindings]
+    assert all(i and i.startswith("audit.") for i in ids) and len(ids) == len(set(ids))
+    assert all(c.binding_id in ids for c in AuditPane.COMMANDS)
+    assert NO_ITEM != GONE != FORGOTTEN
+
+
+def keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run_before
+
+
+def test_audit_pane_snapshot(snap_compare: Any, store: Store) -> None:
+    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=keys(AUDIT_KEY))

@@ -1,0 +1,444 @@
+"""Pilot tests for the Consolidate pane: mark, apply, undo, keep, details — asserted on disk.
+
+Each test copies the planted fixture store (``tests/fixtures/consolidate_store``)
+under a scratch HOME (``~/.config/memoir``, beside Claude Code's memory folders),
+opens the pane, waits for the scan worker, drives it with keys and then reads
+the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+from textual.worker import WorkerState
+
+from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.core import consolidate as core
+from memoir_tui.core.store import Store
+from memoir_tui.core.trash import Trash
+from memoir_tui.screens import consolidate as screen
+from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
+NOW = "2026-08-01T00:00:00.000Z"
+SIZE = (100, 30)
+PANE_KEY = str(PANES.index(ConsolidatePane) + 1)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    shutil.copytree(FIXTURE / "home", path)
+    monkeypatch.setenv("HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def store(home: Path) -> Store:
+    root = home / ".config" / "memoir"
+    shutil.copytree(FIXTURE / "store", root)
+    return Store(root, clock=lambda: NOW, machine_label="test-machine")
+
+
+def make_app(store: Store) -> MemoirApp:
+    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+
+
+def tree_digests(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root``, the store's trash folder excluded."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "trash"]
+        for name in filenames:
+            full = Path(dirpath) / name
+            out[str(full.relative_to(root))] = hashlib.sha256(full.read_bytes()).hexdigest()
+    return out
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Run messages and wait until no worker (a write, then its rescan) is left."""
+    for _ in range(100):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        busy = [
+            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if not busy:
+            return
+    raise AssertionError("workers did not finish")
+
+
+async def open_pane(pilot: Pilot[Any]) -> ConsolidatePane:
+    await pilot.press(PANE_KEY)
+    await settle(pilot)
+    pane = pilot.app.query_one(ConsolidatePane)
+    assert pilot.app.focused is pane.table
+    assert pane.report is not None and not pane.scanning
+    return pane
+
+
+def proposal(pane: ConsolidatePane, kind: str) -> core.Proposal:
+    assert pane.report is not None
+    found = [p for p in pane.report.proposals if p.kind == kind]
+    assert len(found) == 1, (kind, found)
+    return found[0]
+
+
+async def select(pilot: Pilot[Any], pane: ConsolidatePane, key: str) -> None:
+    assert pane.table.move_to_key(key), key
+    await pilot.pause()
+    assert pane.table.cursor_key == key
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    focused = pilot.app.focused
+    assert isinstance(focused, Input), focused
+    focused.post_message(events.Paste(text))
+    await pilot.pause()
+
+
+def shown(widget: Static) -> str:
+    """The plain text a Static shows (its content rendered, for tables and grids too)."""
+    console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def messages(app: MemoirApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+# --- scanning and the list -----------------------------------------------------------
+
+
+async def test_scan_runs_in_a_worker_and_lists_groups(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[threading.Thread] = []
+    real_scan = screen.scan
+
+    def spy(*args: Any, **kwargs: Any) -> core.Report:
+        threads.append(threading.current_thread())
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(screen, "scan", spy)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert threads == []  # nothing is scanned before the pane is shown
+        pane = await open_pane(pilot)
+        assert len(threads) == 1 and threads[0] is not threading.main_thread()
+        report = pane.report
+        assert report is not None and len(report.proposals) == 12
+        keys = pane.table.row_keys
+        headings = [k.removeprefix(GROUP_KEY) for k in keys if k.startswith(GROUP_KEY)]
+        assert headings == [g for g, _ in report.grouped()]
+        assert [k for k in keys if not k.startswith(GROUP_KEY)] == [p.id for p in report.proposals]
+        # The cursor starts on the first proposal, not on a heading.
+        assert pane.table.cursor_key == report.proposals[0].id
+        status = str(pane.query_one("#consolidate-status").render())
+        assert "12 proposals · 0 marked" in status
+        # Host-index titles name the file under ~, not as an internal reference.
+        index = proposal(pane, "index_dead_lines")
+        row = pane.table.get_row(index.id)
+        assert "~/.claude/projects/-work-app/memory/MEMORY.md" in str(row[1])
+        # space on a heading marks (and unmarks) the whole group.
+        await select(pilot, pane, GROUP_KEY + "Stale")
+        await pilot.press("space")
+        stale = {p.id for p in report.proposals if p.group == "Stale"}
+        assert len(stale) == 4 and pane.marked == stale
+        assert "4 marked" in str(pane.table.get_row(GROUP_KEY + "Stale")[1])
+        await pilot.press("space")
+        assert pane.marked == set()
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(threads) == 2
+
+
+# --- apply and undo ----------------------------------------------------------------------
+
+
+async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home: Path) -> None:
+    memory = store.memory_dir
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        before = tree_digests(home)
+        dup = proposal(pane, "duplicate")
+        near = proposal(pane, "near_duplicate")
+        assert pane.table.cursor_key == dup.id
+        await pilot.press("space", "j", "j", "space")
+        assert pane.marked == {dup.id, near.id}
+
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        assert app.screen.word == "2"
+        await type_text(pilot, "2")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+        # On disk: the copies are in the trash, the keepers merged.
+        assert not (memory / "fact_api-endpoint.md").exists()
+        assert not (memory / "lesson_rehearse-migrations.md").exists()
+        assert (memory / "fact_api-base-url.md").exists()
+        lesson = (memory / "lesson_migrations-on-a-copy.md").read_text(encoding="utf-8")
+        assert "(merged from lesson_rehearse-migrations.md)" in lesson
+        record = Trash(store.root).last_active()
+        assert record is not None
+        assert {p.name for p in record.removed} == {
+            "fact_api-endpoint.md",
+            "lesson_rehearse-migrations.md",
+        }
+        assert (store.root / "trash" / record.id).is_dir()
+        # The pane rescanned, and says where the files went and how to undo.
+        assert pane.report is not None and len(pane.report.proposals) == 10
+        assert dup.id not in pane.table.row_keys and near.id not in pane.table.row_keys
+        assert pane.marked == set()
+        status = str(pane.query_one("#consolidate-status").render())
+        assert f"trash {record.id}: u undoes it" in status
+        assert any(record.id in m and "u undoes it" in m for m in messages(app))
+
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        body = shown(app.screen.query_one("#confirm-body", Static))
+        assert record.id in body
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert tree_digests(home) == before  # every file byte-identical
+        assert Trash(store.root).records()[0].status == "restored"
+        assert pane.report is not None and len(pane.report.proposals) == 12
+        assert any("Undone: trash " + record.id in m for m in messages(app))
+
+
+async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Path) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        before = tree_digests(home)
+        await pilot.press("space", "j", "j", "space", "a")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        await type_text(pilot, "3")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)  # still asking
+        assert "-shown" in app.screen.query_one("#confirm-error").classes
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert len(pane.marked) == 2  # the marks stay for another try
+    assert tree_digests(home) == before
+    assert not (store.root / "trash").exists()
+
+
+async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
+    store: Store,
+) -> None:
+    memory = store.memory_dir
+    keeper = (memory / "fact_api-base-url.md").read_bytes()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        dup = proposal(pane, "duplicate")
+        await pilot.press("c")  # merge → trash
+        assert pane.action_for(dup) == "trash"
+        assert str(pane.table.get_row(dup.id)[2]) == "trash"
+        await pilot.press("space", "a")
+        await settle(pilot)
+        await type_text(pilot, "1")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not (memory / "fact_api-endpoint.md").exists()
+        assert (memory / "fact_api-base-url.md").read_bytes() == keeper  # trashed, not merged
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert pane.undo_record is not None
+    assert not (memory / "fact_api-endpoint.md").exists()
+    assert Trash(store.root).records()[0].status == "active"
+
+
+async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home: Path) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot)
+        before = tree_digests(home)
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert any("Nothing is marked" in m for m in messages(app))
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert any("Nothing to undo" in m for m in messages(app))
+    assert tree_digests(home) == before
+
+
+# --- keep ----------------------------------------------------------------------------------
+
+
+async def test_keep_dismisses_the_marked_proposal(store: Store, home: Path) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        before = tree_digests(home)
+        bloated = proposal(pane, "bloated")
+        await select(pilot, pane, bloated.id)
+        await pilot.press("space", "K")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # cancelled: nothing is written
+        await settle(pilot)
+        assert not (store.root / core.DISMISSED_FILE).exists()
+        await pilot.press("K")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert bloated.id not in pane.table.row_keys
+        assert pane.report is not None and pane.report.dismissed == 1
+        assert "1 kept earlier" in str(pane.query_one("#consolidate-status").render())
+    data = json.loads((store.root / core.DISMISSED_FILE).read_text(encoding="utf-8"))
+    assert list(data["dismissed"]) == [bloated.id]
+    after = tree_digests(home)
+    assert after.pop(f".config/memoir/{core.DISMISSED_FILE}")
+    assert after == before  # no entry file was touched
+
+
+# --- details -------------------------------------------------------------------------------
+
+
+async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        near = proposal(pane, "near_duplicate")
+        await select(pilot, pane, near.id)
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, ProposalDetailScreen)
+        diff = detail.query_one(SideBySideDiff)
+        assert diff.left_title == "kept: ~/.config/memoir/memory/lesson_migrations-on-a-copy.md"
+        assert (
+            diff.right_title == "merged in: ~/.config/memoir/memory/lesson_rehearse-migrations.md"
+        )
+        left = [r.left.text for r in diff.rows if r.left]
+        right = [r.right.text for r in diff.rows if r.right]
+        keep_text = (store.memory_dir / "lesson_migrations-on-a-copy.md").read_text()
+        other_text = (store.memory_dir / "lesson_rehearse-migrations.md").read_text()
+        assert left == keep_text.splitlines() and right == other_text.splitlines()
+        name_row = next(r for r in diff.rows if r.left and r.left.text.startswith("name:"))
+        assert name_row.tag == "replace"
+        assert name_row.right and name_row.right.text.startswith("name: Rehearse migrations")
+        assert name_row.left.changed and name_row.right.changed
+        assert diff.changed > 0
+        # The two columns scroll together.
+        left_column = detail.query_one("#diff-left", DiffColumn)
+        right_column = detail.query_one("#diff-right", DiffColumn)
+        assert app.focused is left_column
+        await pilot.press("end")
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert left_column.scroll_y > 0
+        assert right_column.scroll_y == left_column.scroll_y
+        # space marks the proposal and closes the details.
+        await pilot.press("space")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert pane.marked == {near.id}
+
+
+async def test_other_details_show_why_and_evidence(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        dead = proposal(pane, "dead_link")
+        await select(pilot, pane, dead.id)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ProposalDetailScreen)
+        assert not app.screen.query(SideBySideDiff)
+        evidence = shown(app.screen.query_one("#proposal-evidence", Static))
+        assert "~/.config/memoir/memory/fact_deploy.md:9: [[lesson_missing-page]]" in evidence
+        facts = shown(app.screen.query_one("#proposal-facts", Static))
+        assert "Why" in facts and "unlink" in facts
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0] and pane.marked == set()
+
+
+async def test_palette_offers_consolidate_commands_with_keys(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        for title, key in {
+            "consolidate: mark": "space",
+            "consolidate: apply marked": "a",
+            "consolidate: keep marked": "K",
+            "consolidate: undo last apply": "u",
+            "consolidate: rescan": "r",
+            "consolidate: details": "⏎",
+        }.items():
+            assert title in commands, title
+            assert commands[title].endswith(f"key {key}"), (title, commands[title])
+
+
+# --- the side-by-side alignment -----------------------------------------------------------
+
+
+def test_align_pairs_lines_and_fills_gaps() -> None:
+    rows = align(["a", "b", "c", "d"], ["a", "B", "c", "x", "d"])
+    assert [r.tag for r in rows] == ["equal", "replace", "equal", "insert", "equal"]
+    assert rows[3].left is None and rows[3].right is not None and rows[3].right.number == 4
+    assert rows[1].left is not None and rows[1].left.changed == ((0, 1),)
+    assert changed_rows(rows) == 2
+    uneven = align(["1", "2", "3"], ["9"])
+    assert [(r.tag, bool(r.left), bool(r.right)) for r in uneven] == [
+        ("replace", True, True),
+        ("delete", True, False),
+        ("delete", True, False),
+    ]
+
+
+# --- snapshot --------------------------------------------------------------------------------
+
+
+def pane_keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press(PANE_KEY)
+        await settle(pilot)
+        for key in presses:
+            await pilot.press(key)
+            await pilot.pause()
+        await settle(pilot)
+
+    return run_before
+
+
+def test_consolidate_pane_snapshot(snap_compare: Any, store: Store) -> None:
+    app = make_app(store)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=pane_keys("space", "j", "j"))

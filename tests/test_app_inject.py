@@ -1,0 +1,249 @@
+"""Pilot tests for the Inject pane: targets, sizes against limits, preview, diff, inject.
+
+A scratch HOME holds the assistants' folders; the store is a copy of the
+planted consolidate fixture (it has a hidden and a purged decision, a
+rejected alternative and another project's items, none of which may ever
+reach a target).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static, TextArea
+from textual.worker import WorkerState
+
+from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
+from memoir_tui.core.store import Store
+from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
+from memoir_tui.widgets.confirm import ConfirmScreen
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
+NOW = "2026-08-01T00:00:00.000Z"
+SIZE = (100, 30)
+PANE_KEY = str(PANES.index(InjectPane) + 1)
+USER_TEXT = (
+    "# My rules\n\nBe terse.  Trailing spaces stay.  \n\n## Below\nTabs\tand no final newline"
+)
+DAMAGED = "# Gemini\n\n<!-- memoir:session-block v1 -->\nno end marker here\n"
+NEVER = (
+    "HIDDEN-DECISION-TEXT",
+    "HIDDEN-DECISION-WHY",
+    "[purged]",
+    "LMDB-REJECTED-ALTERNATIVE",
+    "OTHER-PROJECT-DECISION",
+    "Rotate the staging keys",
+)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "home"
+    (path / ".claude").mkdir(parents=True)
+    (path / ".claude" / "CLAUDE.md").write_text(USER_TEXT, encoding="utf-8")
+    monkeypatch.setenv("HOME", str(path))
+    return path
+
+
+@pytest.fixture
+def store(home: Path) -> Store:
+    root = home / ".config" / "memoir"
+    shutil.copytree(FIXTURE / "store", root)
+    return Store(root, clock=lambda: NOW, machine_label="test-machine")
+
+
+def make_app(store: Store) -> MemoirApp:
+    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+
+
+def add_windsurf_and_damaged_gemini(home: Path) -> None:
+    (home / ".codeium" / "windsurf").mkdir(parents=True)
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "GEMINI.md").write_text(DAMAGED, encoding="utf-8")
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    for _ in range(100):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        busy = [
+            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if not busy:
+            return
+    raise AssertionError("workers did not finish")
+
+
+async def open_pane(pilot: Pilot[Any]) -> InjectPane:
+    await pilot.press(PANE_KEY)
+    await settle(pilot)
+    pane = pilot.app.query_one(InjectPane)
+    assert pilot.app.focused is pane.table
+    assert pane.planned and not pane.busy
+    return pane
+
+
+def shown(widget: Static) -> str:
+    console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def status(pane: InjectPane) -> str:
+    return str(pane.query_one("#inject-status").render())
+
+
+def row_cells(pane: InjectPane, path: Path) -> list[str]:
+    return [str(c) for c in pane.table.get_row(str(path))]
+
+
+def messages(app: MemoirApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_inject_writes_the_block_and_keeps_the_user_text(store: Store, home: Path) -> None:
+    claude = home / ".claude" / "CLAUDE.md"
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        assert row_cells(pane, claude)[:2] == ["claude", "~/.claude/CLAUDE.md"]
+        assert row_cells(pane, claude)[3] == "update"
+        preview = pane.query_one("#inject-preview", TextArea)
+        assert preview.read_only
+        assert preview.text.startswith(BLOCK_START) and preview.text.endswith(BLOCK_END)
+        assert "Write the export command" in preview.text
+        for secret in NEVER:
+            assert secret not in preview.text, secret
+        assert "1 update · i writes them" in status(pane)
+
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+        written = claude.read_text(encoding="utf-8")
+        assert written.count(BLOCK_START) == 1 and written.count(BLOCK_END) == 1
+        start, end = written.index(BLOCK_START), written.index(BLOCK_END) + len(BLOCK_END)
+        assert written[start:end] == preview.text
+        assert remove_block(written) == USER_TEXT  # not a byte outside the markers changed
+        assert written.startswith("# My rules\n") and written.endswith("no final newline")
+        for secret in NEVER:
+            assert secret not in written, secret
+        # Planned again: now nothing is left to write.
+        assert row_cells(pane, claude)[3] == "unchanged"
+        assert "nothing to write" in status(pane)
+        assert any("Block written into 1 file(s): ~/.claude/CLAUDE.md" in m for m in messages(app))
+        await pilot.press("i")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert any("Nothing to write" in m for m in messages(app))
+    assert claude.read_text(encoding="utf-8") == written
+
+
+async def test_inject_cancelled_writes_nothing(store: Store, home: Path) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+    assert (home / ".claude" / "CLAUDE.md").read_text(encoding="utf-8") == USER_TEXT
+
+
+async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> None:
+    add_windsurf_and_damaged_gemini(home)
+    windsurf = home / ".codeium" / "windsurf" / "memories" / "global_rules.md"
+    gemini = home / ".gemini" / "GEMINI.md"
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        target, path, size, state = row_cells(pane, windsurf)
+        assert (target, path, state) == (
+            "windsurf",
+            "~/.codeium/windsurf/memories/global_rules.md",
+            "create",
+        )
+        assert size.endswith(" / 6,000 chars")
+        target, path, size, state = row_cells(pane, gemini)
+        assert target == "gemini" and state.startswith("error: damaged memoir block")
+        assert size == f"{len(DAMAGED)} chars"
+
+        # The selected target's detail names the whole error; its preview is empty.
+        assert pane.table.move_to_key(str(gemini))
+        await pilot.pause()
+        detail = shown(pane.query_one("#inject-detail", Static))
+        assert "without an end marker" in detail
+        assert pane.query_one("#inject-preview", TextArea).text == ""
+
+        # The dry run of the windsurf file: the whole new file as a diff.
+        assert pane.table.move_to_key(str(windsurf))
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, InjectDiffScreen)
+        diff = shown(app.screen.query_one("#inject-diff", Static))
+        assert "--- /dev/null" in diff
+        assert "+++ ~/.codeium/windsurf/memories/global_rules.md" in diff
+        assert f"+{BLOCK_START}" in diff
+        await pilot.press("escape")
+        await settle(pilot)
+
+        await pilot.press("i")
+        await settle(pilot)
+        body = shown(app.screen.query_one("#confirm-body", Static))
+        assert "~/.claude/CLAUDE.md" in body and "global_rules.md" in body
+        assert "GEMINI" not in body  # a damaged file is never offered
+        await pilot.press("y")
+        await settle(pilot)
+    assert windsurf.read_text(encoding="utf-8").count(BLOCK_START) == 1
+    assert gemini.read_text(encoding="utf-8") == DAMAGED  # left untouched
+
+
+async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path) -> None:
+    shutil.rmtree(home / ".claude")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        assert pane.changes == ()
+        assert status(pane) == NO_TARGETS
+        await pilot.press("d")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+
+async def test_session_change_replans_the_block(store: Store, home: Path) -> None:
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot)
+        preview = pane.query_one("#inject-preview", TextArea)
+        assert "Ship the CSV export" not in preview.text
+        store.add_next_action("Ship the CSV export")
+        app.reload()
+        await settle(pilot)
+        assert "Ship the CSV export" in preview.text
+
+
+def test_inject_pane_snapshot(snap_compare: Any, store: Store, home: Path) -> None:
+    add_windsurf_and_damaged_gemini(home)
+
+    def run_before() -> Callable[[Pilot[Any]], Awaitable[None]]:
+        async def run(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press(PANE_KEY)
+            await settle(pilot)
+
+        return run
+
+    app = make_app(store)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before())

@@ -1,0 +1,288 @@
+"""Pilot tests for the Sync pane against a real local bare git remote.
+
+Sync runs real git in a thread worker; the tests wait for every worker, then
+check both the pane and the remote (``git --git-dir REMOTE log``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
+
+import memoir_tui.core.sync as sync_core
+from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
+from memoir_tui.core.identity import iso_from_ms, parse_date_ms
+from memoir_tui.core.store import Store
+from memoir_tui.core.sync import init_sync
+from memoir_tui.core.sync.git import git_env
+from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.sync import PassphraseScreen, SyncPane
+
+SIZE = (100, 30)
+SYNC_KEY = str([p.PANE_ID for p in PANES].index("sync") + 1)
+PASSPHRASE = "correct horse battery staple"
+
+
+class JulyClock:
+    def __init__(self) -> None:
+        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
+
+    def __call__(self) -> str:
+        self.ms += 1000
+        return iso_from_ms(self.ms)
+
+
+def git(*args: str) -> str:
+    out = subprocess.run(
+        ["git", *args], capture_output=True, text=True, env=git_env(), timeout=60, check=True
+    )
+    return out.stdout
+
+
+def remote_log(remote: Path) -> list[str]:
+    """Commit subjects on the remote's sync branch (empty when it has none)."""
+    if not git("--git-dir", str(remote), "branch", "--list", "main").strip():
+        return []
+    return git("--git-dir", str(remote), "log", "--format=%s", "main").splitlines()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.git"
+    git("init", "--bare", "--quiet", str(path))
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    root = create_demo_store(tmp_path / "store")
+    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
+
+
+def make_app(store: Store) -> MemoirApp:
+    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    await pilot.pause()
+    for _ in range(20):
+        if all(w.is_finished for w in pilot.app.workers):
+            break
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    await pilot.pause()
+
+
+async def open_sync(pilot: Pilot[Any]) -> SyncPane:
+    await settle(pilot)
+    await pilot.press(SYNC_KEY)
+    await settle(pilot)
+    return pilot.app.query_one(SyncPane)
+
+
+def plain(renderable: Any) -> str:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def summary(pane: SyncPane) -> str:
+    return plain(pane.query_one("#sync-summary", Static).content)
+
+
+def log_text(pane: SyncPane) -> str:
+    return "\n".join(strip.text for strip in pane.query_one(RichLog).lines)
+
+
+def shown_keys(app: MemoirApp) -> set[str]:
+    return {b.binding.key for b in app.active_bindings.values() if b.binding.show and b.enabled}
+
+
+async def test_not_configured_shows_how_to_set_up_and_no_sync_keys(
+    store: Store, remote: Path
+) -> None:
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_sync(pilot)
+        assert not pane.configured
+        text = plain(pane.query_one("#sync-setup-text", Static).content)
+        assert "Sync is not set up" in text
+        assert "sync init REMOTE [--encrypt]" in text
+        assert pane.query_one("#sync-setup").display and not pane.query_one("#sync-main").display
+        keys = shown_keys(pilot.app)
+        assert "F" in keys and not {"S", "P", "L"} & keys
+        await pilot.press("S", "P", "L")
+        await settle(pilot)
+        assert pane.running is None and not log_text(pane)
+        # set up from a terminal while the app runs; F reads the status again
+        init_sync(store, str(remote))
+        await pilot.press("F")
+        await settle(pilot)
+        assert pane.configured and pane.query_one("#sync-main").display
+        assert pilot.app.focused is pane.machines_table
+        assert {"S", "P", "L", "F"} <= shown_keys(pilot.app)
+
+
+async def test_sync_pushes_to_a_real_remote(store: Store, remote: Path) -> None:
+    init_sync(store, str(remote))
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_sync(pilot)
+        assert pane.configured
+        assert "Last sync    never" in summary(pane)
+        assert "12 file(s) changed here, not pushed" in summary(pane)
+        assert {"S", "P", "L", "F"} <= shown_keys(pilot.app)
+        await pilot.press("S")
+        await settle(pilot)
+        status = pane.status
+        assert status is not None and status.last_ok is True and status.last_action == "sync"
+        text = summary(pane)
+        assert "· sync · ok · pushed" in text
+        assert "Ahead        0" in text
+        assert pane.machines_table.row_keys == [store.machine.id]
+        assert pane.query_one(ProgressBar).percentage == 1.0
+        log = log_text(pane)
+        assert "sync: started" in log and "pushing" in log and "sync: ok" in log
+    (subject,) = remote_log(remote)
+    assert subject.startswith("memoir sync from work-laptop")
+
+
+async def test_ui_stays_responsive_while_the_worker_runs(
+    store: Store, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_sync(store, str(remote))
+    gate = threading.Event()
+    real_sync = sync_core.sync
+
+    def held_sync(store: Store, **kwargs: Any) -> sync_core.SyncResult:
+        kwargs["progress"]("waiting for the test", 0.01)
+        assert gate.wait(30), "the test never released the sync"
+        return real_sync(store, **kwargs)
+
+    monkeypatch.setattr(sync_core, "sync", held_sync)
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_sync(pilot)
+        await pilot.press("S")
+        await pilot.pause(0.05)
+        try:
+            # the worker is blocked in git-land; the UI still answers keys
+            assert pane.running == "sync"
+            assert "waiting for the test" in str(pane.query_one("#sync-activity").render())
+            tabs = pilot.app.query_one(TabbedContent)
+            await pilot.press("1")
+            await pilot.pause()
+            assert tabs.active == PANES[0].PANE_ID
+            await pilot.press(SYNC_KEY)
+            await pilot.pause()
+            assert tabs.active == "sync"
+            assert "S" not in shown_keys(pilot.app)  # dimmed while a sync runs
+            await pilot.press("S", "P")  # refused quietly; no second worker
+            await pilot.pause()
+            running = [w for w in pilot.app.workers if w.group == "sync-run"]
+            assert len(running) == 1 and not running[0].is_finished
+            assert remote_log(remote) == []
+        finally:
+            gate.set()
+        await settle(pilot)
+        assert pane.running is None
+        assert pane.status is not None and pane.status.last_ok is True
+    assert len(remote_log(remote)) == 1
+
+
+async def test_fetch_then_pull_shows_what_the_merge_did(
+    store: Store, remote: Path, tmp_path: Path
+) -> None:
+    init_sync(store, str(remote))
+    other = Store(tmp_path / "other", clock=JulyClock(), machine_label="home-desktop")
+    (tmp_path / "other").mkdir()
+    init_sync(other, str(remote))
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_sync(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        assert pane.status is not None and pane.status.last_ok
+        # another machine pulls, adds a decision and pushes
+        sync_core.pull(other)
+        other.note_decision("Pin Node to the active LTS release", "predictable upgrades")
+        sync_core.push(other)
+        await pilot.press("F")
+        await settle(pilot)
+        assert pane.status.behind == 1
+        assert "fetched: 1 remote commit(s) not merged" in log_text(pane)
+        await pilot.press("L")
+        await settle(pilot)
+        status = pane.status
+        assert status.last_action == "pull" and status.last_ok and status.behind == 0
+        assert status.last_merge is not None and status.last_merge.items_added == 1
+        assert "1 item(s) added" in summary(pane)
+        labels = {m.label for m in status.machines}
+        assert labels == {"work-laptop", "home-desktop"}
+        # the pull reloaded the app: the decision is live in the store and the app
+        assert any(d.text.startswith("Pin Node") for d in pilot.app.state.decisions)
+
+
+async def test_encrypted_remote_asks_for_the_passphrase(store: Store, remote: Path) -> None:
+    init_sync(store, str(remote), encrypt=True, scrypt_n=2**10, passphrase=PASSPHRASE)
+    async with make_app(store).run_test(size=SIZE) as pilot:
+        pane = await open_sync(pilot)
+        assert "Encryption   on" in summary(pane)
+        await pilot.press("S")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, PassphraseScreen)
+        assert remote_log(remote) == []
+        for text in (PASSPHRASE, "not the same"):
+            assert isinstance(pilot.app.focused, Input) and pilot.app.focused.password
+            pilot.app.focused.post_message(events.Paste(text))
+            await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen is dialog  # the two differ: refused
+        repeat = dialog.query_one("#repeat", Input)
+        repeat.value = PASSPHRASE
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert pilot.app.screen is pilot.app.screen_stack[0]
+        assert pane.status is not None and pane.status.last_ok is True
+    assert remote_log(remote) == ["memoir sync"]  # encrypted: no machine name in the clear
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main")
+    assert "session.json" not in files  # names are hashed too
+
+
+def test_bindings_have_ids_and_key_tables() -> None:
+    for cls in (SyncPane, PassphraseScreen):
+        assert "| Key(s) | Description |" in (cls.__doc__ or ""), cls.__name__
+    ids = [b.id for b in own_bindings(SyncPane)]
+    assert all(i and i.startswith("sync.") for i in ids) and len(ids) == len(set(ids))
+    assert all(c.binding_id in ids for c in SyncPane.COMMANDS)
+
+
+def keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+        pilot.app.clear_notifications()  # toasts time out: keep them out of the picture
+        await pilot.pause()
+
+    return run_before
+
+
+def test_sync_pane_snapshot(
+    snap_compare: Any,
+    store: Store,
+    remote: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the remote shows as ~/remote.git
+    init_sync(store, str(remote))
+    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=keys(SYNC_KEY, "S"))
