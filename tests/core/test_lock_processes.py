@@ -50,12 +50,16 @@ KILLABLE = textwrap.dedent(
     from memoir_tui.core.lock import session_lock
     from memoir_tui.core.session import load_session, save_session
     path = sys.argv[1]
+    announced = False
     while True:
         with session_lock(path, wait_seconds=120):
             state = load_session(path).state
             state["counter"] = state.get("counter", 0) + 1
             state["ballast"] = "x" * 200_000  # a big write widens the window to tear
             save_session(path, state)
+        if not announced:  # the parent kills only once cycles are running
+            print("cycling", flush=True)
+            announced = True
     """
 )
 
@@ -63,19 +67,24 @@ KILLABLE = textwrap.dedent(
 def test_sigkill_mid_cycle_leaves_no_torn_file_and_no_long_block(tmp_path):
     path = tmp_path / "session.json"
     save_session(path, {**empty_session(), "counter": 0})
-    for delay in (0.15, 0.3, 0.45, 0.6, 0.75):
-        proc = _spawn(KILLABLE, str(path))
+    for delay in (0.0, 0.02, 0.05, 0.11, 0.17):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILLABLE, str(path)],
+            env=os.environ.copy(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout.readline().strip() == "cycling"
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stdout.close()
         state = json.loads(path.read_text())  # parses: never torn
         assert state["version"] == 1
-        started = time.monotonic()
-        with session_lock(path, wait_seconds=5):
+        # Taken within a wait far below the 30 s stale bound: the flock died with
+        # its holder and a lock file naming a dead PID is broken at once.
+        with session_lock(path, wait_seconds=10):
             pass
-        # far below the 30 s stale bound: the flock died with its holder and a
-        # lock file naming a dead PID is broken at once
-        assert time.monotonic() - started < 2
     assert load_session(path).state["counter"] >= 1
 
 
