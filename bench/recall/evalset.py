@@ -1,0 +1,951 @@
+"""A retrieval evaluation set: a realistic multi-tool memory corpus and graded queries.
+
+``TARGETS`` are hand-written memories a developer's assistants would plausibly
+hold (store entries, Claude Code project memory, Cursor/Windsurf/Copilot rules,
+AGENTS.md/CLAUDE.md files …). Each names the queries it answers (grade 2) and
+may name queries it is related to (grade 1). ``distractors()`` adds generated
+notes that share the same vocabulary, so that a query word alone is not enough.
+
+Queries are the kinds of things agents and people type: an alias or
+abbreviation the entry only lists in ``aliases``, a different inflection
+(``migrations`` for ``migrate``), a 4+ letter prefix (``auth``), several words
+of which a good answer covers all, and questions with stop words.
+
+``build(root)`` writes the corpus in the host tools' layouts under ``root``
+(home, store, projects) and returns the judgements keyed by file path.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    where: str  # "store" | "claude:<project>" | "cursor:<project>" | "agents:<project>" | …
+    type: str
+    name: str
+    body: str
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    queries: tuple[str, ...] = ()  # answered (grade 2)
+    related: tuple[str, ...] = ()  # related (grade 1)
+    extra: dict = field(default_factory=dict)
+
+
+T = Target
+TARGETS: tuple[Target, ...] = (
+    T(
+        "k8s",
+        "store",
+        "fact",
+        "Cluster layout",
+        "Three node pools run in eu-west-1; the ingress controller is nginx and certificates "
+        "come from cert-manager.",
+        aliases=("kubernetes", "k8s", "eks"),
+        queries=(
+            "kubernetes",
+            "k8s node pools",
+            "k8s certificates",
+        ),
+    ),
+    T(
+        "sso",
+        "store",
+        "decision",
+        "Login goes through Okta",
+        "All staff dashboards use the identity provider; local passwords were removed.",
+        description="Identity provider for internal tools",
+        aliases=("sso", "single sign-on"),
+        queries=(
+            "sso",
+            "single sign on for dashboards",
+            "okta login",
+        ),
+        extra={"why": "one offboarding switch"},
+    ),
+    T(
+        "jwt",
+        "store",
+        "decision",
+        "JWT access tokens with 15 minute expiry",
+        "Access tokens are short lived JWTs; refresh tokens are opaque and stored hashed. "
+        "Authentication middleware validates the signature with the JWKS endpoint.",
+        description="Token format for the public API",
+        queries=(
+            "auth token expiry",
+            "jwt refresh tokens",
+            "refreshing tokens",
+            "expiring access tokens",
+        ),
+        related=("authentication middleware",),
+    ),
+    T(
+        "authmw",
+        "claude:api",
+        "fact",
+        "Authentication middleware order",
+        "The authentication middleware must run before rate limiting, otherwise anonymous "
+        "requests share one bucket.",
+        queries=(
+            "authentication middleware",
+            "auth middleware order",
+            "authenticating api requests",
+        ),
+        related=("rate limiting",),
+    ),
+    T(
+        "ratelimit",
+        "store",
+        "fact",
+        "API rate limits",
+        "Public API: 600 requests per minute per key, burst 100. Limits are enforced in Redis "
+        "with a sliding window.",
+        aliases=("throttling", "quota"),
+        queries=(
+            "rate limiting",
+            "throttling",
+            "api quota per key",
+            "throttled requests",
+        ),
+    ),
+    T(
+        "pgchoice",
+        "store",
+        "decision",
+        "Postgres is the primary database",
+        "We chose Postgres over MySQL for JSONB, partial indexes and logical replication.",
+        description="Primary datastore",
+        aliases=("postgresql", "pg"),
+        queries=("postgresql", "why postgres over mysql"),
+        related=("database migrations",),
+    ),
+    T(
+        "migrations",
+        "cursor:api",
+        "rules",
+        "migrations",
+        "Never edit a migration that has been applied. Write a new migration; keep each one "
+        "reversible and run it against a copy of production first.",
+        description="Database migration rules",
+        queries=("database migrations", "editing migration"),
+        related=("migrate production copy",),
+    ),
+    T(
+        "migcopy",
+        "store",
+        "lesson",
+        "Run migrations on a copy first",
+        "A migration locked the orders table for 40 minutes. Rehearse every migration on a "
+        "restored snapshot and time it.",
+        extra={
+            "trigger": "before running a schema change",
+            "how_to_apply": "restore last night's snapshot, run, time it",
+        },
+        queries=(
+            "migrate production copy",
+            "schema change rehearsal snapshot",
+            "rehearsing migrations",
+        ),
+        related=("database migrations",),
+    ),
+    T(
+        "redis-cache",
+        "claude:webshop",
+        "fact",
+        "Product page cache",
+        "Product pages are cached in Redis for five minutes; the cache key includes the "
+        "currency and locale.",
+        description="redis page cache",
+        queries=("caching product pages", "redis cache key locale"),
+    ),
+    T(
+        "cdn",
+        "store",
+        "fact",
+        "CDN in front of static assets",
+        "Static assets are served by CloudFront with immutable hashed filenames; HTML is never "
+        "cached at the edge.",
+        aliases=("cloudfront", "edge cache"),
+        queries=(
+            "cloudfront",
+            "edge caching html",
+            "cached html",
+        ),
+        related=("caching product pages",),
+    ),
+    T(
+        "flaky",
+        "store",
+        "lesson",
+        "Retry flaky browser tests once",
+        "Safari service worker tests flake under load. Rerun once before investigating; if it "
+        "fails twice it is real.",
+        extra={"trigger": "a browser test fails intermittently", "how_to_apply": "rerun once"},
+        aliases=("flaky tests",),
+        queries=(
+            "flaky tests",
+            "intermittent browser test failure",
+            "retrying flaky tests",
+        ),
+    ),
+    T(
+        "sw-safari",
+        "claude:webshop",
+        "lesson",
+        "Safari service worker cache",
+        "Safari evicts service worker caches after seven days without a visit; do not rely on "
+        "them for offline checkout.",
+        queries=(
+            "safari service worker",
+            "offline checkout safari",
+            "stale service worker caches",
+        ),
+        related=("intermittent browser test failure",),
+    ),
+    T(
+        "pytest-style",
+        "copilot:api",
+        "rules",
+        "Testing conventions",
+        "Use pytest with plain asserts and fixtures; no unittest classes. Name tests after the "
+        "behaviour, not the function.",
+        queries=("pytest conventions", "unittest classes"),
+        related=("test naming",),
+    ),
+    T(
+        "test-naming",
+        "store",
+        "preference",
+        "Name tests after behaviour",
+        "test_refund_is_rejected_after_30_days, not test_refund_2.",
+        extra={"scope": "global"},
+        queries=("test naming",),
+        related=("pytest conventions",),
+    ),
+    T(
+        "small-prs",
+        "store",
+        "preference",
+        "Small pull requests",
+        "Keep pull requests under 400 changed lines; split refactors from behaviour changes.",
+        aliases=("pr size", "diff size"),
+        extra={"scope": "global"},
+        queries=("pr size", "how big should a pull request be"),
+    ),
+    T(
+        "commit-msg",
+        "agents:webshop",
+        "instructions",
+        "AGENTS",
+        "Commit messages use the imperative mood and reference the ticket, e.g. "
+        '"Fix rounding in totals (SHOP-123)".',
+        queries=("commit message format",),
+    ),
+    T(
+        "typing",
+        "claude-global",
+        "instructions",
+        "CLAUDE",
+        "Python: type hints everywhere, mypy strict in CI, no Any in public signatures.",
+        queries=("type hints mypy", "mypy strict"),
+    ),
+    T(
+        "ruff",
+        "store",
+        "decision",
+        "Ruff replaces flake8 and isort",
+        "One tool, ten times faster; configured in pyproject with line length 100.",
+        aliases=("linter", "lint"),
+        queries=("linter", "flake8 isort replacement"),
+    ),
+    T(
+        "deploy-freeze",
+        "store",
+        "decision",
+        "No deploys on Fridays after 3pm",
+        "Deployment freeze on Friday afternoons; hotfixes need two approvals.",
+        description="Deploy freeze window",
+        queries=(
+            "deploying on friday",
+            "deployment freeze",
+            "deployments on fridays",
+        ),
+        extra={"why": "weekend on-call is thin"},
+    ),
+    T(
+        "blue-green",
+        "windsurf:api",
+        "rules",
+        "deploy",
+        "Deployments are blue-green behind the load balancer; switch traffic only after the "
+        "smoke tests pass.",
+        queries=("blue green deployment", "smoke tests before switching traffic"),
+    ),
+    T(
+        "rollback",
+        "store",
+        "lesson",
+        "Roll back first, debug later",
+        "When error rates double after a deploy, roll back immediately and debug on staging.",
+        extra={"trigger": "error rate spikes after a deploy", "how_to_apply": "roll back"},
+        queries=(
+            "rollback after deploy",
+            "error rate spike deploy",
+            "rolling back a release",
+        ),
+    ),
+    T(
+        "staging",
+        "store",
+        "fact",
+        "Staging hosts",
+        "staging-1 and staging-2 sit behind staging.internal; data is refreshed nightly from "
+        "an anonymised snapshot.",
+        aliases=("preprod",),
+        queries=("staging hosts", "preprod"),
+    ),
+    T(
+        "secrets",
+        "store",
+        "decision",
+        "Secrets live in Vault",
+        "Application secrets are read from Vault at start-up; never commit .env files.",
+        aliases=("credentials", "api keys"),
+        queries=(
+            "where are credentials stored",
+            "api keys",
+            "how are secrets handled",
+        ),
+    ),
+    T(
+        "env-files",
+        "cline:api",
+        "rules",
+        "env",
+        "Do not create or edit .env files; ask for the variable name instead.",
+        queries=("env files",),
+        related=("where are credentials stored",),
+    ),
+    T(
+        "logging",
+        "store",
+        "preference",
+        "Structured logging",
+        "Log JSON with a request id on every line; no print statements in services.",
+        aliases=("structlog",),
+        queries=(
+            "structured logging",
+            "structlog request id",
+            "logs with request ids",
+        ),
+    ),
+    T(
+        "tracing",
+        "claude:api",
+        "fact",
+        "Tracing with OpenTelemetry",
+        "Traces go to Tempo via the OTLP exporter; sample 10% in production, 100% on staging.",
+        aliases=("otel",),
+        queries=("otel", "tracing sample rate"),
+    ),
+    T(
+        "metrics",
+        "store",
+        "fact",
+        "Metrics and dashboards",
+        "Prometheus scrapes every service; Grafana dashboards live in the ops repo.",
+        queries=(
+            "prometheus grafana dashboards",
+            "dashboard for metrics",
+        ),
+    ),
+    T(
+        "alerts",
+        "store",
+        "lesson",
+        "Alert on symptoms, not causes",
+        "Page on user-facing error rate and latency; CPU alerts go to a ticket queue.",
+        extra={"trigger": "adding an alert", "how_to_apply": "page only on symptoms"},
+        queries=("alerting on cpu", "page on latency symptoms", "alerting"),
+    ),
+    T(
+        "oncall",
+        "store",
+        "fact",
+        "On-call rotation",
+        "Weekly rotation, handover on Monday 10:00; the secondary covers nights.",
+        aliases=("pager duty", "pagerduty"),
+        queries=("pagerduty", "on call handover"),
+    ),
+    T(
+        "queue",
+        "store",
+        "decision",
+        "SQS for background jobs",
+        "Background jobs use SQS with at-least-once delivery; handlers must be idempotent.",
+        aliases=("job queue", "message queue"),
+        extra={"why": "managed, no broker to run"},
+        queries=(
+            "background jobs queue",
+            "idempotent handlers",
+            "idempotent job handlers",
+        ),
+    ),
+    T(
+        "idempotency",
+        "claude:api",
+        "fact",
+        "Idempotency keys",
+        "POST /payments requires an Idempotency-Key header; keys are kept 24 hours.",
+        queries=("idempotency key payments",),
+        related=("idempotent handlers",),
+    ),
+    T(
+        "payments",
+        "store",
+        "fact",
+        "Payment provider",
+        "Stripe handles cards; SEPA debits go through GoCardless. Webhooks are verified with "
+        "the signing secret.",
+        aliases=("stripe",),
+        queries=("stripe", "sepa direct debit"),
+    ),
+    T(
+        "webhooks",
+        "store",
+        "lesson",
+        "Webhooks arrive out of order",
+        "Stripe webhooks can arrive out of order; compare the event timestamp before applying.",
+        extra={"trigger": "handling a webhook", "how_to_apply": "check event time"},
+        queries=(
+            "webhook ordering",
+            "out of order events",
+            "events arriving out of order",
+        ),
+        related=("stripe",),
+    ),
+    T(
+        "currency",
+        "claude:webshop",
+        "decision",
+        "Money as integer cents",
+        "Amounts are stored as integer minor units with an ISO currency code; never floats.",
+        aliases=("money", "decimal"),
+        queries=(
+            "money floats",
+            "storing amounts currency",
+            "storing money",
+        ),
+    ),
+    T(
+        "rounding",
+        "store",
+        "lesson",
+        "Round once, at the end",
+        "VAT rounding per line produced one-cent mismatches; round the invoice total only.",
+        extra={"trigger": "computing taxes", "how_to_apply": "round at the end"},
+        queries=(
+            "vat rounding",
+            "one cent mismatch",
+            "vat rounded per line",
+        ),
+    ),
+    T(
+        "i18n",
+        "store",
+        "fact",
+        "Translations",
+        "Strings are extracted with Babel; translators work in Crowdin; German is the reference "
+        "locale.",
+        aliases=("i18n", "l10n", "localisation"),
+        queries=(
+            "i18n",
+            "crowdin translations",
+            "translating strings",
+        ),
+    ),
+    T(
+        "feature-flags",
+        "store",
+        "decision",
+        "Feature flags via Unleash",
+        "Every risky change ships behind a flag; flags older than 90 days get a cleanup ticket.",
+        aliases=("toggles",),
+        queries=(
+            "feature flags",
+            "feature toggles cleanup",
+            "flagging risky changes",
+        ),
+    ),
+    T(
+        "search",
+        "claude:webshop",
+        "fact",
+        "Product search",
+        "Search runs on OpenSearch with a synonym list maintained by merchandising.",
+        aliases=("elasticsearch",),
+        queries=(
+            "elasticsearch",
+            "search synonyms",
+            "searching synonyms",
+        ),
+    ),
+    T(
+        "images",
+        "store",
+        "fact",
+        "Image resizing",
+        "Images are resized on the fly by imgproxy and cached by the CDN for a year.",
+        queries=(
+            "image resizing",
+            "imgproxy",
+            "resizing images",
+        ),
+    ),
+    T(
+        "email",
+        "store",
+        "fact",
+        "Transactional email",
+        "Emails go out through Postmark; templates live in the mailers directory; bounces "
+        "disable the address.",
+        queries=("transactional email", "postmark bounces"),
+    ),
+    T(
+        "gdpr",
+        "store",
+        "decision",
+        "Delete personal data after 30 days",
+        "Closed accounts are anonymised after 30 days; backups age out after 35.",
+        aliases=("gdpr", "privacy", "right to be forgotten"),
+        queries=(
+            "gdpr",
+            "account deletion personal data",
+            "anonymised accounts",
+        ),
+    ),
+    T(
+        "backups",
+        "store",
+        "fact",
+        "Database backups",
+        "Nightly base backups plus WAL archiving; restores are tested monthly.",
+        aliases=("pitr",),
+        queries=("backups restore test", "pitr wal archiving", "backed up nightly"),
+    ),
+    T(
+        "dep-updates",
+        "store",
+        "preference",
+        "Dependency updates weekly",
+        "Renovate opens grouped PRs on Mondays; merge patch updates the same day.",
+        aliases=("renovate", "dependabot"),
+        extra={"scope": "project"},
+        queries=("dependabot", "dependency updates"),
+    ),
+    T(
+        "docker",
+        "agents:api",
+        "instructions",
+        "AGENTS",
+        "Build images with the multi-stage Dockerfile; never run containers as root.",
+        queries=(
+            "docker root user",
+            "multi stage dockerfile",
+            "running containers as root",
+        ),
+    ),
+    T(
+        "ci",
+        "store",
+        "fact",
+        "CI pipeline",
+        "GitHub Actions: lint, unit, integration, then build. The integration job needs the "
+        "postgres service container.",
+        aliases=("github actions", "continuous integration"),
+        queries=(
+            "continuous integration",
+            "github actions integration job",
+            "integration tests in ci",
+        ),
+    ),
+    T(
+        "caching-ci",
+        "store",
+        "lesson",
+        "Cache pip downloads in CI",
+        "CI time halved after caching pip wheels keyed on the lock file hash.",
+        extra={"trigger": "slow CI", "how_to_apply": "cache wheels"},
+        queries=("slow ci caching", "pip cache ci"),
+    ),
+    T(
+        "api-versioning",
+        "store",
+        "decision",
+        "Version the API in the URL",
+        "Public endpoints live under /v1, /v2; breaking changes need a new version and six "
+        "months of overlap.",
+        queries=("api versioning", "breaking changes endpoints"),
+    ),
+    T(
+        "pagination",
+        "store",
+        "decision",
+        "Cursor pagination",
+        "List endpoints use opaque cursors, not offsets, so pages stay stable while rows are "
+        "inserted.",
+        aliases=("paging",),
+        queries=(
+            "pagination offsets",
+            "paging cursors",
+            "what did we decide about paginating lists",
+        ),
+    ),
+    T(
+        "graphql",
+        "store",
+        "decision",
+        "No GraphQL for now",
+        "REST covers the mobile app; GraphQL was rejected for the caching and auth complexity.",
+        extra={"rejected": "GraphQL gateway"},
+        queries=("graphql",),
+    ),
+    T(
+        "mobile",
+        "store",
+        "fact",
+        "Mobile release train",
+        "The iOS and Android apps release every two weeks; hotfixes go through expedited review.",
+        aliases=("ios", "android"),
+        queries=("ios release", "android release cadence"),
+    ),
+    T(
+        "a11y",
+        "cursor:webshop",
+        "rules",
+        "accessibility",
+        "Every interactive element needs a label; colour contrast at least 4.5:1; test with "
+        "VoiceOver.",
+        description="Accessibility rules",
+        aliases=("a11y",),
+        queries=("a11y", "colour contrast"),
+    ),
+    T(
+        "css",
+        "cursor:webshop",
+        "rules",
+        "styles",
+        "Tailwind utility classes only; no inline styles; dark mode via the class strategy.",
+        description="Styling rules",
+        queries=("tailwind dark mode", "inline styles"),
+    ),
+    T(
+        "react",
+        "claude:webshop",
+        "preference",
+        "React components",
+        "Function components with hooks; state in the URL where it can be shared.",
+        queries=("react hooks components",),
+    ),
+    T(
+        "ts-strict",
+        "store",
+        "preference",
+        "TypeScript strict mode",
+        "strict: true and noUncheckedIndexedAccess in every tsconfig.",
+        aliases=("typescript",),
+        queries=("typescript strict", "tsconfig"),
+    ),
+    T(
+        "monorepo",
+        "store",
+        "decision",
+        "One repository for web and API",
+        "A pnpm workspace holds web, api and shared packages; CI runs only affected packages.",
+        aliases=("monorepo",),
+        queries=("monorepo", "pnpm workspace affected packages"),
+    ),
+    T(
+        "timezone",
+        "store",
+        "lesson",
+        "Store timestamps in UTC",
+        "A report double-counted the DST hour; store UTC and convert at the edge.",
+        extra={"trigger": "handling dates", "how_to_apply": "UTC in storage"},
+        queries=(
+            "timezone dst bug",
+            "utc timestamps",
+            "daylight saving timestamps",
+        ),
+    ),
+    T(
+        "n-plus-one",
+        "claude:api",
+        "lesson",
+        "Watch for N+1 queries",
+        "The orders page issued 300 queries; use select_related and check the query count "
+        "in tests.",
+        extra={"trigger": "listing related objects", "how_to_apply": "prefetch"},
+        queries=(
+            "n+1 queries orders page",
+            "query count tests",
+            "prefetching related orders",
+        ),
+    ),
+    T(
+        "indexes",
+        "store",
+        "fact",
+        "Slow queries and indexes",
+        "pg_stat_statements is on; add an index when a query shows up in the top ten by total "
+        "time.",
+        queries=("slow query index", "pg_stat_statements"),
+    ),
+    T(
+        "goal-offline",
+        "store",
+        "goal",
+        "Offline-capable checkout",
+        "Let customers finish checkout with a flaky connection by Q3.",
+        extra={"set_on": "2026-04-01"},
+        queries=("offline checkout goal",),
+        related=("offline checkout safari",),
+    ),
+    T(
+        "next-export",
+        "store",
+        "next_action",
+        "Export orders as CSV",
+        "Add a CSV export to the orders admin page.",
+        extra={"added": "2026-05-02"},
+        queries=("csv export orders",),
+    ),
+    T(
+        "gemini-mem",
+        "gemini-global",
+        "instructions",
+        "GEMINI",
+        "## Gemini Added Memories\n- The user prefers pnpm over npm.\n- Use vitest for unit "
+        "tests in the web package.",
+        queries=("pnpm or npm", "vitest"),
+    ),
+    T(
+        "codex-agents",
+        "codex-global",
+        "instructions",
+        "AGENTS",
+        "Keep diffs minimal; never reformat files you did not change.",
+        queries=("reformat unrelated files", "minimal diffs"),
+    ),
+    T(
+        "continue-review",
+        "continue-global",
+        "rules",
+        "review",
+        "Review checklist: tests added, migrations reversible, no secrets in logs.",
+        queries=("code review checklist",),
+        related=("database migrations",),
+    ),
+    T(
+        "zed-rules",
+        "zed:api",
+        "rules",
+        ".rules",
+        "The API uses FastAPI with pydantic v2 models; prefer dependency injection over globals.",
+        queries=("fastapi pydantic", "dependency injection globals"),
+    ),
+    T(
+        "aider-conv",
+        "aider:api",
+        "rules",
+        "CONVENTIONS",
+        "SQL keywords uppercase; table names plural; foreign keys end in _id.",
+        queries=("sql naming conventions", "foreign key names"),
+    ),
+)
+
+# Generated notes that share the targets' vocabulary without answering the queries.
+_SUBJECTS = (
+    "the orders service",
+    "the checkout page",
+    "the admin dashboard",
+    "the billing worker",
+    "the mobile app",
+    "the search indexer",
+    "the reporting job",
+    "the email sender",
+    "the API gateway",
+    "the staging cluster",
+    "the analytics export",
+    "the image pipeline",
+)
+_TOPICS = (
+    "database",
+    "cache",
+    "tests",
+    "deploy",
+    "migration",
+    "queue",
+    "token",
+    "logging",
+    "payments",
+    "search",
+    "review",
+    "release",
+    "backups",
+    "alerts",
+    "metrics",
+    "docker",
+    "pagination",
+    "rounding",
+    "translations",
+    "webhooks",
+    "latency",
+    "dashboards",
+    "connection pool",
+    "retries",
+    "timeouts",
+    "feature",
+    "config",
+    "schema",
+    "session",
+)
+_TEMPLATES = (
+    "Meeting notes: {s} {topic} work was discussed; no decision yet, follow up next week.",
+    "{S} had a {topic} incident last quarter; see the postmortem in the wiki.",
+    "Reminder: {s} owns its {topic} settings; ask the team channel before changing them.",
+    "Idea: revisit {topic} for {s} when the roadmap allows. Low priority.",
+    "{S} mentions {topic} and {topic2} in its README; the README is out of date.",
+    "Pairing log: looked at {topic} in {s}; nothing conclusive, {topic2} might matter.",
+    "Ticket triage: {topic} bugs in {s} are labelled and assigned weekly.",
+    "{S}: {topic} {topic2} {topic} — notes to self, unsorted.",
+)
+
+
+def distractors(n: int, seed: int = 7) -> list[tuple[str, str, str]]:
+    """``n`` generated notes: (where, name, body)."""
+    rng = random.Random(seed)
+    wheres = ("store", "claude:api", "claude:webshop", "store", "windsurf:api", "cline:api")
+    out: list[tuple[str, str, str]] = []
+    for i in range(n):
+        s = rng.choice(_SUBJECTS)
+        topic, topic2 = rng.sample(_TOPICS, 2)
+        lines = [
+            rng.choice(_TEMPLATES).format(s=s, S=s[0].upper() + s[1:], topic=topic, topic2=topic2)
+            for _ in range(rng.randint(1, 4))
+        ]
+        out.append((rng.choice(wheres), f"Note {i}: {topic} in {s}", "\n\n".join(lines)))
+    return out
+
+
+def _frontmatter(type_: str, name: str, description: str, aliases, extra: dict) -> str:
+    lines = ["---", f"type: {type_}", f"name: {json.dumps(name)}"]
+    if description:
+        lines.append(f"description: {json.dumps(description)}")
+    if aliases:
+        lines.append("aliases:")
+        lines += [f"  - {json.dumps(a)}" for a in aliases]
+    for key, value in extra.items():
+        lines.append(f"{key}: {json.dumps(value)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Corpus:
+    home: Path
+    store: Path
+    projects: dict[str, Path]
+    paths: dict[str, str]  # target key → file path
+    judgements: dict[str, dict[str, int]]  # query → {path: grade}
+    files: int
+
+
+def _place(root: Path, where: str, slug: str, projects: dict[str, Path]) -> tuple[Path, bool]:
+    """The file a memory lands in for ``where``; bool: it takes entry frontmatter."""
+    home = root / "home"
+    tool, _, project = where.partition(":")
+    if tool == "store":
+        return home / ".config" / "memoir" / "memory" / f"{slug}.md", True
+    if tool == "claude":
+        return home / ".claude" / "projects" / f"-work-{project}" / "memory" / f"{slug}.md", True
+    p = projects.get(project)
+    if tool == "cursor":
+        return p / ".cursor" / "rules" / f"{slug}.mdc", False
+    if tool == "windsurf":
+        return p / ".windsurf" / "rules" / f"{slug}.md", False
+    if tool == "cline":
+        return p / ".clinerules" / f"{slug}.md", False
+    if tool == "copilot":
+        return p / ".github" / "instructions" / f"{slug}.instructions.md", False
+    if tool == "zed":
+        return p / ".rules", False
+    if tool == "aider":
+        return p / "CONVENTIONS.md", False
+    if tool == "agents":
+        return p / "AGENTS.md", False
+    if tool == "claude-global":
+        return home / ".claude" / "CLAUDE.md", False
+    if tool == "gemini-global":
+        return home / ".gemini" / "GEMINI.md", False
+    if tool == "codex-global":
+        return home / ".codex" / "AGENTS.md", False
+    if tool == "continue-global":
+        return home / ".continue" / "rules" / f"{slug}.md", False
+    raise ValueError(where)
+
+
+def build(root: Path, n_distractors: int = 260) -> Corpus:
+    home = root / "home"
+    store = home / ".config" / "memoir"
+    projects = {"api": root / "work" / "api", "webshop": root / "work" / "webshop"}
+    for name, path in projects.items():
+        path.mkdir(parents=True, exist_ok=True)
+        slug_dir = home / ".claude" / "projects" / f"-work-{name}"
+        slug_dir.mkdir(parents=True, exist_ok=True)
+        (slug_dir / "s.jsonl").write_text(json.dumps({"type": "user", "cwd": str(path)}) + "\n")
+    (store / "memory").mkdir(parents=True, exist_ok=True)
+    paths: dict[str, str] = {}
+    judgements: dict[str, dict[str, int]] = {}
+    files = 0
+    for t in TARGETS:
+        slug = (
+            f"{t.type}_{t.key}"
+            if t.type in ("fact", "decision", "lesson", "preference", "goal", "next_action")
+            else t.key
+        )
+        path, typed = _place(root, t.where, slug, projects)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if typed:
+            text = _frontmatter(t.type, t.name, t.description, t.aliases, t.extra) + t.body + "\n"
+        elif path.suffix == ".mdc" or t.description or t.aliases:
+            fm = ["---"]
+            if t.description:
+                fm.append(f"description: {json.dumps(t.description)}")
+            if t.aliases:
+                fm.append("aliases:")
+                fm += [f"  - {json.dumps(a)}" for a in t.aliases]
+            fm.append("alwaysApply: false" if path.suffix == ".mdc" else "trigger: always_on")
+            text = "\n".join([*fm, "---", f"# {t.name}", "", t.body, ""])
+        else:
+            text = f"# {t.name}\n\n{t.body}\n"
+        path.write_text(text, encoding="utf-8")
+        files += 1
+        paths[t.key] = str(path)
+        for q in t.queries:
+            judgements.setdefault(q, {})[str(path)] = 2
+    for t in TARGETS:
+        for q in t.related:
+            judgements.setdefault(q, {}).setdefault(paths[t.key], 1)
+    for i, (where, name, body) in enumerate(distractors(n_distractors)):
+        path, typed = _place(root, where, f"fact_note-{i:04d}", projects)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = (_frontmatter("fact", name, "", (), {}) if typed else f"# {name}\n\n") + body + "\n"
+        path.write_text(text, encoding="utf-8")
+        files += 1
+    return Corpus(home, store, projects, paths, judgements, files)

@@ -1,0 +1,115 @@
+"""Retrieval quality on the evaluation set: the ranker against plain BM25.
+
+    .venv/bin/python bench/recall/evaluate.py [--verbose] [--json]
+
+Builds ``evalset`` in a temporary directory, indexes it with ``Recall`` (every
+project in scope) and reports, over all graded queries:
+
+- MRR: 1 / rank of the first grade-2 (answering) document, 0 if not in the top 10;
+- recall@5: share of the query's graded documents (grade ≥ 1) in the top 5;
+- nDCG@10 with gains 2 and 1.
+
+The baseline is SQLite FTS5's ``bm25()`` over each file's whole text (frontmatter
+included, so aliases are findable), unicode61 tokens without folding, stop words
+removed, words OR-ed — what one gets from FTS5 out of the box.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import evalset
+
+from memoir_tui.core.recall import Recall
+from memoir_tui.core.recall.rank import bm25_baseline, build_plain_table
+
+K = 10
+
+
+def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, float]:
+    rr = 0.0
+    for i, path in enumerate(ranked[:K], start=1):
+        if grades.get(path, 0) >= 2:
+            rr = 1.0 / i
+            break
+    relevant = [p for p, g in grades.items() if g >= 1]
+    recall5 = len([p for p in ranked[:5] if p in grades]) / max(len(relevant), 1)
+    dcg = sum(
+        (2 ** grades.get(p, 0) - 1) / math.log2(i + 1) for i, p in enumerate(ranked[:K], start=1)
+    )
+    ideal = sorted(grades.values(), reverse=True)[:K]
+    idcg = sum((2**g - 1) / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
+    return rr, recall5, dcg / idcg if idcg else 0.0
+
+
+def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]]:
+    corpus = evalset.build(root)
+    env = {"HOME": str(corpus.home), "XDG_CONFIG_HOME": str(corpus.home / ".config")}
+    recall = Recall(corpus.store, home=corpus.home, env=env, cache_dir=root / "cache", cwd=root)
+    recall.refresh(full=True)
+    conn = recall.index.conn
+    paths = [r[0] for r in conn.execute("SELECT path FROM files WHERE source != 'session'")]
+    scratch = sqlite3.connect(":memory:")
+    build_plain_table(
+        scratch,
+        [(i, Path(p).read_text(encoding="utf-8")) for i, p in enumerate(paths)],
+    )
+    results: dict[str, dict[str, float]] = {}
+    per_query: dict[str, list[tuple[str, float, float, float]]] = {"ranker": [], "bm25": []}
+    for query, grades in sorted(corpus.judgements.items()):
+        ranked = [h.path for h in recall.search(query, limit=K, all_projects=True)]
+        base = [paths[i] for i in bm25_baseline(scratch, query, limit=K)]
+        per_query["ranker"].append((query, *_metrics(ranked, grades)))
+        per_query["bm25"].append((query, *_metrics(base, grades)))
+        if verbose:
+            r_rr = per_query["ranker"][-1][1]
+            b_rr = per_query["bm25"][-1][1]
+            if r_rr < 1 or b_rr > r_rr:
+                best = [p for p, g in grades.items() if g == 2]
+                print(f"{query!r}: ranker RR {r_rr:.2f}, bm25 RR {b_rr:.2f}; want {best}")
+                for h in ranked[:3]:
+                    print(f"    ranker: {h}")
+    for name, rows in per_query.items():
+        n = len(rows)
+        results[name] = {
+            "queries": n,
+            "mrr": sum(r[1] for r in rows) / n,
+            "recall@5": sum(r[2] for r in rows) / n,
+            "ndcg@10": sum(r[3] for r in rows) / n,
+        }
+    results["corpus"] = {"files": corpus.files, "queries": len(corpus.judgements)}
+    recall.close()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--verbose", action="store_true", help="show queries the ranker missed")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memoir-recall-eval-") as tmp:
+        results = evaluate(Path(tmp), verbose=args.verbose)
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
+    corpus = results["corpus"]
+    print(f"corpus: {corpus['files']} files, {corpus['queries']} graded queries")
+    print("| ranker | MRR | recall@5 | nDCG@10 |")
+    print("|---|---:|---:|---:|")
+    for name in ("ranker", "bm25"):
+        r = results[name]
+        print(f"| {name} | {r['mrr']:.3f} | {r['recall@5']:.3f} | {r['ndcg@10']:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

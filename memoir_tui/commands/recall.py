@@ -1,0 +1,202 @@
+"""``memoir-tui recall QUERY`` and ``memoir-tui index``: search every host tool's memory.
+
+Imported to build the parser, so nothing heavy at module level: the index,
+sqlite3 and YAML load inside the command functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+MAX_LIMIT = 100
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}")
+    return value
+
+
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 40 <= value <= 100_000:
+        raise argparse.ArgumentTypeError("must be between 40 and 100000 bytes")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "recall",
+        help="search the store and every host tool's memory (ranked passages)",
+        description="Ranked passages from the store and every enabled host tool's memory, "
+        "rules and instruction files. By default only global files and the current "
+        "project's (the one containing the working directory) are searched.",
+    )
+    p.add_argument("query", nargs="+", help="words to look for")
+    p.add_argument("--limit", "-n", type=_limit, default=10, help="results (1–100, default 10)")
+    p.add_argument(
+        "--tool",
+        action="append",
+        metavar="T",
+        help="only this tool (repeatable): memoir, claude-code, cursor, windsurf, gemini, "
+        "codex, copilot, cline, continue, zed, aider, agents-md",
+    )
+    p.add_argument("--type", action="append", metavar="TYPE", help="only this type (repeatable)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--project", metavar="P", help="search this project (path or name)")
+    where.add_argument("--all-projects", action="store_true", help="search every project")
+    p.add_argument("--json", action="store_true", help="print a JSON list, best first")
+    p.add_argument("--budget", type=_budget, default=700, help="bytes per passage (default 700)")
+    p.set_defaults(run=cmd_recall)
+
+    p = subparsers.add_parser(
+        "index",
+        help="refresh, rebuild or inspect the recall index (a cache of the files)",
+        description="With no option: check every indexed file and bring the index up to date.",
+    )
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--rebuild", action="store_true", help="delete the cache and index again")
+    group.add_argument("--status", action="store_true", help="describe the index; change nothing")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=cmd_index)
+
+
+def _check_tools(tools: list[str] | None) -> None:
+    if not tools:
+        return
+    from memoir_tui.core.config import KNOWN_TOOLS
+    from memoir_tui.core.errors import MemoirError
+
+    for tool in tools:
+        if tool not in KNOWN_TOOLS:
+            raise MemoirError(f"unknown tool {tool!r}; known: {', '.join(KNOWN_TOOLS)}")
+
+
+def cmd_recall(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.recall.service import Recall
+
+    _check_tools(ns.tool)
+    query = " ".join(ns.query)
+    with Recall(ns.store) as recall:
+        hits = recall.search(
+            query,
+            limit=ns.limit,
+            tools=ns.tool,
+            types=ns.type,
+            project=ns.project,
+            all_projects=ns.all_projects,
+            budget=ns.budget,
+        )
+        _print_hits(ns, query, hits)
+        # Large index: this query checked directories only; re-check every file after
+        # answering, in a detached child, so in-place edits show up next time.
+        recall.revalidate_detached()
+    return 0
+
+
+def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
+    if ns.json:
+        sys.stdout.write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1))
+        sys.stdout.write("\n")
+        return
+    if not hits:
+        print(f"nothing found for {query!r}", file=sys.stderr)
+        return
+    out: list[str] = []
+    for number, hit in enumerate(hits, start=1):
+        where = hit.path
+        if hit.lines:
+            first, last = hit.lines[0][0], hit.lines[-1][1]
+            where += f":{first}" + (f"-{last}" if last != first else "")
+        out.append(f"{number}. {hit.name}  [{hit.tool} · {hit.type}]  score {hit.score:.2f}")
+        out.append(f"   {where}")
+        for line in hit.passage.splitlines():
+            out.append(f"   │ {line}")
+        why = "  ".join(f"{field}: {', '.join(terms)}" for field, terms in hit.why.items())
+        out.append(f"   matched {why}")
+        out.append("")
+    sys.stdout.write("\n".join(out))
+
+
+def cmd_index(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.recall.service import Recall
+
+    with Recall(ns.store) as recall:
+        if ns.status:
+            status = recall.status()
+            if ns.json:
+                print(
+                    json.dumps(
+                        {
+                            "path": status.path,
+                            "exists": status.exists,
+                            "files": status.files,
+                            "documents": status.documents,
+                            "size_bytes": status.size_bytes,
+                            "last_full_check": status.last_full_check,
+                            "by_tool": dict(status.by_tool),
+                            "notes": [list(n) for n in status.notes],
+                        },
+                        indent=1,
+                    )
+                )
+                return 0
+            _print_status(status)
+            return 0
+        report = recall.rebuild() if ns.rebuild else recall.refresh(full=True)
+        status = recall.status()
+    if ns.json:
+        print(
+            json.dumps(
+                {
+                    "added": report.added,
+                    "updated": report.updated,
+                    "removed": report.removed,
+                    "unchanged": report.unchanged,
+                    "seconds": round(report.seconds, 3),
+                    "files": status.files,
+                    "documents": status.documents,
+                    "path": status.path,
+                }
+            )
+        )
+        return 0
+    verb = "rebuilt" if ns.rebuild else "refreshed"
+    print(
+        f"{verb} in {report.seconds:.2f} s: {report.added} added, {report.updated} updated, "
+        f"{report.removed} removed; {status.files} files, {status.documents} documents"
+    )
+    for path, reason in report.notes:
+        print(f"  skipped {path}: {reason}")
+    print(f"index: {status.path}")
+    return 0
+
+
+def _print_status(status) -> None:
+    import time
+
+    if not status.exists:
+        print(f"no index yet at {status.path} (the next recall builds it)")
+        return
+    print(f"index:     {status.path}")
+    print(f"size:      {status.size_bytes / 1024 / 1024:.1f} MB")
+    print(f"files:     {status.files}")
+    print(f"documents: {status.documents}")
+    if status.last_full_check:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(status.last_full_check))
+        print(f"checked:   {stamp} (every file)")
+    for tool, count in status.by_tool.items():
+        print(f"  {tool:<12} {count}")
+    if status.notes:
+        print("skipped:")
+        for path, reason in status.notes:
+            print(f"  {path}: {reason}")

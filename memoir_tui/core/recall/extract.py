@@ -1,0 +1,226 @@
+"""Turn a file (or the session's working set) into the fields recall indexes.
+
+This is the only place on the index path that parses YAML; the query path reads
+the parsed fields back from the index. Hidden decisions and completed goals or
+actions yield no document at all, so no query can return them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FIELDS = ("aliases", "name", "description", "headings", "body")
+
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """One searchable document: raw field texts plus what a result shows."""
+
+    path: str
+    tool: str
+    type: str
+    kind: str
+    name: str
+    link: str
+    description: str
+    project: str
+    aliases: str = ""
+    headings: str = ""
+    body: str = ""
+    ident: str = ""  # a decision's identity hash, to honour later hiding in the session
+    always_loaded: bool = False
+    markdown: bool = True
+    body_line: int = 0  # 0-based line where the body starts (after frontmatter)
+    text: str = ""  # stored passage source for documents that are not whole files
+    updated: str = ""
+
+    def field_texts(self) -> tuple[str, str, str, str, str]:
+        return (
+            self.aliases,
+            f"{self.name} {self.link}",
+            self.description,
+            self.headings,
+            self.body,
+        )
+
+
+def _s(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def _list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [_s(v) for v in value if _s(v)]
+    return []
+
+
+def split_body(body: str) -> tuple[str, str]:
+    """``(headings, rest)``: heading texts (outside code fences) and the other lines."""
+    heads: list[str] = []
+    rest: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+            rest.append(line)
+            continue
+        m = None if fenced else _HEADING_RE.match(line)
+        if m:
+            heads.append(m.group(1))
+        else:
+            rest.append(line)
+    return "\n".join(heads), "\n".join(rest)
+
+
+def _always_from_meta(meta: dict[str, Any]) -> bool | None:
+    """Rule frontmatter that says "always loaded" (Cursor, Windsurf, Kiro, Continue, Copilot)."""
+    if meta.get("alwaysApply") is True:
+        return True
+    if meta.get("trigger") == "always_on" or meta.get("inclusion") == "always":
+        return True
+    if meta.get("applyTo") == "**":
+        return True
+    if meta.get("alwaysApply") is False or meta.get("trigger") in ("manual", "model_decision"):
+        return False
+    return None
+
+
+def doc_from_text(
+    path: str,
+    text: str,
+    *,
+    tool: str,
+    kind: str,
+    project: str,
+    always_loaded: bool,
+    markdown: bool,
+) -> Doc | None:
+    """The document for one file, or None when it must never be returned."""
+    from memoir_tui.core.entries import OPAQUE, parse_entry
+    from memoir_tui.core.frontmatter import split
+
+    entry = parse_entry(Path(path), text)
+    meta = entry.meta
+    if entry.type == "decision" and (meta.get("hidden") is True or meta.get("hidden_at")):
+        return None
+    if entry.type in ("goal", "next_action") and meta.get("done_at"):
+        return None
+    fm, body = split(text)
+    body_line = text.count("\n", 0, len(text) - len(body)) if fm is not None else 0
+    heads, rest = split_body(body)
+    doc_type = entry.type if entry.type != OPAQUE or kind == "memory" else kind
+    link = entry.link_name
+    if entry.type != OPAQUE and link.startswith(entry.type + "_"):
+        link = link[len(entry.type) + 1 :]
+    link_words = link.replace("_", " ").replace("-", " ")
+    extra = [
+        _s(meta.get("why")),
+        _s(meta.get("rejected")),
+        entry.trigger if entry.trigger != entry.description else "",
+        entry.how_to_apply,
+        " ".join(entry.tags),
+    ]
+    ident = ""
+    if entry.type == "decision":
+        from memoir_tui.core.identity import text_hash
+
+        ident = text_hash(entry.name)
+    always = _always_from_meta(meta) if meta else None
+    entry_project = entry.project
+    return Doc(
+        path=path,
+        tool=tool,
+        type=doc_type,
+        kind=kind,
+        name=entry.name,
+        link=link_words if link_words.lower() != entry.name.lower() else "",
+        description=" ".join(p for p in (entry.description, *extra) if p),
+        project=_project_value(entry_project) if entry_project else project,
+        aliases=" ".join(entry.aliases),
+        headings=heads,
+        body=rest,
+        ident=ident,
+        always_loaded=always_loaded if always is None else always,
+        markdown=markdown,
+        body_line=body_line,
+        updated=_s(meta.get("updated")) or _s(meta.get("created")),
+    )
+
+
+def _project_value(value: str) -> str:
+    """An entry's ``project``: an absolute path is normalised; a name is kept as written."""
+    import os
+
+    expanded = os.path.expanduser(value)
+    return os.path.normpath(expanded) if os.path.isabs(expanded) else value
+
+
+def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
+    """Live working-set items as documents, and the identity hashes of hidden decisions.
+
+    Goes through ``working_set`` (the one place that decides what is live), so
+    hidden or purged decisions and completed actions never become documents.
+    """
+    from memoir_tui.core.model import working_set
+    from memoir_tui.core.session import load_session
+
+    loaded = load_session(session_path)
+    ws = working_set(loaded.state)
+    path = str(session_path)
+    docs: list[Doc] = []
+    for d in ws.decisions:
+        lines = [d.text]
+        if d.why:
+            lines.append(f"why: {d.why}")
+        if d.rejected:
+            lines.append(f"rejected: {d.rejected}")
+        docs.append(
+            Doc(
+                path=path,
+                tool="memoir",
+                type="decision",
+                kind="session",
+                name=d.text,
+                link="",
+                description="",
+                project=_project_value(d.project) if d.project else "",
+                body="\n".join(lines[1:]),
+                ident=d.key,
+                text="\n".join(lines),
+                updated=d.date,
+            )
+        )
+    for kind, items in (
+        ("next_action", ws.next_actions),
+        ("goal", ws.goals),
+        ("question", ws.open_questions),
+    ):
+        for item in items:
+            docs.append(
+                Doc(
+                    path=path,
+                    tool="memoir",
+                    type=kind,
+                    kind="session",
+                    name=item.text,
+                    link="",
+                    description="",
+                    project=_project_value(item.project) if item.project else "",
+                    text=item.text,
+                    updated=item.date,
+                )
+            )
+    hidden = {d.key for d in ws.tombstones}
+    return docs, hidden

@@ -1,0 +1,294 @@
+"""Ranking: FTS5 finds candidates, a small BM25F re-ranker in Python orders them.
+
+Score of a document for query terms t (stems; some also match as prefixes):
+
+- per field f (aliases, name, description, headings, body) with weight w_f,
+  tf_f = exact + ``PREFIX_DISCOUNT`` × prefix-only occurrences, normalised by
+  field length (``B``); the weighted sum saturates as tf / (tf + k1);
+- times the term's IDF (exact stem, else the prefix's);
+- the sum over terms is multiplied by a coverage factor, the IDF-weighted share
+  of query terms the document matches, squared — a document that matches all
+  terms beats one that repeats one term;
+- non-markdown files (``.cursorrules``, ``.rules`` …) are discounted.
+
+``bm25_baseline`` is the plain comparison the evaluation uses: FTS5 BM25 over
+one unweighted field set, without folding, prefixes or coverage.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoir_tui.core.recall.extract import FIELDS
+from memoir_tui.core.recall.text import QueryTerm
+
+FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0)
+FIELD_B = (0.3, 0.3, 0.5, 0.5, 0.75)
+K1 = 1.2
+PREFIX_DISCOUNT = 0.5
+NON_MARKDOWN = 0.8
+COVERAGE_FLOOR = 0.2
+CANDIDATES = 60
+COMMON_SHARE = 0.08  # a term in more documents than this counts only in names, aliases …
+COMMON_MIN = 400
+
+DOC_COLUMNS = (
+    "d.id, d.path, d.tool, d.type, d.kind, d.name, d.description, d.project, d.ident, "
+    "d.always, d.markdown, d.body_line, d.text, d.updated, d.l0, d.l1, d.l2, d.l3, d.l4"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    id: int
+    path: str
+    tool: str
+    type: str
+    kind: str
+    name: str
+    description: str
+    project: str
+    ident: str
+    always: bool
+    markdown: bool
+    body_line: int
+    text: str
+    updated: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    row: Row
+    score: float
+    why: dict[str, list[str]]  # field → query words matched ("auth*": as a prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    tools: tuple[str, ...] | None = None
+    types: tuple[str, ...] | None = None
+    projects: tuple[str, ...] | None = None  # None = every project; else these plus global
+
+    def sql(self) -> tuple[str, list[str]]:
+        clauses: list[str] = []
+        args: list[str] = []
+        if self.tools is not None:
+            clauses.append(f"d.tool IN ({','.join('?' * len(self.tools))})")
+            args += self.tools
+        if self.types is not None:
+            clauses.append(f"d.type IN ({','.join('?' * len(self.types))})")
+            args += self.types
+        if self.projects is not None:
+            marks = ",".join("?" * len(self.projects))
+            clauses.append(
+                f"(d.project = '' OR d.project IN ({marks}))" if marks else "d.project = ''"
+            )
+            args += self.projects
+        return (" AND " + " AND ".join(clauses)) if clauses else "", args
+
+
+def fts_query(terms: Sequence[QueryTerm], op: str) -> str:
+    return f" {op} ".join(t.fts() for t in terms)
+
+
+def _idf(df: int, n: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+_DF_CACHE: dict[tuple[int, str, bool], tuple[int, int]] = {}
+
+
+def _df(conn: sqlite3.Connection, term: QueryTerm, n: int, generation: int = -1) -> tuple[int, int]:
+    """(documents with the exact stem, with the stem as a prefix), cached per index generation."""
+    if generation >= 0:
+        key = (generation, term.stem, term.prefix)
+        hit = _DF_CACHE.get(key)
+        if hit is None:
+            if len(_DF_CACHE) > 4096:
+                _DF_CACHE.clear()
+            hit = _DF_CACHE[key] = _df(conn, term, n)
+        return hit
+    row = conn.execute("SELECT doc FROM vocab WHERE term = ?", (term.stem,)).fetchone()
+    exact = row[0] if row else 0
+    if not term.prefix:
+        return exact, exact
+    upper = term.stem[:-1] + chr(ord(term.stem[-1]) + 1)
+    row = conn.execute(
+        "SELECT sum(doc) FROM vocab WHERE term >= ? AND term < ?", (term.stem, upper)
+    ).fetchone()
+    return exact, min(n, row[0] or 0)
+
+
+def _first_stage(
+    conn: sqlite3.Connection,
+    terms: Sequence[QueryTerm],
+    idfs: Sequence[float],
+    dfs: Sequence[int],
+    n: int,
+    filters: Filters,
+    k: int,
+) -> list[int]:
+    """Candidate ids, best first, by a coarse score computed inside SQLite.
+
+    Each term contributes the rowids it matches (FTS5 returns them without
+    ranking, which is cheap), weighted by field group and IDF; SQLite sums per
+    document, applies the coverage factor and the filters, and keeps the best
+    ``k`` (shorter bodies first among ties). A *common* term (in more than
+    ``COMMON_SHARE`` of the documents) only contributes where it sits in a name,
+    alias, description or heading: documents matching it in the body alone are
+    reached through the other terms, or through the all-terms branch when every
+    term is common. The work is bounded by the rarer terms' postings, not by the
+    corpus.
+    """
+    parts: list[str] = []
+    args: list[str] = []
+    common_cut = max(COMMON_MIN, COMMON_SHARE * n)
+    all_common = all(df > common_cut for df in dfs)
+    total = sum(idfs) or 1.0
+    # Each branch yields (id, weight, coverage); every term's IDF is counted once per
+    # document as coverage: by its any-field branch, or for a common term by the
+    # fields branch (names, aliases, descriptions, headings).
+    for t, idf, df in zip(terms, idfs, dfs, strict=True):
+        q = t.fts()
+        common = df > common_cut
+        if not common:
+            parts.append(
+                f"SELECT rowid AS id, {idf!r} AS w, {idf!r} AS c FROM fts WHERE fts MATCH ?"
+            )
+            args.append(q)
+        parts.append(
+            f"SELECT rowid AS id, {idf * 3.0!r} AS w, {idf if common else 0.0!r} AS c "
+            "FROM fts WHERE fts MATCH ?"
+        )
+        args.append("{aliases name description headings} : " + q)
+    if all_common and len(terms) > 1:
+        parts.append(f"SELECT rowid, {total!r}, {total!r} FROM fts WHERE fts MATCH ?")
+        args.append(fts_query(terms, "AND"))
+    where, filter_args = filters.sql()
+    sql = (
+        "WITH per_doc AS (SELECT id, sum(w) AS w, "
+        f"min(sum(c), {total!r}) / {total!r} AS cov FROM ("
+        + " UNION ALL ".join(parts)
+        + ") GROUP BY id) "
+        "SELECT p.id FROM per_doc p JOIN docs d ON d.id = p.id "
+        f"WHERE 1{where} ORDER BY p.w * ({COVERAGE_FLOOR!r} + {1 - COVERAGE_FLOOR!r} * "
+        "p.cov * p.cov) DESC, d.l4 ASC LIMIT ?"
+    )
+    return [r[0] for r in conn.execute(sql, (*args, *filter_args, k))]
+
+
+def rank(
+    conn: sqlite3.Connection,
+    terms: Sequence[QueryTerm],
+    *,
+    filters: Filters,
+    limit: int,
+    n_docs: int,
+    avg_lengths: Sequence[float],
+    hidden: frozenset[str] = frozenset(),
+    generation: int = -1,
+) -> list[Scored]:
+    """The best ``limit`` documents for ``terms``; ``generation`` (any int that changes
+    whenever the index does) lets document frequencies be cached between queries."""
+    if not terms:
+        return []
+    n = max(n_docs, 1)
+    idfs: list[float] = []
+    prefix_idfs: list[float] = []
+    dfs: list[int] = []
+    for t in terms:
+        exact, with_prefix = _df(conn, t, n, generation)
+        idfs.append(_idf(exact, n) if exact else _idf(with_prefix, n))
+        prefix_idfs.append(_idf(with_prefix, n))
+        dfs.append(with_prefix)
+    if not any(dfs):
+        return []
+    total_idf = sum(idfs) or 1.0
+    ids = _first_stage(conn, terms, idfs, dfs, n, filters, max(CANDIDATES, limit * 6))
+    if not ids:
+        return []
+
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT {DOC_COLUMNS}, f.aliases, f.name, f.description, f.headings, f.body "
+        f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN ({marks})",
+        ids,
+    ).fetchall()
+    out: list[Scored] = []
+    for r in rows:
+        if r[8] and r[8] in hidden:
+            continue
+        lens = r[14:19]
+        fields = [f" {text} " for text in r[19:24]]
+        norms = [
+            1.0 - b + b * (length / avg)
+            for b, length, avg in zip(FIELD_B, lens, avg_lengths, strict=True)
+        ]
+        score = 0.0
+        covered = 0.0
+        why: dict[str, list[str]] = {}
+        for t, idf, pidf in zip(terms, idfs, prefix_idfs, strict=True):
+            needle = f" {t.stem} "
+            start = f" {t.stem}"
+            tf_exact = 0.0
+            tf_prefix = 0.0
+            for j, text in enumerate(fields):
+                exact = text.count(needle)
+                pre = (text.count(start) - exact) if t.prefix else 0
+                if exact:
+                    tf_exact += FIELD_WEIGHTS[j] * exact / norms[j]
+                    why.setdefault(FIELDS[j], []).append(t.word)
+                if pre:
+                    tf_prefix += FIELD_WEIGHTS[j] * PREFIX_DISCOUNT * pre / norms[j]
+                    if not exact:
+                        why.setdefault(FIELDS[j], []).append(t.word + "*")
+            tf = tf_exact + tf_prefix
+            if tf <= 0:
+                continue
+            term_idf = idf if tf_exact else pidf
+            score += term_idf * tf * (K1 + 1) / (tf + K1)
+            covered += idf
+        if score <= 0:
+            continue
+        coverage = covered / total_idf
+        score *= COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage * coverage
+        if not r[10]:
+            score *= NON_MARKDOWN
+        row = Row(
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), bool(r[10]),
+            r[11], r[12], r[13],
+        )  # fmt: skip
+        out.append(Scored(row, score, why))
+    out.sort(key=lambda s: (-s.score, s.row.path, s.row.id))
+    return out[:limit]
+
+
+def bm25_baseline(
+    conn: sqlite3.Connection, query: str, *, limit: int, filters: Filters | None = None
+) -> list[int]:
+    """Plain BM25 (SQLite FTS5, unweighted, unstemmed words OR-ed): ids, best first.
+
+    Needs the ``plain`` table built by ``build_plain_table`` (evaluation only).
+    """
+    from memoir_tui.core.recall.text import STOPWORDS, words
+
+    ws = [w for w in words(query) if len(w) > 1 and w not in STOPWORDS]
+    if not ws:
+        return []
+    q = " OR ".join(f'"{w}"' for w in dict.fromkeys(ws))
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT rowid FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT ?", (q, limit)
+        )
+    ]
+
+
+def build_plain_table(conn: sqlite3.Connection, docs: Sequence[tuple[int, str]]) -> None:
+    """An unweighted, unstemmed FTS5 table over whole documents (for the baseline)."""
+    conn.execute("DROP TABLE IF EXISTS plain")
+    conn.execute("CREATE VIRTUAL TABLE plain USING fts5(content, tokenize = 'unicode61')")
+    conn.executemany("INSERT INTO plain(rowid, content) VALUES (?, ?)", docs)

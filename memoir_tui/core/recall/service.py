@@ -1,0 +1,605 @@
+"""``Recall``: the one object faces use to search every host tool's memory.
+
+Usable from a fresh process (the CLI: open, search once, exit) and from a
+long-lived one (the MCP server, the app: keep one ``Recall``, call ``search``
+per request; ``watch()`` adds an inotify watcher so a query never has to stat
+the corpus). Thread-safe: calls are serialised by a lock.
+
+Nothing here imports textual or mcp, and importing this module is cheap
+(sqlite3 and the rest load on first use).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoir_tui.core.errors import MemoirError
+
+if TYPE_CHECKING:
+    from memoir_tui.core.config import Config
+    from memoir_tui.core.recall.index import RecallIndex, RefreshReport, Scope
+    from memoir_tui.core.recall.rank import Row
+
+MAX_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a passage of one document, best first."""
+
+    path: str  # absolute; the session file for working-set items
+    tool: str
+    type: str
+    name: str
+    score: float
+    passage: str
+    why: Mapping[str, Sequence[str]]  # field → matched terms ("auth*": prefix match)
+    project: str = ""  # "" = global
+    kind: str = ""  # "memory" | "rules" | "instructions" | "session"
+    always_loaded: bool = False
+    lines: tuple[tuple[int, int], ...] = ()  # 1-based line ranges of the passage in the file
+    description: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "tool": self.tool,
+            "type": self.type,
+            "name": self.name,
+            "score": round(self.score, 4),
+            "passage": self.passage,
+            "why": {k: list(v) for k, v in self.why.items()},
+            "project": self.project,
+            "kind": self.kind,
+            "always_loaded": self.always_loaded,
+            "lines": [list(r) for r in self.lines],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EntryInfo:
+    """A document as a list shows it (no body)."""
+
+    path: str
+    tool: str
+    type: str
+    kind: str
+    name: str
+    description: str
+    project: str
+    always_loaded: bool
+    updated: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "tool": self.tool,
+            "type": self.type,
+            "kind": self.kind,
+            "name": self.name,
+            "description": self.description,
+            "project": self.project,
+            "always_loaded": self.always_loaded,
+            "updated": self.updated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    path: str  # the database file
+    exists: bool
+    files: int
+    documents: int
+    size_bytes: int
+    last_full_check: float | None
+    by_tool: Mapping[str, int] = field(default_factory=dict)
+    notes: tuple[tuple[str, str], ...] = ()  # (path, why it was skipped)
+    watching: bool = False
+
+
+def default_store_dir(env: Mapping[str, str]) -> Path:
+    """``$MEMOIR_HOME``, else ``~/.config/memoir`` — as ``store.default_store_dir``.
+
+    Repeated here so a query does not import the store's locking and merge code.
+    """
+    override = env.get("MEMOIR_HOME")
+    if override:
+        return Path(os.path.expanduser(override))
+    return Path(env.get("HOME") or os.path.expanduser("~")) / ".config" / "memoir"
+
+
+def _git_root(start: Path) -> Path | None:
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+class Recall:
+    """Search over the store and every enabled host tool's memory files.
+
+    ``home`` and ``env`` default to the process's; tests pass tmp directories.
+    ``cwd`` decides the current project (default scope of a search).
+    """
+
+    def __init__(
+        self,
+        store_root: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        config: Config | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        full_check_files: int | None = None,
+        full_check_seconds: float = 5.0,
+    ) -> None:
+        from memoir_tui.core.recall.index import (
+            DEFAULT_FULL_CHECK_FILES,
+            RecallIndex,
+            Scope,
+            index_path,
+        )
+        from memoir_tui.core.recall.index import cache_dir as default_cache_dir
+
+        self.env: Mapping[str, str] = dict(os.environ) if env is None else env
+        self.home = (
+            Path(home)
+            if home is not None
+            else Path(self.env.get("HOME") or os.path.expanduser("~"))
+        )
+        self.store_root = (
+            Path(store_root) if store_root is not None else default_store_dir(self.env)
+        )
+        if config is None:
+            from memoir_tui.core.config import load_config
+
+            config = load_config(self.store_root)
+        self.config = config
+        if cwd is None:
+            try:
+                cwd = Path.cwd()
+            except OSError:  # the working directory was deleted
+                cwd = self.home
+        self.cwd = Path(cwd)
+        self.scope: Scope = Scope(
+            home=self.home,
+            env=self.env,
+            store_root=self.store_root,
+            tools=tuple(config.tools),
+            project_roots=tuple(config.project_roots),
+        )
+        directory = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.env)
+        if full_check_files is None:
+            full_check_files = getattr(config, "recall_full_check_files", DEFAULT_FULL_CHECK_FILES)
+        limit = full_check_files
+        self.index: RecallIndex = RecallIndex(
+            index_path(self.store_root, self.home, directory, self.scope),
+            full_check_files=limit,
+        )
+        self.full_check_seconds = full_check_seconds
+        self._lock = threading.RLock()
+        self._watcher: Any = None
+        self._last_full = 0.0
+        self._refreshed_once = False
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self.stop_watching()
+            self.index.close()
+
+    def __enter__(self) -> Recall:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _guarded(self, fn, *args, **kwargs):
+        """Run ``fn``; a corrupt or foreign database file is deleted and rebuilt once."""
+        import sqlite3
+
+        from memoir_tui.core.recall.index import IndexBusyError, _is_busy
+
+        with self._lock:
+            try:
+                return fn(*args, **kwargs)
+            except IndexBusyError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                    raise IndexBusyError(
+                        "the recall index is busy (another process is writing it); try again"
+                    ) from None
+                self.index.destroy()
+                self._refreshed_once = False
+                try:
+                    return fn(*args, **kwargs)
+                except sqlite3.DatabaseError as again:
+                    raise MemoirError(f"recall index {self.index.path}: {again}") from None
+
+    # --- freshness -------------------------------------------------------------------
+
+    def refresh(self, *, full: bool | None = None) -> RefreshReport:
+        """Bring the index up to date (``full=True``: stat every file; None: by size)."""
+        return self._guarded(self._refresh, full)
+
+    def _refresh(self, full: bool | None) -> RefreshReport:
+        report = self.index.refresh(self.scope, full=full)
+        self._refreshed_once = True
+        if report.full:
+            self._last_full = time.monotonic()
+        return report
+
+    def rebuild(self) -> RefreshReport:
+        """Delete the cache and index every file again."""
+
+        def run() -> RefreshReport:
+            self.index.destroy()
+            return self._refresh(True)
+
+        return self._guarded(run)
+
+    def notify_changed(self, paths: Iterable[str | os.PathLike[str]] = ()) -> None:
+        """Tell the index these files changed (e.g. after writing one); cheap."""
+        wanted = [os.path.abspath(p) for p in paths]
+
+        def run() -> None:
+            if not self.index.recheck(wanted, self.scope):
+                self.index.refresh(self.scope, full=False)
+
+        self._guarded(run)
+
+    def _ensure_fresh(self) -> None:
+        """The per-query check: watcher events, else directories (+ files when cheap)."""
+        watcher = self._watcher
+        if watcher is not None and self._refreshed_once and watcher.healthy:
+            dirty_files, dirty_dirs = watcher.drain()
+            if dirty_dirs:
+                # "*": the kernel's queue overflowed and events were lost: check every file
+                self.index.refresh(self.scope, full="*" in dirty_dirs)
+                watcher.sync(self._watched_dirs())
+            if dirty_files:
+                self.index.recheck(dirty_files, self.scope)
+            return
+        full: bool | None = None
+        if self._refreshed_once:
+            small = self.index.file_count() <= self.index.full_check_files
+            interval = self.full_check_seconds if small else max(60.0, self.full_check_seconds)
+            full = time.monotonic() - self._last_full >= interval
+        self._refresh(full)
+        if watcher is not None:
+            watcher.sync(self._watched_dirs())
+
+    # --- scope ---------------------------------------------------------------------------
+
+    def current_project(self) -> str:
+        """The project the cwd belongs to: a known project containing it, else its git root."""
+        cwd = os.path.normpath(str(self.cwd))
+        known = self._known_projects()
+        best = ""
+        for project in known:
+            if (cwd == project or cwd.startswith(project.rstrip(os.sep) + os.sep)) and len(
+                project
+            ) > len(best):
+                best = project
+        if best:
+            return best
+        root = _git_root(Path(cwd))
+        return str(root) if root else cwd
+
+    def _known_projects(self) -> list[str]:
+        known = list(self.index.stats()[3])
+        return known + [os.path.normpath(str(p)) for p in self.scope.project_roots]
+
+    def _project_filter(
+        self, project: str | os.PathLike[str] | None, all_projects: bool
+    ) -> tuple[str, ...] | None:
+        if all_projects:
+            return None
+        if not project:
+            path = self.current_project()
+            return tuple(sorted({path, os.path.basename(path)} - {""}))
+        given = os.path.expanduser(str(project))
+        path = os.path.normpath(os.path.abspath(given))
+        names = {path, os.path.basename(path)}
+        if not os.path.isabs(given) and not os.path.isdir(given):
+            # a project given by name: entries that say so, and known projects of that name
+            names.add(str(project))
+            names.update(p for p in self._known_projects() if os.path.basename(p) == project)
+        return tuple(sorted(n for n in names if n))
+
+    # --- queries ---------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        tools: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        project: str | os.PathLike[str] | None = None,
+        all_projects: bool = False,
+        budget: int = 700,
+        refresh: bool = True,
+    ) -> list[Hit]:
+        """Ranked passages for ``query``, best first (at most ``limit``, ≤ 100)."""
+        return self._guarded(
+            self._search, query, limit, tools, types, project, all_projects, budget, refresh
+        )
+
+    def _search(
+        self,
+        query: str,
+        limit: int,
+        tools: Sequence[str] | None,
+        types: Sequence[str] | None,
+        project: str | os.PathLike[str] | None,
+        all_projects: bool,
+        budget: int,
+        refresh: bool,
+    ) -> list[Hit]:
+        from memoir_tui.core.recall.rank import Filters, rank
+        from memoir_tui.core.recall.text import parse_query
+
+        limit = max(1, min(int(limit), MAX_LIMIT))
+        terms = parse_query(query)
+        if refresh:
+            self._ensure_fresh()
+        if not terms:
+            return []
+        filters = Filters(
+            tools=tuple(tools) if tools else None,
+            types=tuple(types) if types else None,
+            projects=self._project_filter(project, all_projects),
+        )
+        index = self.index
+        watched = self._watcher is not None and self._watcher.healthy
+        for attempt in range(2):
+            n_docs, avg_lengths, hidden, _projects = index.stats()
+            scored = rank(
+                index.conn,
+                terms,
+                filters=filters,
+                limit=limit,
+                n_docs=n_docs,
+                avg_lengths=avg_lengths,
+                hidden=hidden,
+                generation=index.generation,
+            )
+            # the files about to be shown must be current, whatever the check above skipped
+            # (a watcher reports every change, so it needs no second look)
+            if (
+                attempt == 0
+                and refresh
+                and not watched
+                and index.recheck({s.row.path for s in scored}, self.scope)
+            ):
+                continue
+            break
+        return [self._hit(s.row, s.score, s.why, terms, budget) for s in scored]
+
+    def _hit(self, row: Row, score: float, why, terms, budget: int) -> Hit:
+        from memoir_tui.core.recall.passages import extract
+
+        if row.text:
+            lines = row.text.splitlines()
+            passage = extract(lines, 0, terms, budget)
+            spans: tuple[tuple[int, int], ...] = ()
+        else:
+            try:
+                with open(row.path, encoding="utf-8") as fh:
+                    lines = fh.read().splitlines()
+            except (OSError, UnicodeDecodeError):
+                lines = []
+            passage = extract(lines, row.body_line, terms, budget)
+            spans = passage.lines
+        return Hit(
+            path=row.path,
+            tool=row.tool,
+            type=row.type,
+            name=row.name,
+            score=score,
+            passage=passage.text,
+            why=why,
+            project=row.project,
+            kind=row.kind,
+            always_loaded=row.always,
+            lines=spans,
+            description=row.description,
+        )
+
+    def entries(
+        self,
+        *,
+        tools: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        project: str | os.PathLike[str] | None = None,
+        all_projects: bool = False,
+        refresh: bool = True,
+    ) -> list[EntryInfo]:
+        """Every indexed document (no bodies), by tool then path — for lists and browsing."""
+
+        def run() -> list[EntryInfo]:
+            from memoir_tui.core.recall.rank import Filters
+
+            if refresh:
+                self._ensure_fresh()
+            filters = Filters(
+                tools=tuple(tools) if tools else None,
+                types=tuple(types) if types else None,
+                projects=self._project_filter(project, all_projects),
+            )
+            where, args = filters.sql()
+            hidden = self.index.stats()[2]
+            rows = self.index.conn.execute(
+                "SELECT d.path, d.tool, d.type, d.kind, d.name, d.description, d.project, "
+                f"d.always, d.updated, d.ident FROM docs d WHERE 1{where} "
+                "ORDER BY d.tool, d.path, d.id",
+                args,
+            ).fetchall()
+            return [
+                EntryInfo(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8])
+                for r in rows
+                if not (r[9] and r[9] in hidden)
+            ]
+
+        return self._guarded(run)
+
+    def projects(self) -> list[str]:
+        """Every project directory known: configured roots, Claude Code's, the store's."""
+
+        def run() -> list[str]:
+            if not self._refreshed_once:
+                self._ensure_fresh()
+            return sorted(set(self._known_projects()))
+
+        return self._guarded(run)
+
+    def read(self, tool: str, path: str | os.PathLike[str]) -> tuple[str, str]:
+        """``(absolute path, text)`` of one of ``tool``'s files — only if the walker finds
+        that file for that tool (inside its directories, through its file filter, never
+        a credentials file or a symlink leading out); else ``PathRefused``."""
+        from memoir_tui.core.adapters.guard import read_file
+
+        found, text = read_file(
+            tool,
+            path,
+            home=self.home,
+            env=self.env,
+            store_root=self.store_root,
+            projects=self.projects(),
+        )
+        return found.path, text
+
+    def write_target(
+        self, tool: str, filename: str, *, project: str | os.PathLike[str] | None = None
+    ) -> Path:
+        """Where a new memory ``filename`` (a bare ``.md`` slug) for ``tool`` goes; see
+        ``adapters.guard.writable_file``. The caller scans for secrets, writes atomically
+        and then calls ``notify_changed([path])``."""
+        from memoir_tui.core.adapters.guard import writable_file
+
+        return writable_file(
+            tool,
+            filename,
+            home=self.home,
+            env=self.env,
+            store_root=self.store_root,
+            project=project,
+        )
+
+    def status(self) -> IndexStatus:
+        def run() -> IndexStatus:
+            index = self.index
+            exists = index.exists()
+            if not exists:
+                return IndexStatus(str(index.path), False, 0, 0, 0, None)
+            conn = index.conn
+            by_tool = dict(
+                conn.execute("SELECT tool, count(*) FROM docs GROUP BY tool ORDER BY tool")
+            )
+            notes = tuple(conn.execute("SELECT path, reason FROM notes ORDER BY path"))
+            last = index.get_meta("last_full_check")
+            size = sum(
+                os.path.getsize(f"{index.path}{s}")
+                for s in ("", "-wal")
+                if os.path.exists(f"{index.path}{s}")
+            )
+            return IndexStatus(
+                path=str(index.path),
+                exists=True,
+                files=conn.execute("SELECT count(*) FROM files").fetchone()[0],
+                documents=index.doc_count(),
+                size_bytes=size,
+                last_full_check=float(last) if last else None,
+                by_tool=by_tool,
+                notes=notes,
+                watching=self._watcher is not None and self._watcher.healthy,
+            )
+
+        return self._guarded(run)
+
+    def revalidate_detached(self, *, min_interval: float = 10.0) -> bool:
+        """Stat every file in a detached child process, if the index is past the size
+        up to which queries do that themselves and the last full check is older than
+        ``min_interval`` seconds. For a short-lived process (the CLI) to call after it
+        has answered: the answer is not delayed, and the next query sees in-place
+        edits the directory check cannot. POSIX only; returns whether a child started.
+        """
+        import threading as _threading
+
+        if not hasattr(os, "fork") or self._watcher is not None or _threading.active_count() > 1:
+            return False  # forking a process with other threads is not safe
+        with self._lock:
+            index = self.index
+            try:
+                if index.file_count() <= index.full_check_files:
+                    return False
+                last = float(index.get_meta("last_full_check", "0") or 0)
+                if time.time() - last < min_interval:
+                    return False
+            except Exception:
+                return False
+            index.close()
+            import sys
+
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            pid = os.fork()
+            if pid:
+                return True
+            # the child: no terminal, no pipe held open, lowest priority; never returns
+            code = 0
+            try:
+                os.setsid()
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                with contextlib.suppress(OSError):
+                    os.nice(10)
+                self.index.refresh(self.scope, full=True)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+
+    # --- watching -------------------------------------------------------------------------
+
+    def _watched_dirs(self) -> list[str]:
+        rows = self.index.conn.execute("SELECT DISTINCT path FROM dirs").fetchall()
+        return [r[0] for r in rows] + [str(self.store_root)]
+
+    def watch(self) -> bool:
+        """Start an inotify watcher (Linux); False where none is available.
+
+        While it runs, a search applies the events it collected instead of
+        stat-ing directories and files.
+        """
+        with self._lock:
+            if self._watcher is not None:
+                return self._watcher.healthy
+            from memoir_tui.core.recall.watch import Watcher
+
+            watcher = Watcher.create()
+            if watcher is None:
+                return False
+            self._guarded(self._refresh, None)
+            watcher.sync(self._watched_dirs())
+            self._watcher = watcher
+            return True
+
+    def stop_watching(self) -> None:
+        with self._lock:
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None

@@ -1,0 +1,146 @@
+"""The adapters as data and the one walker: what is found, and what never is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memoir_tui.core.adapters import ADAPTERS, get_adapter, is_denied
+from memoir_tui.core.adapters.walk import (
+    Project,
+    claude_project_cwd,
+    sources,
+    walk_source,
+)
+from memoir_tui.core.config import KNOWN_TOOLS
+
+from .conftest import World, write
+
+
+def found(world: World, **kwargs) -> dict[str, str]:
+    srcs, _projects, _disc = sources(
+        world.home,
+        world.env,
+        store_root=world.store,
+        projects=[Project(str(world.other), "config")],
+        **kwargs,
+    )
+    out: dict[str, str] = {}
+    for src in srcs:
+        for f in walk_source(src).files:
+            out.setdefault(f.path, f.tool)
+    return out
+
+
+def test_every_known_tool_has_an_adapter():
+    assert [a.name for a in ADAPTERS] == list(KNOWN_TOOLS)
+
+
+def test_each_tool_layout_is_found(world: World):
+    files = found(world)
+    h, p = world.home, world.proj
+    expected = {
+        world.store / "memory" / "decision_postgres.md": "memoir",
+        h / ".claude" / "CLAUDE.md": "claude-code",
+        h / ".claude" / "rules" / "style" / "python.md": "claude-code",
+        h / ".claude/projects/-not-the-real-path/memory/MEMORY.md": "claude-code",
+        h / ".gemini" / "GEMINI.md": "gemini",
+        h / ".codex" / "AGENTS.md": "codex",
+        h / ".codeium/windsurf/memories/global_rules.md": "windsurf",
+        h / ".continue/rules/review.md": "continue",
+        h / ".copilot/copilot-instructions.md": "copilot",
+        h / "Documents/Cline/Rules/cline.md": "cline",
+        h / ".config/opencode/AGENTS.md": "agents-md",
+        # project files: the project comes from the transcript's cwd, not the slug
+        p / "AGENTS.md": "agents-md",
+        p / "CLAUDE.md": "claude-code",
+        p / ".cursor/rules/sql.mdc": "cursor",
+        p / ".windsurf/rules/ws.md": "windsurf",
+        p / ".github/copilot-instructions.md": "copilot",
+        p / ".clinerules/01-style.md": "cline",
+        p / ".continue/rules/c.md": "continue",
+        p / ".rules": "zed",
+        p / "CONVENTIONS.md": "aider",
+        p / "GEMINI.md": "gemini",
+        world.other / "AGENTS.md": "agents-md",
+    }
+    for path, tool in expected.items():
+        assert files.get(str(path)) == tool, path
+
+
+def test_never_crawls_home_nor_project_trees(world: World):
+    files = found(world)
+    assert str(world.home / "notes" / "stray.md") not in files
+    assert str(world.proj / "src" / "deep" / "notes.md") not in files
+
+
+def test_credentials_are_never_returned(world: World):
+    files = found(world)
+    assert not [p for p in files if p.endswith((".credentials.json", "settings.json"))]
+    for name in (".credentials.json", "settings.json", "auth.json", "id.key", "api-token.txt"):
+        assert is_denied(name), name
+    assert not is_denied("decision_token-rotation.md")  # a memory about tokens is fine
+
+
+def test_credential_file_inside_a_rules_glob_is_not_read(world: World):
+    write(world.home / ".claude" / "rules" / "server.key", "-----BEGIN KEY-----")
+    write(world.home / ".claude" / "rules" / "auth.json", "{}")
+    files = found(world)
+    assert not [p for p in files if p.endswith(("server.key", "auth.json"))]
+
+
+def test_missing_directories_are_simply_absent(tmp_path: Path):
+    home = tmp_path / "empty-home"
+    home.mkdir()
+    srcs, _, _ = sources(home, {"HOME": str(home)}, store_root=tmp_path / "no-store")
+    assert all(walk_source(s).files == [] for s in srcs)
+
+
+def test_env_overrides_tool_homes(world: World, tmp_path: Path):
+    codex_home = tmp_path / "codex-elsewhere"
+    write(codex_home / "AGENTS.md", "codex from CODEX_HOME\n")
+    env = {**world.env, "CODEX_HOME": str(codex_home)}
+    srcs, _, _ = sources(world.home, env, store_root=world.store, tools=["codex"])
+    paths = {f.path for s in srcs for f in walk_source(s).files}
+    assert str(codex_home / "AGENTS.md") in paths
+    assert str(world.home / ".codex" / "AGENTS.md") not in paths
+
+
+def test_xdg_config_home_is_respected(world: World, tmp_path: Path):
+    xdg = tmp_path / "xdg"
+    write(xdg / "opencode" / "AGENTS.md", "from xdg\n")
+    env = {**world.env, "XDG_CONFIG_HOME": str(xdg)}
+    srcs, _, _ = sources(world.home, env, store_root=world.store, tools=["agents-md"])
+    paths = {f.path for s in srcs for f in walk_source(s).files}
+    assert str(xdg / "opencode" / "AGENTS.md") in paths
+
+
+def test_symlinks_are_not_followed_out_of_a_tool_directory(world: World, tmp_path: Path):
+    outside = write(tmp_path / "outside" / "secret-notes.md", "outside the tool\n")
+    rules = world.home / ".claude" / "rules"
+    os.symlink(outside, rules / "link-out.md")
+    os.symlink(outside.parent, rules / "dir-out")
+    inside = write(world.home / ".claude" / "rules" / "real.md", "inside\n")
+    os.symlink(inside, rules / "link-in.md")
+    srcs, _, _ = sources(world.home, world.env, store_root=world.store, tools=["claude-code"])
+    results = [walk_source(s) for s in srcs]
+    paths = {f.path for r in results for f in r.files}
+    notes = [n for r in results for n in r.notes]
+    assert str(rules / "link-out.md") not in paths
+    assert not [p for p in paths if "dir-out" in p]
+    assert str(rules / "link-in.md") in paths
+    assert any("outside" in reason for _p, reason in notes)
+
+
+def test_claude_project_cwd_comes_from_a_transcript(world: World):
+    slug = world.home / ".claude" / "projects" / "-not-the-real-path"
+    assert claude_project_cwd(slug) == str(world.proj)
+    assert claude_project_cwd(world.home / "nowhere") is None
+
+
+def test_cursor_filter_takes_mdc_only(world: World):
+    write(world.proj / ".cursor" / "rules" / "plain.md", "ignored by Cursor\n")
+    files = found(world, tools=["cursor"])
+    assert str(world.proj / ".cursor/rules/sql.mdc") in files
+    assert str(world.proj / ".cursor/rules/plain.md") not in files
+    assert get_adapter("cursor").suffixes == (".mdc",)
