@@ -231,3 +231,24 @@ def test_project_by_name(world: World, recall):
     # "billing" is a configured project root; its name is enough
     assert recall.search("platypus", project="billing")
     assert recall.search("platypus", project="webshop") == []
+
+
+def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
+    """Store stamps items with core.scope ids; recall scopes them the same way."""
+    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.store import Store
+
+    mine = Store(world.store, project=project_identity(world.proj, home=world.home).id)
+    theirs = Store(world.store, project=project_identity(world.other, home=world.home).id)
+    mine.note_decision("Use the wombat queue for checkout events", why="ordering")
+    theirs.note_decision("Use the wombat ledger for billing events", why="audits")
+    recall = world.recall()  # cwd: world.proj
+    texts = [h.name for h in recall.search("wombat events")]
+    assert "Use the wombat queue for checkout events" in texts
+    assert not any("ledger" in t for t in texts)
+    assert any("ledger" in h.name for h in recall.search("wombat", project=world.other))
+    everywhere = {h.name for h in recall.search("wombat events", all_projects=True)}
+    assert {
+        "Use the wombat queue for checkout events",
+        "Use the wombat ledger for billing events",
+    } <= everywhere

@@ -296,6 +296,15 @@ class Recall:
         root = _git_root(Path(cwd))
         return str(root) if root else cwd
 
+    def _scope_id(self, path: str) -> str:
+        """The id ``core.scope`` gives this directory: what Store stamps on session items."""
+        from memoir_tui.core.scope import project_identity
+
+        try:
+            return project_identity(Path(path), home=self.home).id
+        except OSError:
+            return ""
+
     def _known_projects(self) -> list[str]:
         known = list(self.index.stats()[3])
         return known + [os.path.normpath(str(p)) for p in self.scope.project_roots]
@@ -307,10 +316,13 @@ class Recall:
             return None
         if not project:
             path = self.current_project()
-            return tuple(sorted({path, os.path.basename(path)} - {""}))
+            names = {path, os.path.basename(path), self._scope_id(path)}
+            return tuple(sorted(names - {""}))
         given = os.path.expanduser(str(project))
+        if given.split(":", 1)[0] in ("git", "path", "home"):
+            return (given,)  # already a scope id, as session items carry
         path = os.path.normpath(os.path.abspath(given))
-        names = {path, os.path.basename(path)}
+        names = {path, os.path.basename(path), self._scope_id(path)}
         if not os.path.isabs(given) and not os.path.isdir(given):
             # a project given by name: entries that say so, and known projects of that name
             names.add(str(project))
