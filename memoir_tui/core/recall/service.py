@@ -115,13 +115,6 @@ def default_store_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".config" / "memoir"
 
 
-def _git_root(start: Path) -> Path | None:
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 class Recall:
     """Search over the store and every enabled host tool's memory files.
 
@@ -293,8 +286,10 @@ class Recall:
                 best = project
         if best:
             return best
-        root = _git_root(Path(cwd))
-        return str(root) if root else cwd
+        from memoir_tui.core.scope import find_git_dir
+
+        found = find_git_dir(Path(cwd))
+        return str(found[0]) if found else cwd
 
     def _scope_id(self, path: str) -> str:
         """The id ``core.scope`` gives this directory: what Store stamps on session items."""
