@@ -17,7 +17,7 @@ from textual.widgets import Input
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import identity, iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import (
@@ -29,22 +29,12 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
+from tests.conftest import JulyClock
 
 SIZE = (100, 30)
 DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
 PIPX = "Ship the CLI through pipx, not as a PyInstaller binary"
 NEWEST_ACTION = "Write the Alembic migration that adds updated_at to entries"
-
-
-class JulyClock:
-    """Ticks one second per call from 2026-07-01, after every date in the demo fixtures."""
-
-    def __init__(self) -> None:
-        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
-
-    def __call__(self) -> str:
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 @pytest.fixture

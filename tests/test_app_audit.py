@@ -19,11 +19,12 @@ from textual.widgets import Input
 from memoir_tui.app import PANES, MemoirApp
 from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import enqueue
 from memoir_tui.core.store import Store
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.screens.help import own_bindings
+from tests.conftest import JulyClock
 
 SIZE = (100, 30)
 AUDIT_KEY = str([p.PANE_ID for p in PANES].index("audit") + 1)
@@ -35,15 +36,6 @@ ONCALL = "Who owns the on-call rota?"
 SECRET_PLAN = "Move the docs to the Falcon wiki"  # hidden: must never be shown
 PURGED_PLAN = "Bill customers through the Osprey gateway"  # purged
 CANDIDATE = "We are going with Grafana for dashboards"
-
-
-class JulyClock:
-    def __init__(self) -> None:
-        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
-
-    def __call__(self) -> str:
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from memoir_tui.app import PANES, MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import enqueue, review_path
 from memoir_tui.core.store import Store
 from memoir_tui.screens.help import own_bindings
@@ -30,6 +30,7 @@ from memoir_tui.screens.review import (
     candidate_details,
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from tests.conftest import JulyClock
 
 SIZE = (100, 30)
 REVIEW_KEY = str([p.PANE_ID for p in PANES].index("review") + 1)
@@ -38,17 +39,6 @@ POSTGRES = "We are going with Postgres for the reporting API"
 RUFF = "Use ruff for linting and formatting"
 REDUX = "Use Redux Toolkit for the client state"  # close to a hidden demo decision
 PLAYWRIGHT_CI = "Run the Playwright suite on every pull request"
-
-
-class JulyClock:
-    """Ticks one second per call from 2026-07-01, after every date in the demo fixtures."""
-
-    def __init__(self) -> None:
-        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
-
-    def __call__(self) -> str:
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 def candidate(text: str, source: str = "assistant", *, minute: int = 0, **extra: str) -> dict:

@@ -19,7 +19,7 @@ from textual.widgets import Input, TabbedContent
 from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import identity, iso_from_ms, parse_date_ms, text_hash
+from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import (
@@ -34,18 +34,10 @@ from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.store_bar import StoreBar
+from tests.conftest import JulyClock
 
 SIZE = (100, 30)
 REPO = Path(__file__).resolve().parents[1]
-
-
-class JulyClock:
-    def __init__(self) -> None:
-        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
-
-    def __call__(self) -> str:
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 @pytest.fixture

@@ -21,25 +21,16 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES, MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import iso_from_ms, parse_date_ms
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane
+from tests.conftest import JulyClock
 
 SIZE = (100, 30)
 SYNC_KEY = str([p.PANE_ID for p in PANES].index("sync") + 1)
 PASSPHRASE = "correct horse battery staple"
-
-
-class JulyClock:
-    def __init__(self) -> None:
-        self.ms = parse_date_ms("2026-07-01T09:00:00.000Z")
-
-    def __call__(self) -> str:
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 def git(*args: str) -> str:
