@@ -106,18 +106,18 @@ class TickingClock:
     def __init__(self, start_ms: int = 1_780_000_000_000) -> None:
         self.ms = start_ms
 
+    def __call__(self) -> str:
+        from memoir_tui.core.identity import iso_from_ms
+
+        self.ms += 1000
+        return iso_from_ms(self.ms)
+
 
 class JulyClock(TickingClock):
     """Ticks from 2026-07-01 09:00 UTC, after every date in the demo fixtures."""
 
     def __init__(self) -> None:
         super().__init__(1_782_896_400_000)
-
-    def __call__(self) -> str:
-        from memoir_tui.core.identity import iso_from_ms
-
-        self.ms += 1000
-        return iso_from_ms(self.ms)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -297,12 +297,15 @@ def scan(
     home: Path | None,
     settings: ConsolidateSettings | None = None,
     now_ms: int | None = None,
-    recalled: Collection[Path] = (),
+    recalled: Collection[Path] | None = None,
     include_dismissed: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Report:
     """Every proposal for ``store`` (and Claude Code's memory under ``home``).
 
     ``recalled``: entry files recall returned recently; they are never stale.
+    ``None`` (the default) reads recall's usage log for the last
+    ``stale_entry_days`` (under ``env``'s ``XDG_STATE_HOME``, else ``home``).
     ``now_ms`` defaults to the store's clock.
     """
     if settings is None:
@@ -312,6 +315,11 @@ def scan(
     refs = _Refs(store, home)
     skipped: list[str] = []
     proposals: list[Proposal] = []
+    if recalled is None:
+        from memoir_tui.core.recall.usage import recalled_since
+
+        since = now_ms - settings.stale_entry_days * DAY_MS
+        recalled = recalled_since(store.root, since, env=env, home=home)
     recalled_set = {os.path.abspath(p) for p in recalled}
 
     for directory in memory_dirs(store, home):

@@ -103,19 +103,24 @@ def working_set(
     project: str | None = None,
     all_projects: bool = True,
     at_ms: int | None = None,
+    believed_at_ms: int | None = None,
 ) -> WorkingSet:
     """The live view of ``state`` for a reader in ``project`` at ``at_ms`` (default now).
 
     Every item passes ``scope.is_visible`` — the one visibility predicate —
     so hidden, completed, rejected, out-of-scope and out-of-window items are
     never live. Tombstones are listed apart (in scope) for audit views.
-    Given ``at_ms``, it answers "as of T": only what was already recorded then
-    (by each list's date field), valid then, and not yet completed then.
-    Forgetting is not undone by asking about the past.
+    ``at_ms`` is the time validity windows are judged at. ``believed_at_ms``
+    answers "what was believed at T": only what was already recorded then (by
+    each list's date field) and not yet completed then. An "as of T" view
+    passes T for both. Forgetting is not undone by asking about the past.
     """
 
     def visible(item: dict[str, Any], list_name: str) -> bool:
-        if at_ms is not None and parse_date_ms(item.get(DATE_FIELDS[list_name])) > at_ms:
+        if (
+            believed_at_ms is not None
+            and parse_date_ms(item.get(DATE_FIELDS[list_name])) > believed_at_ms
+        ):
             return False  # not yet believed at that time
         return is_visible(
             item, list_name=list_name, project=project, all_projects=all_projects, at_ms=at_ms
@@ -123,9 +128,9 @@ def working_set(
 
     def done_by_then(key: str) -> list[dict[str, Any]]:
         done = well_formed_items(current.get(key))
-        if at_ms is None:
+        if believed_at_ms is None:
             return done
-        return [t for t in done if parse_date_ms(t.get("done_at")) <= at_ms]
+        return [t for t in done if parse_date_ms(t.get("done_at")) <= believed_at_ms]
 
     machines_raw = state.get("machines") if isinstance(state.get("machines"), dict) else {}
     labels = {uid: _str(m.get("label")) for uid, m in machines_raw.items() if isinstance(m, dict)}

@@ -220,6 +220,7 @@ class Store:
             project=self.project,
             all_projects=all_projects or not self.project,
             at_ms=at_ms,
+            believed_at_ms=at_ms,  # "as of T": recorded by then and valid then
         )
 
     @property

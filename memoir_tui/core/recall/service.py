@@ -392,7 +392,17 @@ class Recall:
             ):
                 continue
             break
-        return [self._hit(s.row, s.score, s.why, terms, budget) for s in scored]
+        hits = [self._hit(s.row, s.score, s.why, terms, budget) for s in scored]
+        self._record(hits)
+        return hits
+
+    def _record(self, hits: Sequence[Hit]) -> None:
+        """Note the entry files returned, so consolidate never calls them stale."""
+        paths = [h.path for h in hits if h.kind == "memory"]
+        if paths:
+            from memoir_tui.core.recall.usage import record_recalled
+
+            record_recalled(self.store_root, paths, env=self.env, home=self.home)
 
     def _hit(self, row: Row, score: float, why, terms, budget: int) -> Hit:
         from memoir_tui.core.recall.passages import extract
