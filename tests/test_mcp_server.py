@@ -45,6 +45,10 @@ TOOLS = {
     "memoir_reject",
     "memoir_consolidate",
     "memoir_sync_status",
+    "memoir_recall",
+    "memoir_list",
+    "memoir_read",
+    "memoir_remember",
 }
 READ_ONLY = {
     "memoir_status",
@@ -54,10 +58,7 @@ READ_ONLY = {
     "memoir_review",
     "memoir_consolidate",
     "memoir_sync_status",
-}
-LATER_ISSUES = {
     "memoir_recall",
-    "memoir_remember",
     "memoir_list",
     "memoir_read",
 }
@@ -146,7 +147,6 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
         listed = (await session.list_tools()).tools
     names = {t.name for t in listed}
     assert names == TOOLS
-    assert not names & LATER_ISSUES
     by_name = {t.name: t for t in listed}
     for name, tool in by_name.items():
         assert tool.description, name
@@ -161,6 +161,12 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
     assert set(by_name["memoir_forget"].input_schema["properties"]) == {"text", "purge"}
     assert set(by_name["memoir_complete_next"].input_schema["properties"]) == {"match"}
     assert set(by_name["memoir_why"].input_schema["properties"]) == {"query"}
+    assert {"query"} <= set(by_name["memoir_recall"].input_schema["properties"])
+    assert {"tool"} <= set(by_name["memoir_list"].input_schema["properties"])
+    assert {"tool", "filepath"} <= set(by_name["memoir_read"].input_schema["properties"])
+    assert {"content", "filename", "tool", "project"} <= set(
+        by_name["memoir_remember"].input_schema["properties"]
+    )
     assert "permanent" in by_name["memoir_forget"].description
 
     current = tools_snapshot(listed)

@@ -2,9 +2,10 @@
 
 Tool names and arguments follow the JavaScript ``memoir`` tool's, so agents
 trained on it find the same surface. Each call constructs a fresh ``Store``
-(config and session are re-read every time; nothing is cached across calls),
+(config and session are re-read every time; no state is cached across calls),
 so two servers and the app can share one store: every write goes through the
-store's lock.
+store's lock. The recall tools share one warm ``Recall`` whose index is a
+cache kept fresh by a file watcher and a stat check on every query.
 
 stdout is the protocol. Logging goes to stderr and is configured before the
 SDK's server is constructed (the SDK installs its own handler otherwise).
@@ -27,7 +28,7 @@ from pydantic import Field
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.store import Store, default_store_dir
-from memoir_tui.mcp import tools
+from memoir_tui.mcp import recall_tools, tools
 from memoir_tui.mcp.tools import Reply, ResumeView, SessionView, StatusView, WhyView
 
 log = logging.getLogger("memoir_tui.mcp")
@@ -39,7 +40,8 @@ INSTRUCTIONS = (
     "questions and decisions with their reasons, shared across machines and tools. "
     "Call memoir_resume at the start of a session to pick up where the last one ended; "
     "record decisions with memoir_note (with why), steps with memoir_add_next, and "
-    "memoir_complete_next them when done. Check memoir_why before reopening a settled choice."
+    "memoir_complete_next them when done. Check memoir_why before reopening a settled choice; "
+    "memoir_recall searches every assistant's memory files."
 )
 
 # Annotations: hints for hosts deciding what to confirm with the user.
@@ -299,6 +301,106 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         encryption on or off, machines that have synced and when, changes not yet pushed,
         and what the last sync merged. Read-only; it contacts no remote."""
         return plain(tools.sync_status_report)
+
+    # --- recall: every host tool's memory files ----------------------------------
+    # One Recall per server, built on first use and watched: the index stays warm and
+    # re-reads what changed before each answer. The Store is still built per call.
+    try:
+        here: Path | None = Path.cwd()
+    except OSError:  # the working directory was deleted
+        here = None
+    warm = recall_tools.WarmRecall(root, cwd=here)
+
+    @tool("Recall from memory", READ_ONLY)
+    def memoir_recall(
+        query: Annotated[str, Field(description="Keywords or topic to look for in memories")],
+        limit: Annotated[int, Field(ge=1, le=30, description="Passages to return (1–30)")] = 8,
+        tool: Annotated[
+            str | None, Field(description='Only this tool\'s files: "claude", "cursor", …')
+        ] = None,
+        project: Annotated[
+            str | None,
+            Field(description="Search this project (path or name) instead of the current one"),
+        ] = None,
+        all_projects: Annotated[
+            bool, Field(description="Search every project, not just the current one")
+        ] = False,
+    ) -> Annotated[CallToolResult, recall_tools.RecallView]:
+        """Search every AI tool's memory, rules and instruction files and this store for what
+        is known about a topic: ranked passages (best first) with file, tool, type, score
+        and why each matched. Global files and the current project's are searched;
+        forgotten decisions and completed actions are never returned."""
+        return structured(recall_tools.recall, warm, query, limit, tool, project, all_projects)
+
+    @tool("List memory files", READ_ONLY)
+    def memoir_list(
+        tool: Annotated[
+            str | None,
+            Field(description='Only this tool: "claude", "cursor", "memoir", …; empty for all'),
+        ] = None,
+        project: Annotated[
+            str | None, Field(description="List this project's files (path or name)")
+        ] = None,
+        all_projects: Annotated[bool, Field(description="List every project's files")] = False,
+    ) -> Annotated[CallToolResult, recall_tools.ListView]:
+        """List the memory, rules and instruction files of every detected AI tool, by
+        tool: name, type, description and absolute path (global files and the current
+        project's)."""
+        return structured(recall_tools.list_entries, warm, tool, project, all_projects)
+
+    @tool("Read a memory file", READ_ONLY, structured_output=False)
+    def memoir_read(
+        tool: Annotated[
+            str, Field(description='The file\'s tool: "claude", "cursor", "memoir", …')
+        ],
+        filepath: Annotated[
+            str | None,
+            Field(
+                description="The file: the absolute path memoir_recall or memoir_list returned, "
+                "or a path relative to the tool's directory"
+            ),
+        ] = None,
+        path: Annotated[str | None, Field(description="Same as filepath")] = None,
+    ) -> str:
+        """Read the whole of one memory file. Only the tool's own memory, rules and
+        instruction files are readable: never a path outside its directories, another
+        file type, a credentials or settings file, or a symlink leading out."""
+        return plain(recall_tools.read, warm, tool, filepath, path)
+
+    @tool("Remember in a memory file", _writes(idempotent=False), structured_output=False)
+    def memoir_remember(
+        content: Annotated[str, Field(description="The memory to save (markdown)")],
+        filename: Annotated[
+            str,
+            Field(
+                description='A new bare lowercase file name ending in .md, e.g. "auth-setup.md" '
+                "(never an existing file)"
+            ),
+        ],
+        tool: Annotated[
+            str | None,
+            Field(
+                description='Where to save: "memoir" (this store, the default), "claude", '
+                '"cursor", "windsurf", "codex", "copilot", "cline", "continue"'
+            ),
+        ] = None,
+        project: Annotated[
+            str | None,
+            Field(
+                description="Save a project-level memory for this project directory (the "
+                "current one or one memoir knows) instead of a global one"
+            ),
+        ] = None,
+        aliases: Annotated[
+            list[str] | None, Field(description="Other words this memory should be found by")
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Tags")] = None,
+    ) -> str:
+        """Save a memory as a new markdown file for future sessions: a fact, preference,
+        decision or lesson (type from the content's frontmatter, else fact). Refuses a
+        secret in the content, a name that is not a bare .md file name, and an existing
+        file. memoir_recall finds it at once."""
+        return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     return server
 

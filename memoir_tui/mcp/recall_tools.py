@@ -1,0 +1,566 @@
+"""The recall-side MCP tools: search, list, read and write host tools' memory files.
+
+``memoir_recall``, ``memoir_list``, ``memoir_read`` and ``memoir_remember`` carry
+the JavaScript tool's names and arguments (``query``; ``tool``; ``tool`` +
+``filepath``; ``content``, ``filename``, ``tool``, ``project``) plus a few of
+our own (``limit``, ``all_projects``, ``aliases``, ``tags``).
+
+Like ``tools``, each function takes the per-call ``Store`` first and returns a
+``Reply``; the second argument is the server's ``WarmRecall``: one ``Recall``
+per server, built on first use and watched, so a query costs milliseconds
+while its watcher (or, where inotify is missing, its incremental stat check)
+re-reads whatever changed before every answer. Session state (hidden
+decisions, the audit) is still read through the per-call ``Store``.
+
+What the core guarantees and these functions rely on: ``Recall.search`` and
+``Recall.entries`` never return hidden decisions, completed actions or items
+outside the scope asked for; ``Recall.read`` and ``Recall.write_target`` go
+through ``adapters.guard`` (a tool's own files only; bare lowercase ``.md``
+names resolved inside the target directory in every branch). On top of that,
+``memoir_read`` refuses a forgotten decision or completed action by path, and
+``memoir_remember`` scans for secrets before anything is written and never
+replaces an existing file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import secrets
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.mcp.tools import Reply
+
+if TYPE_CHECKING:
+    from memoir_tui.core.adapters import Adapter
+    from memoir_tui.core.recall import Recall
+    from memoir_tui.core.store import Store
+
+log = logging.getLogger("memoir_tui.mcp.recall")
+
+RECALL_DEFAULT_LIMIT = 8
+RECALL_MAX_LIMIT = 30
+PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
+LIST_SHOWN = 200
+DEFAULT_WRITE_TOOL = "memoir"  # the store's own memory/: synced, recalled everywhere
+DEFAULT_ENTRY_TYPE = "fact"
+
+# The JavaScript tool's tool names (and people's), for the adapters that differ.
+TOOL_ALIASES = {
+    "claude": "claude-code",
+    "claude code": "claude-code",
+    "claudecode": "claude-code",
+    "store": "memoir",
+    "agents": "agents-md",
+    "agents.md": "agents-md",
+    "opencode": "agents-md",
+    "github copilot": "copilot",
+    "gemini cli": "gemini",
+    "codex cli": "codex",
+}
+
+# Frontmatter keys a remembered memory may carry over from the content's own block.
+_CARRIED_KEYS = ("description", "why", "rejected", "trigger", "how_to_apply")
+_H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+# --- the warm Recall --------------------------------------------------------------------
+
+# every WarmRecall holding an open Recall (its watcher thread and database connection)
+_OPEN: set[WarmRecall] = set()
+_OPEN_LOCK = threading.Lock()
+
+
+class WarmRecall:
+    """One ``Recall`` per server: built on first use, then watched and kept.
+
+    Building it is deferred so that a server only ever asked about the session
+    never indexes anything (and a spawn stays fast).
+    """
+
+    def __init__(self, store_root: Path, *, cwd: Path | None = None) -> None:
+        self.store_root = store_root
+        self.cwd = cwd
+        self._lock = threading.Lock()
+        self._recall: Recall | None = None
+
+    def get(self) -> Recall:
+        with self._lock:
+            if self._recall is None:
+                from memoir_tui.core.recall import Recall
+
+                recall = Recall(self.store_root, cwd=self.cwd)
+                try:
+                    watching = recall.watch()  # builds or refreshes the index once
+                except BaseException:
+                    recall.close()
+                    raise
+                log.info("recall ready (watcher %s)", "on" if watching else "off: stat checks")
+                self._recall = recall
+                with _OPEN_LOCK:
+                    _OPEN.add(self)
+            return self._recall
+
+    def close(self) -> None:
+        with self._lock:
+            if self._recall is not None:
+                self._recall.close()
+                self._recall = None
+        with _OPEN_LOCK:
+            _OPEN.discard(self)
+
+
+def close_all() -> None:
+    """Close every server's ``Recall`` (its watcher thread and database): tests, shutdown."""
+    with _OPEN_LOCK:
+        open_now = list(_OPEN)
+    for warm in open_now:
+        warm.close()
+
+
+# --- structured output ----------------------------------------------------------------
+
+
+class PassageOut(BaseModel):
+    """One ranked passage of one file (frontmatter never included)."""
+
+    path: str = Field(description="absolute path; memoir_read takes it as filepath")
+    tool: str
+    type: str
+    name: str
+    score: float
+    passage: str
+    why: dict[str, list[str]] = Field(
+        description="field → the query terms it matched ('auth*': a prefix match)"
+    )
+    project: str = Field(description="the project the file belongs to; '' = global")
+    kind: str = Field(description="memory, rules, instructions or session")
+    always_loaded: bool = Field(description="the tool loads this file into every session")
+    lines: list[list[int]] = Field(description="1-based line ranges of the passage in the file")
+
+
+class RecallView(BaseModel):
+    query: str
+    scope: str = Field(description="which projects were searched (global files always are)")
+    hits: list[PassageOut]
+
+
+class EntryOut(BaseModel):
+    """A memory, rules or instructions file as a list shows it."""
+
+    tool: str
+    type: str
+    kind: str
+    name: str
+    description: str
+    path: str
+    project: str
+    always_loaded: bool
+    updated: str
+
+
+class ListView(BaseModel):
+    tool: str | None = Field(description="the tool filter, resolved; null = every tool")
+    scope: str
+    total: int = Field(description="files found; at most 200 are listed")
+    by_tool: dict[str, int]
+    entries: list[EntryOut]
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def resolve_tool(name: str | None) -> str | None:
+    """A tool name as a person or the JavaScript tool spells it → an adapter name."""
+    from memoir_tui.core.adapters import ADAPTERS, BY_NAME
+
+    if name is None or not name.strip():
+        return None
+    key = " ".join(name.strip().lower().split())
+    if key in BY_NAME:
+        return key
+    if key in TOOL_ALIASES:
+        return TOOL_ALIASES[key]
+    for adapter in ADAPTERS:
+        if key == adapter.label.lower():
+            return adapter.name
+    # the JavaScript tool matches a substring of the tool's name
+    matches = [a.name for a in ADAPTERS if key in a.name or key in a.label.lower()]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(a.name for a in ADAPTERS)
+    if matches:
+        raise MemoirError(f"tool {name!r} is ambiguous ({', '.join(matches)}); known: {known}")
+    raise MemoirError(f"unknown tool {name!r}; known: {known}")
+
+
+def _text_arg(value: str | None) -> str | None:
+    return value.strip() if value is not None and value.strip() else None
+
+
+def _scope_label(recall: Recall, project: str | None, all_projects: bool) -> str:
+    if all_projects:
+        return "every project"
+    return f"project {project or recall.current_project()} and global files"
+
+
+def _why_text(why: dict[str, list[str]]) -> str:
+    return "; ".join(f"{field} {', '.join(terms)}" for field, terms in why.items())
+
+
+def _where(hit: PassageOut) -> str:
+    if not hit.lines:
+        return hit.path
+    first, last = hit.lines[0][0], hit.lines[-1][1]
+    return f"{hit.path}:{first}" + (f"-{last}" if last != first else "")
+
+
+# --- read-only tools ------------------------------------------------------------------------
+
+
+def recall(
+    store: Store,
+    warm: WarmRecall,
+    query: str,
+    limit: int = RECALL_DEFAULT_LIMIT,
+    tool: str | None = None,
+    project: str | None = None,
+    all_projects: bool = False,
+) -> Reply:
+    from memoir_tui.core.store import clean_text
+
+    query = clean_text(query, "query")
+    limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
+    tool_name = resolve_tool(tool)
+    project = _text_arg(project)
+    engine = warm.get()
+    hits = engine.search(
+        query,
+        limit=limit,
+        tools=[tool_name] if tool_name else None,
+        project=project,
+        all_projects=all_projects,
+        budget=PASSAGE_BUDGET,
+    )
+    scope = _scope_label(engine, project, all_projects)
+    data = RecallView(query=query, scope=scope, hits=[PassageOut(**hit.to_json()) for hit in hits])
+    where = f"{tool_name}'s files in " if tool_name else ""
+    if not hits:
+        hint = "" if all_projects else " (all_projects=true searches every project)"
+        return Reply(f'Nothing found for "{query}" in {where}{scope}{hint}.', data)
+    lines = [f'{len(hits)} passage(s) for "{query}", best first ({where}{scope}):']
+    for number, hit in enumerate(data.hits, start=1):
+        lines += [
+            "",
+            f"{number}. {hit.name}  [{hit.tool} · {hit.type}]  score {hit.score:.2f}",
+            f"   {_where(hit)}",
+            f"   matched: {_why_text(hit.why)}",
+            *(f"   │ {line}" for line in hit.passage.splitlines()),
+        ]
+    lines += ["", "memoir_read(tool, filepath) returns a whole file."]
+    return Reply("\n".join(lines), data)
+
+
+def list_entries(
+    store: Store,
+    warm: WarmRecall,
+    tool: str | None = None,
+    project: str | None = None,
+    all_projects: bool = False,
+) -> Reply:
+    from memoir_tui.core.adapters import BY_NAME
+
+    tool_name = resolve_tool(tool)
+    project = _text_arg(project)
+    engine = warm.get()
+    found = [
+        e
+        for e in engine.entries(
+            tools=[tool_name] if tool_name else None, project=project, all_projects=all_projects
+        )
+        if e.kind != "session"  # working-set items: memoir_session lists those
+    ]
+    by_tool: dict[str, int] = {}
+    for e in found:
+        by_tool[e.tool] = by_tool.get(e.tool, 0) + 1
+    shown = [EntryOut(**e.to_json()) for e in found[:LIST_SHOWN]]
+    scope = _scope_label(engine, project, all_projects)
+    data = ListView(tool=tool_name, scope=scope, total=len(found), by_tool=by_tool, entries=shown)
+    if not found:
+        what = f"{tool_name} memory files" if tool_name else "memory files"
+        return Reply(f"No {what} found ({scope}).", data)
+    lines = [f"Memory files ({len(found)} total; {scope}):"]
+    current = None
+    for e in shown:
+        if e.tool != current:
+            current = e.tool
+            label = BY_NAME[e.tool].label if e.tool in BY_NAME else e.tool
+            lines += ["", f"{label} — {e.tool} ({by_tool[e.tool]} files)"]
+        extras = [e.type]
+        if e.always_loaded:
+            extras.append("always loaded")
+        if e.project:
+            extras.append(f"project {e.project}")
+        line = f"- {e.name} [{', '.join(extras)}]"
+        if e.description:
+            line += f" — {e.description}"
+        lines += [line, f"  {e.path}"]
+    if len(found) > len(shown):
+        lines += ["", f"({len(found) - len(shown)} more: pass tool=… to narrow the list)"]
+    return Reply("\n".join(lines), data)
+
+
+def _read_candidates(engine: Recall, adapter: Adapter, raw: str) -> list[str]:
+    """Absolute paths to try for ``raw``: itself, or relative to the tool's directories."""
+    from memoir_tui.core.adapters.guard import PathRefused
+
+    if "\0" in raw:
+        raise PathRefused("a path cannot contain NUL")
+    if ".." in re.split(r"[\\/]", raw):
+        raise PathRefused(f"{raw}: '..' is not allowed; give the path memoir_recall returned")
+    expanded = os.path.expanduser(raw)
+    if os.path.isabs(expanded):
+        return [expanded]
+    # the JavaScript tool takes a path relative to the tool's directory; try its
+    # global directories, then the current project (the guard decides either way)
+    bases = [str(p) for p in adapter.global_dirs(engine.home, engine.env, engine.store_root)]
+    bases.append(engine.current_project())
+    return [os.path.join(base, expanded) for base in bases]
+
+
+def read(
+    store: Store,
+    warm: WarmRecall,
+    tool: str,
+    filepath: str | None = None,
+    path: str | None = None,
+) -> Reply:
+    from memoir_tui.core.adapters import get_adapter
+    from memoir_tui.core.adapters.guard import PathRefused
+
+    tool_name = resolve_tool(tool)
+    if tool_name is None:
+        raise EmptyTextError("tool is empty: name the tool whose file to read")
+    if filepath and path and filepath != path:
+        raise MemoirError("give filepath or path, not two different paths")
+    raw = filepath or path
+    if raw is None or not raw.strip():
+        raise EmptyTextError("filepath is empty: give a path memoir_recall or memoir_list returned")
+    engine = warm.get()
+    refusal: PathRefused | None = None
+    for candidate in _read_candidates(engine, get_adapter(tool_name), raw.strip()):
+        try:
+            found, text = engine.read(tool_name, candidate)
+        except PathRefused as err:
+            refusal = refusal or err
+            continue
+        _refuse_forgotten(store, found, text, tool_name)
+        return Reply(f"── {tool_name} / {found} ──\n\n{text}")
+    assert refusal is not None
+    raise refusal
+
+
+def _refuse_forgotten(store: Store, path: str, text: str, tool: str) -> None:
+    """A forgotten decision or a completed action is never returned, by path either."""
+    from memoir_tui.core.adapters.guard import PathRefused
+    from memoir_tui.core.identity import text_hash
+    from memoir_tui.core.recall.extract import doc_from_text
+
+    doc = doc_from_text(
+        path, text, tool=tool, kind="memory", project="", always_loaded=False, markdown=True
+    )
+    forgotten = doc is None
+    if not forgotten and doc.type == "decision":
+        hidden = {d.key for d in store.working_set(all_projects=True).tombstones}
+        forgotten = text_hash(doc.name) in hidden
+    if forgotten:
+        raise PathRefused(f"{path}: a forgotten decision or a completed action; not returned")
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def _bare_name(filename: str) -> str:
+    """The JavaScript tool adds ``.md`` to a name without one; anything else is checked as is."""
+    name = filename.strip()
+    if name and "." not in name and "/" not in name and "\\" not in name:
+        name += ".md"
+    return name
+
+
+def _project_dir(engine: Recall, project: str) -> str:
+    """``project`` as a directory memories may be written for: the current project or one
+    memoir knows (configured roots, Claude Code's, the store's); a path, home-relative as
+    the JavaScript tool takes it, or a known project's name."""
+    from memoir_tui.core.adapters.guard import PathRefused
+
+    current = os.path.normpath(engine.current_project())
+    known = {os.path.normpath(p) for p in engine.projects()} | {current}
+    expanded = os.path.expanduser(project)
+    candidates = [os.path.normpath(os.path.join(str(engine.home), expanded))]
+    if os.sep not in project:
+        candidates += sorted(p for p in known if os.path.basename(p) == project)
+    for candidate in candidates:
+        if candidate in known and os.path.isdir(candidate):
+            return candidate
+    raise PathRefused(
+        f"{project}: not a project memoir knows (this server's project is {current}); "
+        "add it to [recall] project_roots in memoir-tui.toml to write memories for it"
+    )
+
+
+def _strings(values: list[str] | None, what: str) -> list[str]:
+    out: list[str] = []
+    for value in values or []:
+        text = " ".join(str(value).split())
+        if text and text not in out:
+            out.append(text)
+    if len(out) > 50:
+        raise MemoirError(f"{what}: at most 50")
+    return out
+
+
+def _meta_for(
+    content: str, filename: str, *, aliases: list[str], tags: list[str], created: str
+) -> tuple[dict[str, Any], str]:
+    """Frontmatter and body: the content's own block (if any) read for type, name and
+    description; the type defaults to fact, the name to the first heading or the file name."""
+    from memoir_tui.core import frontmatter
+    from memoir_tui.core.entries import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
+
+    parsed = frontmatter.parse(content)
+    if parsed.error:
+        raise MemoirError(f"content: {parsed.error}")
+    meta, body = parsed.meta, parsed.body
+    if not body.strip():
+        raise EmptyTextError("content is empty: nothing to remember")
+    raw_type = meta.get("type")
+    entry_type = DEFAULT_ENTRY_TYPE
+    if isinstance(raw_type, str) and raw_type in ENTRY_TYPES:
+        entry_type = raw_type
+    elif isinstance(raw_type, str) and LEGACY_TYPES.get(raw_type) in ENTRY_TYPES:
+        entry_type = LEGACY_TYPES[raw_type]
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    if not name.strip():
+        heading = _H1_RE.search(body)
+        stem = filename.split(".", 1)[0]
+        name = heading.group(1) if heading else stem.replace("_", " ").replace("-", " ")
+    extra: dict[str, Any] = {
+        key: meta[key] for key in _CARRIED_KEYS if isinstance(meta.get(key), str) and meta[key]
+    }
+    for key, given in (("aliases", aliases), ("tags", tags)):
+        own = meta.get(key)
+        merged = list(given)
+        for value in own if isinstance(own, list) else [own] if isinstance(own, str) else []:
+            if isinstance(value, str) and value.strip() and value.strip() not in merged:
+                merged.append(value.strip())
+        if merged:
+            extra[key] = merged
+    entry = new_entry_meta(entry_type, " ".join(name.split()), created=created, **extra)
+    return entry, body if body.endswith("\n") else body + "\n"
+
+
+def _create_exclusively(target: Path, meta: dict[str, Any], body: str) -> None:
+    """Write ``target`` atomically, refusing if it exists (even if it appears meanwhile).
+
+    ``write_entry`` writes a temporary sibling (which no tool's filter reads), then a
+    hard link publishes it under the real name only if that name is still free.
+    """
+    from memoir_tui.core.entries import write_entry
+    from memoir_tui.core.fsutil import fsync_directory
+
+    exists = MemoirError(
+        f"{target} already exists; memoir_remember never replaces a file. "
+        "Choose another filename (memoir_read shows the existing one)."
+    )
+    if os.path.lexists(target):
+        raise exists
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f"{target.name}.remember-{secrets.token_hex(6)}.tmp")
+    write_entry(staging, meta, body)
+    try:
+        try:
+            os.link(staging, target)
+        except FileExistsError:
+            raise exists from None
+        except OSError:  # no hard links on this filesystem: check, then rename
+            if os.path.lexists(target):
+                raise exists from None
+            os.replace(staging, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(staging)
+    fsync_directory(target.parent)
+
+
+def remember(
+    store: Store,
+    warm: WarmRecall,
+    content: str,
+    filename: str,
+    tool: str | None = None,
+    project: str | None = None,
+    aliases: list[str] | None = None,
+    tags: list[str] | None = None,
+) -> Reply:
+    from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
+    from memoir_tui.core.frontmatter import render
+    from memoir_tui.core.identity import text_hash
+    from memoir_tui.core.secrets import ensure_no_secrets
+
+    if not isinstance(content, str) or not content.strip():
+        raise EmptyTextError("content is empty: nothing to remember")
+    name = _bare_name(filename)
+    alias_list = _strings(aliases, "aliases")
+    tag_list = _strings(tags, "tags")
+    # secrets first: nothing below may carry one to disk (a refusal names the rule only)
+    ensure_no_secrets(content, "content")
+    ensure_no_secrets(name, "filename")
+    ensure_no_secrets("\n".join(alias_list), "aliases")
+    ensure_no_secrets("\n".join(tag_list), "tags")
+
+    tool_name = resolve_tool(tool) or DEFAULT_WRITE_TOOL
+    adapter = get_adapter(tool_name)
+    engine = warm.get()
+    project = _text_arg(project)
+    project_dir = _project_dir(engine, project) if project else None
+    if tool_name == "memoir":
+        # the store's memory/ is one directory: a project memory says so in its frontmatter
+        target = engine.write_target(tool_name, name)
+    elif project_dir is None and "<project>" in (adapter.write_project or ""):
+        # as the JavaScript tool: Claude Code's "global" memory is the home directory's project
+        target = engine.write_target(tool_name, name, project=engine.home)
+    else:
+        target = engine.write_target(tool_name, name, project=project_dir)
+    meta, body = _meta_for(content, name, aliases=alias_list, tags=tag_list, created=store.clock())
+    if tool_name == "memoir" and project_dir:
+        meta["project"] = project_dir
+    document = render(meta, body)
+    ensure_no_secrets(document, "the memory")
+    if len(document.encode("utf-8")) > MAX_FILE_BYTES:
+        raise MemoirError(f"the memory is larger than {MAX_FILE_BYTES // 1024} KB")
+    _create_exclusively(target, meta, body)
+    engine.notify_changed([target])
+    store.audit("remember", "entries", text_hash(name))
+    log.info("remembered %s", target)
+    details = [f"type {meta['type']}", f'name "{meta["name"]}"']
+    if meta.get("aliases"):
+        details.append("aliases " + ", ".join(meta.get("aliases", [])))
+    if meta.get("tags"):
+        details.append("tags " + ", ".join(meta["tags"]))
+    where = f"{adapter.label}" + (f", project {project_dir}" if project_dir else "")
+    in_scope = any(e.path == str(target) for e in engine.entries(tools=[tool_name]))
+    found = (
+        "memoir_recall finds it now."
+        if in_scope
+        else "It is outside this server's project scope: memoir_recall finds it with "
+        "all_projects=true."
+    )
+    return Reply(f"Remembered in {target} ({where}): {'; '.join(details)}. {found}")
