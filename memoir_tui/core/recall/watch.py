@@ -89,7 +89,12 @@ class Watcher:
                 self._dir_to_wd[directory] = wd
 
     def drain(self) -> tuple[set[str], set[str]]:
-        """Files and directories changed since the last call."""
+        """Files and directories changed since the last call.
+
+        Events the kernel queued but the reader thread has not picked up yet
+        are read here first: a write that returned before the query must be
+        seen by it (the fd is non-blocking, so this never waits)."""
+        self._read_pending()
         with self._lock:
             files, dirs = self._files, self._dirs
             self._files, self._dirs = set(), set()
@@ -113,6 +118,16 @@ class Watcher:
                 continue
             except OSError:
                 self.healthy = False
+                return
+            self._parse(data)
+
+    def _read_pending(self) -> None:
+        while True:
+            try:
+                data = os.read(self._fd, 256 * 1024)
+            except OSError:  # BlockingIOError: nothing queued; others: the thread reports
+                return
+            if not data:
                 return
             self._parse(data)
 
