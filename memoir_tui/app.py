@@ -38,8 +38,10 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.consolidate import ConsolidatePane
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import FormDialog
+from memoir_tui.screens.entries import EntriesPane
 from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
 from memoir_tui.screens.inject import InjectPane
+from memoir_tui.screens.recall import RecallPane
 from memoir_tui.screens.review import ReviewPane
 from memoir_tui.screens.sync import SyncPane
 from memoir_tui.screens.working_set import WorkingSetPane
@@ -50,6 +52,8 @@ PANES: list[type[Pane]] = [
     WorkingSetPane,
     DecisionsPane,
     ReviewPane,
+    RecallPane,
+    EntriesPane,
     ConsolidatePane,
     InjectPane,
     SyncPane,
