@@ -195,7 +195,11 @@ class MemoirApp(App[int]):
         with TabbedContent(initial=PANES[0].PANE_ID, id="panes"):
             for number, pane in enumerate(PANES, start=1):
                 with TabPane(f"{number} {pane.TITLE}", id=pane.PANE_ID):
-                    yield pane(id=f"{pane.PANE_ID}-pane")
+                    # Only the first pane is built for the first screen; the others
+                    # are mounted when first shown (a DOM a few times smaller is
+                    # most of the start-up time).
+                    if number == 1:
+                        yield pane(id=f"{pane.PANE_ID}-pane")
         yield Footer(show_command_palette=True)
 
     def _machine_label(self) -> str:
@@ -218,7 +222,14 @@ class MemoirApp(App[int]):
         return list(self.query(Pane))
 
     def pane(self, pane_id: str) -> Pane:
-        return self.query_one(f"#{pane_id}-pane", Pane)
+        """The pane with this id, mounting it on first use."""
+        found = self.query(f"#{pane_id}-pane").results(Pane)
+        for pane in found:
+            return pane
+        pane_class = next(cls for cls in PANES if pane_id == cls.PANE_ID)
+        pane = pane_class(id=f"{pane_id}-pane")
+        self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
+        return pane
 
     def current_pane(self) -> Pane:
         active = self.query_one("#panes", TabbedContent).active or PANES[0].PANE_ID
@@ -226,17 +237,25 @@ class MemoirApp(App[int]):
 
     def action_show_pane(self, pane_id: str) -> None:
         tabs = self.query_one("#panes", TabbedContent)
+        pane = self.pane(pane_id)
         if tabs.active != pane_id:
             tabs.active = pane_id
-        self.pane(pane_id).focus_default()
+        if pane.is_mounted:
+            pane.focus_default()
+        else:  # just mounted: its widgets exist after this refresh
+            pane.call_after_refresh(pane.focus_default)
 
     @on(TabbedContent.TabActivated, "#panes")
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # Tabs can also be switched with the mouse; put the focus in the pane.
         # (Only on the main screen, and not while the app is being torn down.)
-        found = self.screen_stack[0].query(f"#{event.pane.id}-pane") if event.pane.id else []
-        if found and self.screen is self.screen_stack[0]:
-            found.first(Pane).focus_default()
+        if not event.pane.id or self.screen is not self.screen_stack[0]:
+            return
+        pane = self.pane(event.pane.id)
+        if pane.is_mounted:
+            pane.focus_default()
+        else:
+            pane.call_after_refresh(pane.focus_default)
 
     # --- reading and watching the store -----------------------------------------------
 

@@ -70,6 +70,14 @@ class Pane(Widget, can_focus=False):
     def host(self) -> StoreHost:
         return cast(StoreHost, self.app)
 
+    def on_mount(self) -> None:
+        # Panes are mounted when first shown, after the app's first reload:
+        # render the state it already holds. (Textual runs this base handler
+        # as well as a subclass's own on_mount.)
+        state = getattr(self.app, "state", None)
+        if state is not None:
+            self.show_state(state)
+
     def show_state(self, ws: WorkingSet) -> None:
         """Render a fresh snapshot; keep cursors on the same row keys."""
         raise NotImplementedError
