@@ -72,8 +72,8 @@ async def test_resume_filters_by_project(store_dir: Path, store: Store) -> None:
     from memoir_tui.core.scope import current_project, project_identity
 
     home = Path.home()
-    alpha = project_identity(Path("/work/alpha"), home=home).id
-    beta = project_identity(Path("/work/beta"), home=home).id
+    alpha = project_identity(Path("/srv/alpha"), home=home).id
+    beta = project_identity(Path("/srv/beta"), home=home).id
     store.add_goal("global goal")
     store.add_next_action("alpha step")
     store.add_next_action("beta step")
@@ -86,12 +86,12 @@ async def test_resume_filters_by_project(store_dir: Path, store: Store) -> None:
         item["project"] = {"alpha": alpha, "beta": beta, "here": current_project().id}[prefix]
     store.session_path.write_text(json.dumps(raw), encoding="utf-8")
 
-    result = await call(store_dir, "memoir_resume", {"project": "/work/alpha/"})
+    result = await call(store_dir, "memoir_resume", {"project": "/srv/alpha/"})
     text = result.content[0].text
-    assert text.startswith("# Hand-off — /work/alpha/")
+    assert text.startswith("# Hand-off — /srv/alpha/")
     assert "global goal" in text and "alpha step" in text and "alpha decision" in text
     assert "beta" not in text and "here" not in text
-    assert result.structured_content["project"] == "/work/alpha/"
+    assert result.structured_content["project"] == "/srv/alpha/"
     # By scope id too; without a project, the server's own project (its cwd) and global items.
     assert "beta step" in await text_of(store_dir, "memoir_resume", {"project": beta})
     mine = await text_of(store_dir, "memoir_resume", {"project": "   "})
