@@ -107,7 +107,7 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
             "Deploy pipeline",
             "fact",
             "claude-code",
-            "~/work/webshop",
+            "~/src/webshop",
         )
         assert row["Cluster layout"][3] == "global"
 
@@ -126,12 +126,12 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
         assert pane.filter.project == GLOBAL
         assert {r[3] for r in rows(pane)} == {"global"}
         assert BILLING not in names(pane)
-        await pilot.press("p")  # the first named project: ~/work/billing
+        await pilot.press("p")  # the first named project: ~/src/billing
         await pilot.pause()
         assert pane.filter.project == str(world.other)
         assert names(pane) == [BILLING]
         status = str(pane.query_one("#entries-status").render())
-        assert "project: ~/work/billing" in status
+        assert "project: ~/src/billing" in status
 
 
 async def test_tool_and_type_filters(world: World) -> None:

@@ -80,8 +80,8 @@ class World:
 def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))  # paths are shown under ~
-    project = home / "work" / "webshop"
-    other = home / "work" / "billing"
+    project = home / "src" / "webshop"
+    other = home / "src" / "billing"
     for directory in (project, other):
         directory.mkdir(parents=True)
     root = home / ".config" / "memoir"
@@ -269,7 +269,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         # Another project's entry is out of scope.
         assert "Billing ledger namespace" not in found
         status = str(pane.query_one("#recall-status").render())
-        assert "scope: ~/work/webshop + global" in status
+        assert "scope: ~/src/webshop + global" in status
 
         await pilot.press("A")
         await settle(pilot)
@@ -288,7 +288,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         assert pane.hits == ()
         assert pane.table.row_count == 0
         empty = rendered(pane.query_one("#recall-passage", Static))
-        assert "Nothing found for 'ocelot' in ~/work/webshop + global." in empty
+        assert "Nothing found for 'ocelot' in ~/src/webshop + global." in empty
         assert "A searches every project" in empty
 
 

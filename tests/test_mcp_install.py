@@ -525,7 +525,7 @@ def test_claude_project_scoped_entries_are_not_ours_to_touch(home: Path) -> None
     apply_change(install("claude-code", home))
     apply_change(uninstall("claude-code", home))
     assert load(path)["projects"] == before
-    assert load(path)["projects"]["/home/dev/work/app"]["mcpServers"]["memoir-tui"]
+    assert load(path)["projects"]["/home/dev/src/app"]["mcpServers"]["memoir-tui"]
 
 
 def test_uninstall_removes_only_ours_and_keeps_the_js_memoir_entry(home: Path) -> None:

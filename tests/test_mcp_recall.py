@@ -86,8 +86,8 @@ def seed(root: Path) -> World:
         root=root,
         home=home,
         store=home / ".config" / "memoir",
-        proj=root / "work" / "webshop",
-        other=root / "work" / "billing",
+        proj=root / "src" / "webshop",
+        other=root / "src" / "billing",
         cache=root / "cache",
     )
     for d in (w.store / "memory", w.proj, w.other):
@@ -569,7 +569,7 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
         assert theirs.structured_content["hits"][0]["path"].endswith("ibex.md")
 
         # A project memoir does not know is refused (nothing is created for it).
-        stranger = world.root / "work" / "stranger"
+        stranger = world.root / "src" / "stranger"
         stranger.mkdir()
         message = await refused(
             client,
@@ -587,7 +587,7 @@ async def test_remember_refuses_bad_names_secrets_and_blank_content(
     def snapshot() -> set[str]:
         return {
             str(p)
-            for base in (world.root / "home", world.root / "work", Path("/etc"))
+            for base in (world.root / "home", world.root / "src", Path("/etc"))
             if base.exists()
             for p in base.rglob("*")
             if "audit" not in p.name and ".cache" not in p.parts

@@ -123,7 +123,7 @@ def bench_size(root: Path, size: int, runs: int) -> dict:
     result["layout"] = counts
     env = _env(root)
     exe = _exe()
-    project = root / "work" / "p0000"
+    project = root / "src" / "p0000"
 
     wall, rss, out = _run_rss([*exe, "index", "--rebuild", "--json"], env, root)
     report = json.loads(out)
@@ -193,7 +193,7 @@ def bench_size(root: Path, size: int, runs: int) -> dict:
             cmd = [rg, "--hidden", "--no-ignore", "-i", "-n"]
             for w in words:
                 cmd += ["-e", w]
-            cmd += [str(root / "home"), str(root / "work")]
+            cmd += [str(root / "home"), str(root / "src")]
             start = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True)
             walls.append((time.perf_counter() - start) * 1000)

@@ -903,7 +903,7 @@ def _place(root: Path, where: str, slug: str, projects: dict[str, Path]) -> tupl
 def build(root: Path, n_distractors: int = 260) -> Corpus:
     home = root / "home"
     store = home / ".config" / "memoir"
-    projects = {"api": root / "work" / "api", "webshop": root / "work" / "webshop"}
+    projects = {"api": root / "src" / "api", "webshop": root / "src" / "webshop"}
     for name, path in projects.items():
         path.mkdir(parents=True, exist_ok=True)
         slug_dir = home / ".claude" / "projects" / f"-work-{name}"

@@ -5,7 +5,7 @@
 Writes ``ROOT/home`` (the store at ``~/.config/memoir``, Claude Code's
 ``~/.claude/projects/<slug>/memory`` with a transcript naming each project,
 global rules of Claude Code, Continue, Cline, Codex, Windsurf, Copilot) and
-``ROOT/work/p<i>`` projects (``AGENTS.md``, ``CLAUDE.md``, ``.cursor/rules``,
+``ROOT/src/p<i>`` projects (``AGENTS.md``, ``CLAUDE.md``, ``.cursor/rules``,
 ``.windsurf/rules``, ``.github/instructions``, ``.clinerules``). Shares: store
 30 %, Claude Code project memory 40 % (about 100 files per project), project
 rules 25 %, global rules 5 %. Deterministic for a given seed; nothing is
@@ -298,7 +298,7 @@ def generate(root: Path, entries: int, seed: int = 1) -> dict[str, int]:
     n_global = entries - n_store - n_claude - n_rules
     per_project = 100
     n_projects = max(2, n_claude // per_project)
-    projects = [root / "work" / f"p{i:04d}" for i in range(n_projects)]
+    projects = [root / "src" / f"p{i:04d}" for i in range(n_projects)]
     for p in projects:
         p.mkdir(parents=True, exist_ok=True)
     for i in range(n_store):

@@ -63,8 +63,8 @@ class World:
 def build_world(tmp_path: Path) -> World:
     home = tmp_path / "home"
     store = home / ".config" / "memoir"
-    proj = tmp_path / "work" / "webshop"
-    other = tmp_path / "work" / "billing"
+    proj = tmp_path / "src" / "webshop"
+    other = tmp_path / "src" / "billing"
     w = World(tmp_path, home, store, proj, other, tmp_path / "cache")
     for d in (store / "memory", proj, other):
         d.mkdir(parents=True, exist_ok=True)

@@ -79,7 +79,7 @@ def test_write_targets_per_tool(world: World):
     target = writable_file("claude-code", "note.md", **kw(world, project=world.proj))
     # the existing project directory whose transcript names the project, not a guessed slug
     assert target == world.home / ".claude/projects/-not-the-real-path/memory/note.md"
-    fresh = world.root / "work" / "new-app"
+    fresh = world.root / "src" / "new-app"
     target = writable_file("claude-code", "note.md", **kw(world, project=fresh))
     assert target.parent.parent.name == claude_slug(str(fresh))
     assert writable_file("cursor", "db.md", **kw(world, project=world.proj)) == (
