@@ -4,8 +4,9 @@ The shell owns what every pane shares: the header (store, machine, read-only),
 the tabs and their number keys, help, the command palette, the footer, the
 file watcher and the one path by which a pane changes the store
 (:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.screens.base.Pane`
-subclass listed in :data:`PANES`; its bindings, help section and palette
-commands are picked up from the class.
+subclass named in :data:`~memoir_tui.screens.registry.PANES`; its bindings,
+help section and palette commands are picked up from the class, which is
+imported when the pane is first needed, not for the first screen.
 
 This module imports textual; it must never import ``mcp``.
 """
@@ -24,45 +25,29 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
-from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store, remove_demo_store
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet, working_set
 from memoir_tui.core.scope import current_project
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
-from memoir_tui.screens.audit import AuditPane
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.screens.consolidate import ConsolidatePane
-from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import FormDialog
-from memoir_tui.screens.entries import EntriesPane
 from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
-from memoir_tui.screens.inject import InjectPane
-from memoir_tui.screens.recall import RecallPane
-from memoir_tui.screens.review import ReviewPane
-from memoir_tui.screens.sync import SyncPane
-from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
 
-PANES: list[type[Pane]] = [
-    WorkingSetPane,
-    DecisionsPane,
-    ReviewPane,
-    RecallPane,
-    EntriesPane,
-    ConsolidatePane,
-    InjectPane,
-    SyncPane,
-    AuditPane,
-]
-"""The shell's panes, in tab order; pane *n* is on number key *n*."""
+__all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
 
 THEME_ENV = "MEMOIR_TUI_THEME"
+ANIMATIONS_ENV = "TEXTUAL_ANIMATIONS"
 DEFAULT_POLL_SECONDS = 0.5
+IMPORT_PANES_AFTER = 1.0
+"""Seconds after mounting before the other panes are imported in the background."""
 
 SessionStamp = tuple[int, int, int] | None
 
@@ -71,13 +56,13 @@ def _pane_bindings() -> list[BindingType]:
     return [
         Binding(
             str(number),
-            f"show_pane('{pane.PANE_ID}')",
-            pane.TITLE,
+            f"show_pane('{spec.pane_id}')",
+            spec.title,
             show=False,
-            tooltip=f"Go to the {pane.TITLE} pane",
-            id=f"app.pane.{pane.PANE_ID}",
+            tooltip=f"Go to the {spec.title} pane",
+            id=f"app.pane.{spec.pane_id}",
         )
-        for number, pane in enumerate(PANES, start=1)
+        for number, spec in enumerate(PANES, start=1)
     ]
 
 
@@ -174,6 +159,11 @@ class MemoirApp(App[int]):
         theme: str | None = None,
     ) -> None:
         super().__init__()
+        if ANIMATIONS_ENV not in os.environ:
+            # Switching panes should be instant: the sliding tab underline alone
+            # redraws the screen ~18 times per switch. TEXTUAL_ANIMATIONS=full
+            # brings Textual's animations back.
+            self.animation_level = "none"
         self.store = store
         self.demo = demo
         self.store_label = display_path if display_path is not None else _default_label(store)
@@ -192,15 +182,15 @@ class MemoirApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield StoreBar(self.store_label, self._machine_label())
-        with TabbedContent(initial=PANES[0].PANE_ID, id="panes"):
-            for number, pane in enumerate(PANES, start=1):
-                with TabPane(f"{number} {pane.TITLE}", id=pane.PANE_ID):
-                    # Only the first pane is built for the first screen; the others
-                    # are mounted when first shown (a DOM a few times smaller is
-                    # most of the start-up time).
+        with TabbedContent(initial=PANES[0].pane_id, id="panes"):
+            for number, spec in enumerate(PANES, start=1):
+                with TabPane(f"{number} {spec.title}", id=spec.pane_id):
+                    # Only the first pane is imported and built for the first
+                    # screen; the others are mounted when first shown (a DOM a
+                    # few times smaller is most of the start-up time).
                     if number == 1:
-                        yield pane(id=f"{pane.PANE_ID}-pane")
-        yield Footer(show_command_palette=True)
+                        yield spec.load()(id=f"{spec.pane_id}-pane")
+        yield KeyFooter(show_command_palette=True)
 
     def _machine_label(self) -> str:
         # Reading must not create machine.id: the first write registers the machine.
@@ -209,6 +199,7 @@ class MemoirApp(App[int]):
     def on_mount(self) -> None:
         self.reload()
         self.current_pane().focus_default()
+        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_session, name="session-watch")
         if self._bad_theme:
@@ -226,14 +217,20 @@ class MemoirApp(App[int]):
         found = self.query(f"#{pane_id}-pane").results(Pane)
         for pane in found:
             return pane
-        pane_class = next(cls for cls in PANES if pane_id == cls.PANE_ID)
-        pane = pane_class(id=f"{pane_id}-pane")
+        pane = pane_spec(pane_id).load()(id=f"{pane_id}-pane")
         self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
         return pane
 
     def current_pane(self) -> Pane:
-        active = self.query_one("#panes", TabbedContent).active or PANES[0].PANE_ID
+        active = self.query_one("#panes", TabbedContent).active or PANES[0].pane_id
         return self.pane(active)
+
+    def _start_importing_panes(self) -> None:
+        # A moment after the first screen (a thread importing beside it would
+        # slow it down): import the other panes' modules off the UI thread, so
+        # a first visit, help and the palette do not wait for them. Anything
+        # asked for sooner imports what it needs itself.
+        self.run_worker(_import_panes, name="import-panes", group="import-panes", thread=True)
 
     def action_show_pane(self, pane_id: str) -> None:
         tabs = self.query_one("#panes", TabbedContent)
@@ -359,7 +356,8 @@ class MemoirApp(App[int]):
             title = getattr(widget, "HELP_TITLE", widget.__name__)
             sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
         sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
-        for number, pane in enumerate(PANES, start=1):
+        for number, spec in enumerate(PANES, start=1):
+            pane = spec.load()
             if pane is not current:
                 sections.append(
                     HelpSection(
@@ -392,7 +390,8 @@ class MemoirApp(App[int]):
         return SystemCommand(f"{area}: {verb}", help_text + suffix, callback)
 
     def pane_commands(self) -> Iterable[SystemCommand]:
-        for pane in PANES:
+        for spec in PANES:
+            pane = spec.load()
             bindings = own_bindings(pane)
             command: PaneCommand
             for command in pane.COMMANDS:
@@ -409,13 +408,13 @@ class MemoirApp(App[int]):
         app_bindings = own_bindings(MemoirApp)
         if on_top:
             yield from self.pane_commands()
-            for pane in PANES:
+            for spec in PANES:
                 yield self._command(
                     "go",
-                    pane.AREA,
-                    f"Show the {pane.TITLE} pane",
-                    self._keys_for(app_bindings, f"app.pane.{pane.PANE_ID}"),
-                    partial(self.action_show_pane, pane.PANE_ID),
+                    spec.area,
+                    f"Show the {spec.title} pane",
+                    self._keys_for(app_bindings, f"app.pane.{spec.pane_id}"),
+                    partial(self.action_show_pane, spec.pane_id),
                 )
             yield self._command("app", "help", "Every key, grouped by pane", "?", self.action_help)
             yield self._command(
@@ -441,6 +440,11 @@ class MemoirApp(App[int]):
         pane.call_after_refresh(pane.run_action, action)
 
 
+def _import_panes() -> None:
+    for spec in PANES:
+        spec.load()
+
+
 def _default_label(store: Store) -> str:
     return display_path(store.root)
 
@@ -462,6 +466,8 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
 
 def _run_demo(theme: str | None) -> int:
     """The demo store lives in a temporary directory that is removed on exit."""
+    from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store, remove_demo_store
+
     target = Path(tempfile.mkdtemp(prefix="memoir-demo-"))
     saved_home = os.environ.get("MEMOIR_HOME")
     try:

@@ -16,7 +16,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.app import MemoirApp
 from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
@@ -24,10 +24,11 @@ from memoir_tui.core.review import enqueue
 from memoir_tui.core.store import Store
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.registry import pane_spec
 from tests.conftest import JulyClock
 
 SIZE = (100, 30)
-AUDIT_KEY = str([p.PANE_ID for p in PANES].index("audit") + 1)
+AUDIT_KEY = pane_spec("audit").key
 DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
 
 CHANGELOG = "Write the changelog for 0.9"

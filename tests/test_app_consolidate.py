@@ -25,19 +25,20 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from textual.worker import WorkerState
 
-from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.app import MemoirApp
 from memoir_tui.core import consolidate as core
 from memoir_tui.core.store import Store
 from memoir_tui.core.trash import Trash
 from memoir_tui.screens import consolidate as screen
 from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
 NOW = "2026-08-01T00:00:00.000Z"
 SIZE = (100, 30)
-PANE_KEY = str(PANES.index(ConsolidatePane) + 1)
+PANE_KEY = pane_spec("consolidate").key
 
 
 @pytest.fixture

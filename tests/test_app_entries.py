@@ -17,13 +17,13 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
-from memoir_tui.app import PANES
 from memoir_tui.screens.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
 from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.entry_view import EntryScreen, editor_command
 from tests.test_app_recall import HIDDEN_DECISION, SIZE, World, build_world, settle, write
 
-ENTRIES_KEY = str([p.PANE_ID for p in PANES].index("entries") + 1)
+ENTRIES_KEY = pane_spec("entries").key
 
 LESSON = "Rehearse migrations on a copy"
 BILLING = "Billing ledger namespace"

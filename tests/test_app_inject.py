@@ -20,16 +20,17 @@ from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 from textual.worker import WorkerState
 
-from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.app import MemoirApp
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
 from memoir_tui.core.store import Store
 from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
 NOW = "2026-08-01T00:00:00.000Z"
 SIZE = (100, 30)
-PANE_KEY = str(PANES.index(InjectPane) + 1)
+PANE_KEY = pane_spec("inject").key
 USER_TEXT = (
     "# My rules\n\nBe terse.  Trailing spaces stay.  \n\n## Below\nTabs\tand no final newline"
 )

@@ -26,19 +26,20 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 from textual.worker import WorkerState
 
-from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.scope import project_identity
 from memoir_tui.core.store import Store
 from memoir_tui.screens import recall as recall_screen
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.recall import RecallPane, highlighted
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.entry_view import EntryScreen
 from memoir_tui.widgets.recall_source import RecallSource, attach_recall
 
 SIZE = (100, 30)
 NOW = "2026-08-01T00:00:00.000Z"
-RECALL_KEY = str([p.PANE_ID for p in PANES].index("recall") + 1)
+RECALL_KEY = pane_spec("recall").key
 
 HIDDEN_DECISION = "Keep kubernetes secrets in the ocelot vault"
 VISIBLE_DECISION = "Use the capybara queue for kubernetes batch jobs"

@@ -17,12 +17,13 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from memoir_tui.app import PANES, MemoirApp
+from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import enqueue, review_path
 from memoir_tui.core.store import Store
 from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.review import (
     CandidateDetailScreen,
     PinCandidateScreen,
@@ -33,7 +34,7 @@ from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from tests.conftest import JulyClock
 
 SIZE = (100, 30)
-REVIEW_KEY = str([p.PANE_ID for p in PANES].index("review") + 1)
+REVIEW_KEY = pane_spec("review").key
 
 POSTGRES = "We are going with Postgres for the reporting API"
 RUFF = "Use ruff for linting and formatting"

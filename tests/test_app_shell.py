@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Input, TabbedContent
+from textual.widgets._footer import FooterKey
 
 from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
@@ -33,6 +35,7 @@ from memoir_tui.screens.help import HelpScreen, own_bindings
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
+from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.conftest import JulyClock
 
@@ -60,9 +63,11 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 # --- bindings ---------------------------------------------------------------------
 
+PANE_CLASSES = [spec.load() for spec in PANES]
+
 BINDING_CLASSES = [
     MemoirApp,
-    *PANES,
+    *PANE_CLASSES,
     ItemTable,
     FilterBar,
     ConfirmScreen,
@@ -97,7 +102,7 @@ def test_binding_ids_are_unique_per_class_and_namespaced() -> None:
 async def test_footer_shows_at_most_seven_keys_per_pane(demo_store: Store) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        for number, pane in enumerate(PANES, start=1):
+        for number, pane in enumerate(PANE_CLASSES, start=1):
             await pilot.press(str(number))
             await settle(pilot)
             shown = {
@@ -561,11 +566,14 @@ def test_app_module_imports_textual_only_in_faces() -> None:
 
 
 def test_registry_is_the_only_place_panes_are_listed() -> None:
-    ids = [p.PANE_ID for p in PANES]
+    ids = [spec.pane_id for spec in PANES]
     assert ids[:2] == ["working-set", "decisions"]  # the heart of the app on keys 1 and 2
     assert len(set(ids)) == len(ids) <= 9  # one number key per pane
+    assert [spec.key for spec in PANES] == [str(n) for n in range(1, len(PANES) + 1)]
     assert app_module.PANES is PANES
-    for pane in PANES:
+    for spec, pane in zip(PANES, PANE_CLASSES, strict=True):
+        # The class names its registry entry and takes its title and area from it.
+        assert (spec.pane_id, spec.title, spec.area) == (pane.PANE_ID, pane.TITLE, pane.AREA)
         assert pane.TITLE and pane.AREA and pane.COMMANDS
         ids = {b.id for b in own_bindings(pane)}
         for command in pane.COMMANDS:
@@ -610,3 +618,65 @@ def test_demo_fixtures_are_a_valid_realistic_store(tmp_path: Path) -> None:
     assert lesson.trigger and lesson.how_to_apply
     with pytest.raises(DemoStoreError):
         create_demo_store(root)  # never over an existing store
+
+
+def test_first_screen_imports_only_the_first_pane() -> None:
+    """The other panes (and the cores behind them) load after the first screen."""
+    script = (
+        "import sys, memoir_tui.app; "
+        "print(sorted(m for m in sys.modules if m.startswith(('memoir_tui.screens.', "
+        "'memoir_tui.core.sync', 'memoir_tui.core.consolidate', 'memoir_tui.core.inject'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded = set(ast.literal_eval(out.stdout.strip()))
+    assert loaded == {
+        "memoir_tui.screens.base",
+        "memoir_tui.screens.dialogs",
+        "memoir_tui.screens.help",
+        "memoir_tui.screens.registry",
+    }, loaded
+
+
+# --- keeping interaction cheap ---------------------------------------------------------
+
+
+def footer_keys(app: MemoirApp) -> list[FooterKey]:
+    return list(app.query_one(KeyFooter).query(FooterKey))
+
+
+async def test_footer_is_rebuilt_only_when_its_keys_change(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = footer_keys(app)
+        assert "Complete" in {key.description for key in before}
+        # Moving the cursor and refreshing the bindings show the same keys: same widgets.
+        await pilot.press("j", "k")
+        app.screen.refresh_bindings()
+        await settle(pilot)
+        assert footer_keys(app) == before
+        assert all(key.is_attached for key in before)
+        # Another pane has other keys: the footer shows them.
+        await pilot.press("2")
+        await settle(pilot)
+        after = {key.description for key in footer_keys(app)}
+        assert "Hide" in after and "Complete" not in after
+        await pilot.press("1")
+        await settle(pilot)
+        assert "Complete" in {key.description for key in footer_keys(app)}
+
+
+def test_animations_are_off_unless_the_user_asks(
+    demo_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
+    assert make_app(demo_store).animation_level == "none"
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
+    assert make_app(demo_store).animation_level == "full"

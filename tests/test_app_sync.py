@@ -25,11 +25,12 @@ from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane
 from tests.conftest import JulyClock
 
 SIZE = (100, 30)
-SYNC_KEY = str([p.PANE_ID for p in PANES].index("sync") + 1)
+SYNC_KEY = pane_spec("sync").key
 PASSPHRASE = "correct horse battery staple"
 
 
@@ -170,7 +171,7 @@ async def test_ui_stays_responsive_while_the_worker_runs(
             tabs = pilot.app.query_one(TabbedContent)
             await pilot.press("1")
             await pilot.pause()
-            assert tabs.active == PANES[0].PANE_ID
+            assert tabs.active == PANES[0].pane_id
             await pilot.press(SYNC_KEY)
             await pilot.pause()
             assert tabs.active == "sync"

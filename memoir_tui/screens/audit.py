@@ -169,8 +169,6 @@ class AuditPane(Pane):
     """
 
     PANE_ID = "audit"
-    TITLE = "Audit"
-    AREA = "audit"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

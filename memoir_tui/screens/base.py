@@ -1,22 +1,24 @@
 """What every pane of the shell is: a widget that renders a ``WorkingSet``.
 
-A pane declares, as class attributes, everything the shell needs to host it:
-its id and tab title, the area name used in command-palette titles
-(``"decisions: hide"``), the palette commands it offers, and which widget
-classes' bindings the help screen lists under it. The app keeps a registry
-(``memoir_tui.app.PANES``); adding a pane is adding a class to that list.
+A pane declares, as class attributes, what the shell needs to host it: its
+id, the palette commands it offers, and which widget classes' bindings the
+help screen lists under it. Its tab title and the area name used in
+command-palette titles (``"decisions: hide"``) come from its entry in
+:mod:`memoir_tui.screens.registry`, which lists the panes without importing
+them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from textual.widget import Widget
 from textual.worker import Worker
 
 from memoir_tui.core.model import WorkingSet
+from memoir_tui.screens.registry import pane_spec
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Outcome, Store
@@ -50,11 +52,11 @@ class Pane(Widget, can_focus=False):
     """Base class of the shell's panes (one per tab)."""
 
     PANE_ID: ClassVar[str] = ""
-    """The tab id; also used in binding ids (``app.pane.<id>``)."""
+    """The tab id, naming the pane's registry entry; also in binding ids (``app.pane.<id>``)."""
     TITLE: ClassVar[str] = ""
-    """Shown on the tab and as the help-screen section title."""
+    """Shown on the tab and as the help-screen section title (from the registry)."""
     AREA: ClassVar[str] = ""
-    """The area name in palette commands, e.g. ``"working set"``."""
+    """The area name in palette commands, e.g. ``"working set"`` (from the registry)."""
     COMMANDS: ClassVar[tuple[PaneCommand, ...]] = ()
     HELP_WIDGETS: ClassVar[tuple[type[Widget], ...]] = ()
     """Widget classes whose bindings the help screen lists under this pane."""
@@ -65,6 +67,12 @@ class Pane(Widget, can_focus=False):
         width: 1fr;
     }
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.PANE_ID:  # one source for what the tabs show before the class is imported
+            spec = pane_spec(cls.PANE_ID)
+            cls.TITLE, cls.AREA = spec.title, spec.area
 
     @property
     def host(self) -> StoreHost:

@@ -309,8 +309,6 @@ class ConsolidatePane(Pane):
     """
 
     PANE_ID = "consolidate"
-    TITLE = "Consolidate"
-    AREA = "consolidate"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

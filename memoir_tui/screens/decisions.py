@@ -78,8 +78,6 @@ class DecisionsPane(Pane):
     """
 
     PANE_ID = "decisions"
-    TITLE = "Decisions"
-    AREA = "decisions"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

@@ -119,8 +119,6 @@ class EntriesPane(Pane):
     """
 
     PANE_ID = "entries"
-    TITLE = "Entries"
-    AREA = "entries"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

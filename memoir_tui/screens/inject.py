@@ -191,8 +191,6 @@ class InjectPane(Pane):
     """
 
     PANE_ID = "inject"
-    TITLE = "Inject"
-    AREA = "inject"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

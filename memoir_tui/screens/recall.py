@@ -129,8 +129,6 @@ class RecallPane(Pane):
     """
 
     PANE_ID = "recall"
-    TITLE = "Recall"
-    AREA = "recall"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

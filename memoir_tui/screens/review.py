@@ -324,8 +324,6 @@ class ReviewPane(Pane):
     """
 
     PANE_ID = "review"
-    TITLE = "Review"
-    AREA = "review"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

@@ -243,8 +243,6 @@ class SyncPane(Pane):
     """
 
     PANE_ID = "sync"
-    TITLE = "Sync"
-    AREA = "sync"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

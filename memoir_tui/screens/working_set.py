@@ -70,8 +70,6 @@ class WorkingSetPane(Pane):
     """
 
     PANE_ID = "working-set"
-    TITLE = "Working set"
-    AREA = "working set"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

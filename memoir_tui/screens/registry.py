@@ -1,0 +1,72 @@
+"""The shell's panes, in tab order, as data: what the first screen needs to know.
+
+The tabs, the number keys and the palette's ``go:`` commands need only a
+pane's id, title and area name; its class (and the core modules behind it:
+sync, consolidate, inject, …) is imported when the pane is first shown, or
+when the help screen or the palette needs its bindings. That keeps those
+imports off the path to the first screen.
+
+This module imports neither textual nor any pane; adding a pane is adding a
+:class:`PaneSpec` here and a :class:`~memoir_tui.screens.base.Pane` subclass
+whose ``PANE_ID`` names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memoir_tui.screens.base import Pane
+
+
+@dataclass(frozen=True, slots=True)
+class PaneSpec:
+    """One tab: its id (``app.pane.<id>`` bindings), title, palette area and class."""
+
+    pane_id: str
+    title: str
+    area: str
+    location: str
+    """``"module:ClassName"`` of the Pane subclass."""
+
+    @property
+    def key(self) -> str:
+        """The number key that shows this pane."""
+        return str(PANES.index(self) + 1)
+
+    def load(self) -> type[Pane]:
+        """Import the pane's class (cheap after the first time)."""
+        module_name, _, class_name = self.location.partition(":")
+        pane_class: type[Pane] = getattr(importlib.import_module(module_name), class_name)
+        return pane_class
+
+
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec(
+        "working-set", "Working set", "working set", "memoir_tui.screens.working_set:WorkingSetPane"
+    ),
+    PaneSpec("decisions", "Decisions", "decisions", "memoir_tui.screens.decisions:DecisionsPane"),
+    PaneSpec("review", "Review", "review", "memoir_tui.screens.review:ReviewPane"),
+    PaneSpec("recall", "Recall", "recall", "memoir_tui.screens.recall:RecallPane"),
+    PaneSpec("entries", "Entries", "entries", "memoir_tui.screens.entries:EntriesPane"),
+    PaneSpec(
+        "consolidate",
+        "Consolidate",
+        "consolidate",
+        "memoir_tui.screens.consolidate:ConsolidatePane",
+    ),
+    PaneSpec("inject", "Inject", "inject", "memoir_tui.screens.inject:InjectPane"),
+    PaneSpec("sync", "Sync", "sync", "memoir_tui.screens.sync:SyncPane"),
+    PaneSpec("audit", "Audit", "audit", "memoir_tui.screens.audit:AuditPane"),
+)
+"""Pane *n* is on number key *n*."""
+
+
+def pane_spec(pane_id: str) -> PaneSpec:
+    """The registry entry for ``pane_id``; KeyError names the unknown id."""
+    for spec in PANES:
+        if spec.pane_id == pane_id:
+            return spec
+    raise KeyError(f"no pane {pane_id!r}; known: {', '.join(s.pane_id for s in PANES)}")
