@@ -11,13 +11,20 @@ included): steadier than wall time when other jobs share the machine.
 Scenarios:
 
 * ``floor``: a bare Textual app (header, a 12-row DataTable, footer) in the
-  same harness: what any Textual app of this shape costs here;
+  same harness: what any Textual app costs here;
+* ``shape``: a bare Textual app with our first screen's widgets (header, nine
+  tabs, four titled 12-row tables, footer): what this layout costs in Textual
+  before any of our code runs;
 * ``demo``: a fresh copy of the shipped demo store (12 visible decisions);
 * ``large``: a generated store with 1,000 history entries and every list at
   its cap (5 goals, 20 next actions, 10 questions, 50 visible decisions,
   1,000 hidden decisions, 1,000 completed actions);
 * ``large+decisions``: the large store, then switch to the decisions pane
-  and show all 1,050 decisions and tombstones (time until that is on screen).
+  and show the decisions and tombstones (time until that is on screen);
+* ``tty: floor`` and ``tty: --demo``: the bare app and the real
+  ``memoir-tui --demo`` command on a 100×30 pseudo-terminal, timed from spawn
+  until the text "Next actions" has been written to the terminal (first paint
+  as a person sees it; no harness inside the process).
 
 Run from the repository root::
 
@@ -29,12 +36,17 @@ It runs on scratch HOME/MEMOIR_HOME directories, never the real store.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import pty
+import select
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -46,21 +58,32 @@ import sys, time
 t0 = time.perf_counter()
 from pathlib import Path
 root, scenario = Path(sys.argv[1]), sys.argv[2]
-if scenario == "floor":
+if scenario in ("floor", "shape"):
     from textual.app import App
-    from textual.widgets import DataTable, Footer, Header
+    from textual.containers import Vertical
+    from textual.widgets import DataTable, Footer, Header, Label, TabbedContent, TabPane
 
     class Floor(App):
         def compose(self):
             yield Header()
-            yield DataTable()
+            if scenario == "floor":
+                yield DataTable()
+            else:  # our first screen's widgets: nine tabs, four titled tables
+                with TabbedContent():
+                    for i in range(9):
+                        with TabPane(f"{i + 1} Pane {i + 1}", id=f"pane-{i}"):
+                            if i == 0:
+                                with Vertical():
+                                    for _ in range(4):
+                                        yield Label("title")
+                                        yield DataTable(cursor_type="row", zebra_stripes=True)
             yield Footer()
 
         def on_mount(self):
-            table = self.query_one(DataTable)
-            table.add_columns("text", "date")
-            for i in range(12):
-                table.add_row(f"row {i}", "2026-06-01")
+            for table in self.query(DataTable):
+                table.add_columns("text", "date")
+                for i in range(12):
+                    table.add_row(f"row {i}", "2026-06-01")
 else:
     from memoir_tui.app import MemoirApp
     from memoir_tui.core.store import Store
@@ -77,12 +100,37 @@ async def auto_pilot(pilot):
           f"cpu_ms={time.process_time() * 1000:.1f}", flush=True)
     pilot.app.exit()
 
-if scenario == "floor":
+if scenario in ("floor", "shape"):
     app = Floor()
 else:
     app = MemoirApp(Store(root, machine_label="bench"), display_path="bench", poll_interval=None)
 app.run(headless=True, size=(100, 30), auto_pilot=auto_pilot)
 """
+
+
+TTY_FLOOR = r"""
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header
+
+class Floor(App):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+    def compose(self):
+        yield Header()
+        yield DataTable()
+        yield Footer()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns("Next actions", "date")
+        for i in range(12):
+            table.add_row(f"row {i}", "2026-06-01")
+
+Floor().run()
+"""
+
+TTY_MARKER = b"Next actions"
+"""Text on both terminal scenarios' first screen (the demo's next-actions table title)."""
 
 
 def large_session(history: int = 1000) -> dict[str, Any]:
@@ -180,7 +228,13 @@ def make_stores(base: Path) -> dict[str, Path]:
     large = base / "large"
     large.mkdir()
     (large / "session.json").write_text(json.dumps(large_session(), indent=2), encoding="utf-8")
-    return {"floor": demo, "demo": demo, "large": large, "large+decisions": large}
+    return {
+        "floor": demo,
+        "shape": demo,
+        "demo": demo,
+        "large": large,
+        "large+decisions": large,
+    }
 
 
 def run_once(root: Path, scenario: str, env: dict[str, str]) -> dict[str, float]:
@@ -202,6 +256,58 @@ def run_once(root: Path, scenario: str, env: dict[str, str]) -> dict[str, float]
             return {"total_ms": elapsed, **{k: float(v) for k, v in fields.items()}}
     proc.wait(timeout=30)
     raise RuntimeError(f"{scenario}: no first screen\n{proc.stderr.read() if proc.stderr else ''}")
+
+
+def run_in_terminal(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Spawn ``argv`` on a 100×30 pseudo-terminal; time until the marker is drawn.
+
+    This is first paint as a person sees it: interpreter start, argument
+    parsing, (for the demo) copying the demo store, imports, and Textual
+    writing its first frame to a real terminal.
+    """
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"},
+        cwd=REPO,
+        start_new_session=True,
+    )
+    os.close(slave)
+    seen = b""
+    elapsed: float | None = None
+    try:
+        while time.perf_counter() - start < 30:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                seen += os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if TTY_MARKER in seen:
+                elapsed = (time.perf_counter() - start) * 1000
+                break
+        os.write(master, b"\x11")  # ctrl+q
+        proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    if elapsed is None:
+        raise RuntimeError(f"{argv}: never drew {TTY_MARKER!r}\n{seen[-2000:]!r}")
+    return {"total_ms": elapsed}
+
+
+TTY_SCENARIOS: dict[str, list[str]] = {
+    "tty: floor": [sys.executable, "-c", TTY_FLOOR],
+    "tty: --demo": [sys.executable, "-m", "memoir_tui", "--demo"],
+}
 
 
 def summarise(samples: list[float]) -> dict[str, float]:
@@ -235,9 +341,12 @@ def main() -> int:
         stores = make_stores(base / "stores")
         run_once(stores["demo"], "demo", env)  # warm the OS file cache and .pyc files
         results: dict[str, list[dict[str, float]]] = {name: [] for name in stores}
+        results.update({name: [] for name in TTY_SCENARIOS})
         for _ in range(args.runs):
             for name, root in stores.items():  # interleaved, so load spikes hit all alike
                 results[name].append(run_once(root, name, env))
+            for name, argv in TTY_SCENARIOS.items():
+                results[name].append(run_in_terminal(argv, env))
 
     if args.json:
         print(json.dumps(results, indent=2))
@@ -252,12 +361,13 @@ def main() -> int:
     )
     for name, runs in results.items():
         total = summarise([r["total_ms"] for r in runs])
-        imports = statistics.median(r["import_ms"] for r in runs)
-        app = statistics.median(r["app_ms"] for r in runs)
-        cpu = statistics.median(r["cpu_ms"] for r in runs)
+        parts = [
+            f"{statistics.median(r[key] for r in runs):>{width}.0f}" if key in runs[0] else ""
+            for key, width in (("import_ms", 11), ("app_ms", 8), ("cpu_ms", 8))
+        ]
         print(
             f"{name:<18} {total['median']:>24.0f} {total['min']:>8.0f} {total['max']:>8.0f} "
-            f"{imports:>11.0f} {app:>8.0f} {cpu:>8.0f}"
+            + " ".join(parts)
         )
     return 0
 
