@@ -39,6 +39,7 @@ from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindi
 from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.key_footer import KeyFooter
+from memoir_tui.widgets.pane_tabs import PaneTabs
 from memoir_tui.widgets.store_bar import StoreBar
 
 __all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
@@ -182,7 +183,7 @@ class MemoirApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield StoreBar(self.store_label, self._machine_label())
-        with TabbedContent(initial=PANES[0].pane_id, id="panes"):
+        with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
                 with TabPane(f"{number} {spec.title}", id=spec.pane_id):
                     # Only the first pane is imported and built for the first

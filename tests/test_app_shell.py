@@ -15,7 +15,7 @@ import pytest
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input, Tab, TabbedContent, Tabs
 from textual.widgets._footer import FooterKey
 
 from memoir_tui import app as app_module
@@ -32,6 +32,7 @@ from memoir_tui.screens.dialogs import (
     SessionEndScreen,
 )
 from memoir_tui.screens.help import HelpScreen, own_bindings
+from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
@@ -680,3 +681,28 @@ def test_animations_are_off_unless_the_user_asks(
     assert make_app(demo_store).animation_level == "none"
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
     assert make_app(demo_store).animation_level == "full"
+
+
+def tab_labels(app: MemoirApp) -> list[str]:
+    return [tab.label_text for tab in app.query_one("#panes", TabbedContent).query(Tab)]
+
+
+async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -> None:
+    named = [f"{number} {spec.title}" for number, spec in enumerate(PANES, start=1)]
+    app = make_app(demo_store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        # Nine named tabs need 100 columns: at 80 the others show their number key.
+        assert tab_labels(app) == [named[0], *(str(n) for n in range(2, len(PANES) + 1))]
+        strip = app.query_one("#panes", TabbedContent).query_one(Tabs)
+        assert all(tab.region.right <= 80 for tab in strip.query(Tab))
+        await pilot.press(pane_spec("sync").key)
+        await settle(pilot)
+        labels = tab_labels(app)
+        assert labels[PANES.index(pane_spec("sync"))] == "8 Sync" and labels[0] == "1"
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert tab_labels(app) == named
+        await pilot.resize_terminal(99, 30)
+        await settle(pilot)
+        assert tab_labels(app).count("1") == 1 and "8 Sync" in tab_labels(app)
