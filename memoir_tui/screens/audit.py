@@ -16,7 +16,6 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Label
 from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE, AuditRecord, read_audit
@@ -29,6 +28,7 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.fields import FileStamp, file_stamp
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.status_line import StatusLine
 
 AUDIT_COLUMNS = (
     ColumnSpec("time", "Time (UTC)", width=19),
@@ -217,15 +217,6 @@ class AuditPane(Pane):
     )
     HELP_WIDGETS = (ItemTable, FilterBar)
 
-    DEFAULT_CSS = """
-    AuditPane > #audit-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: tuple[AuditRow, ...] = ()
@@ -242,7 +233,7 @@ class AuditPane(Pane):
     def compose(self) -> ComposeResult:
         yield FilterBar("filter the log: actor, operation, item, machine…", id="audit-filter")
         yield ItemTable(AUDIT_COLUMNS, id="audit-table")
-        yield Label("reading the audit log…", id="audit-status", markup=False)
+        yield StatusLine("reading the audit log…", id="audit-status")
 
     def on_mount(self) -> None:
         # Review and sync changes append to the log without touching session.json,
@@ -334,7 +325,7 @@ class AuditPane(Pane):
         matching = self.matching_rows()
         self.table.set_rows([audit_row(row) for row in matching[:AUDIT_ROWS]])
         self.filter_bar.set_count(len(matching), len(self.rows))
-        self.query_one("#audit-status", Label).update(self.status_text(len(matching)))
+        self.query_one("#audit-status", StatusLine).update(self.status_text(len(matching)))
 
     def status_text(self, matching: int) -> str:
         if self.error:

@@ -47,6 +47,7 @@ from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
+from memoir_tui.widgets.status_line import StatusLine
 
 GROUP_KEY = "group:"
 """Row keys of group headings start with this; proposal rows are keyed by proposal id."""
@@ -404,14 +405,6 @@ class ConsolidatePane(Pane):
     ConsolidatePane #consolidate-loading.-scanning {
         display: block;
     }
-    ConsolidatePane #consolidate-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     """
 
     class Scanned(Message):
@@ -439,7 +432,7 @@ class ConsolidatePane(Pane):
         yield Static("", id="consolidate-why")
         with Horizontal(id="consolidate-footer"):
             yield LoadingIndicator(id="consolidate-loading")
-            yield Label("", id="consolidate-status", markup=False)
+            yield StatusLine("", id="consolidate-status")
 
     # --- what the pane shows ------------------------------------------------------
 
@@ -538,7 +531,7 @@ class ConsolidatePane(Pane):
         elif self.undo_record is not None and not self.scanning:
             text += f" · u undoes trash {self.undo_record.id}"
         self.query_one("#consolidate-loading").set_class(self.scanning, "-scanning")
-        self.query_one("#consolidate-status", Label).update(text)
+        self.query_one("#consolidate-status", StatusLine).update(text)
 
     def _show_why(self) -> None:
         why = self.query_one("#consolidate-why", Static)

@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable
 
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -20,6 +20,7 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.status_line import StatusLine
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),
@@ -149,15 +150,6 @@ class DecisionsPane(Pane):
     )
     HELP_WIDGETS = (ItemTable, FilterBar)
 
-    DEFAULT_CSS = """
-    DecisionsPane > #decisions-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state: WorkingSet | None = None
@@ -168,7 +160,7 @@ class DecisionsPane(Pane):
     def compose(self) -> ComposeResult:
         yield FilterBar("filter decisions: text, why, rejected", id="decision-filter")
         yield ItemTable(DECISION_COLUMNS, id="decisions-table")
-        yield Label("", id="decisions-status")
+        yield StatusLine("", id="decisions-status")
 
     @property
     def table(self) -> ItemTable:
@@ -229,7 +221,7 @@ class DecisionsPane(Pane):
                 f"{visible} decisions · showing {tombstones} tombstones (greyed, read-only) "
                 "· t hides them"
             )
-        self.query_one("#decisions-status", Label).update(status)
+        self.query_one("#decisions-status", StatusLine).update(status)
 
     def selected(self) -> Decision | None:
         key = self.table.cursor_key

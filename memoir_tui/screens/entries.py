@@ -36,6 +36,7 @@ from memoir_tui.widgets.fields import home_relative
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
 from memoir_tui.widgets.recall_source import RecallSource, recall_source, release_recall
+from memoir_tui.widgets.status_line import StatusLine
 
 ENTRY_COLUMNS = (
     ColumnSpec("name", "Entries", weight=1, min_width=16),
@@ -228,14 +229,6 @@ class EntriesPane(Pane):
         padding: 0 1;
         border-top: hkey $panel;
     }
-    EntriesPane > #entries-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     """
 
     class Loaded(Message):
@@ -272,7 +265,7 @@ class EntriesPane(Pane):
         yield FilterBar("filter by name, description or path", id="entries-filter")
         yield ItemTable(ENTRY_COLUMNS, id="entries-table")
         yield Static("", id="entries-preview")
-        yield Label("", id="entries-status", markup=False)
+        yield StatusLine("", id="entries-status")
 
     # --- parts -------------------------------------------------------------------------------
 
@@ -436,7 +429,7 @@ class EntriesPane(Pane):
                 f"{shown} of {len(self.snapshot.entries)} files · project: {scope} · "
                 "enter opens · e edits"
             )
-        self.query_one("#entries-status", Label).update(text)
+        self.query_one("#entries-status", StatusLine).update(text)
 
     @on(DataTable.RowHighlighted, "#entries-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -34,6 +34,7 @@ from memoir_tui.screens.consolidate import PathNames
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.status_line import StatusLine
 
 TARGET_COLUMNS = (
     ColumnSpec("target", "Target", width=14),
@@ -254,14 +255,6 @@ class InjectPane(Pane):
     InjectPane #inject-loading.-busy {
         display: block;
     }
-    InjectPane #inject-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     """
 
     class Planned(Message):
@@ -304,7 +297,7 @@ class InjectPane(Pane):
         yield preview
         with Horizontal(id="inject-footer"):
             yield LoadingIndicator(id="inject-loading")
-            yield Label("", id="inject-status", markup=False)
+            yield StatusLine("", id="inject-status")
 
     @property
     def home(self) -> Path:
@@ -395,7 +388,7 @@ class InjectPane(Pane):
             action = "i writes them" if pending else "nothing to write"
             text = f"{len(self.changes)} target(s): {parts} · {action} · d shows the diff"
         self.query_one("#inject-loading").set_class(self.busy, "-busy")
-        self.query_one("#inject-status", Label).update(text)
+        self.query_one("#inject-status", StatusLine).update(text)
 
     def _show_selected(self) -> None:
         change = self.selected()

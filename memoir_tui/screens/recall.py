@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Label, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from memoir_tui.core.errors import MemoirError
@@ -40,6 +40,7 @@ from memoir_tui.widgets.fields import home_relative, theme_colours
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.recall_source import RecallSource, recall_source, release_recall
+from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from memoir_tui.core.recall import Hit
@@ -212,14 +213,6 @@ class RecallPane(Pane):
         width: 1fr;
         height: auto;
     }
-    RecallPane > #recall-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }
     """
 
     class Searched(Message):
@@ -251,7 +244,7 @@ class RecallPane(Pane):
         yield ItemTable(RESULT_COLUMNS, id="recall-results")
         with VerticalScroll(id="recall-passage-scroll"):
             yield Static(Text(EMPTY_QUERY_HELP, style="dim"), id="recall-passage")
-        yield Label("", id="recall-status", markup=False)
+        yield StatusLine("", id="recall-status")
 
     # --- parts -------------------------------------------------------------------------
 
@@ -461,7 +454,7 @@ class RecallPane(Pane):
             parts.insert(0, "searching…")
         parts.append("A all projects" if not self.all_projects else "A this project")
         parts.append("t tool")
-        self.query_one("#recall-status", Label).update(" · ".join(parts))
+        self.query_one("#recall-status", StatusLine).update(" · ".join(parts))
 
     @on(DataTable.RowHighlighted, "#recall-results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -46,6 +46,7 @@ from memoir_tui.widgets.item_table import (
     long_date,
     short_date,
 )
+from memoir_tui.widgets.status_line import StatusLine
 
 REVIEW_COLUMNS = (
     ColumnSpec("mark", "", width=1),
@@ -397,15 +398,6 @@ class ReviewPane(Pane):
     )
     HELP_WIDGETS = (ItemTable,)
 
-    DEFAULT_CSS = """
-    ReviewPane > #review-status {
-        width: 1fr;
-        height: 1;
-        padding: 0 1;
-        color: $text-muted;
-    }
-    """
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.items: tuple[ReviewItem, ...] = ()
@@ -419,7 +411,7 @@ class ReviewPane(Pane):
 
     def compose(self) -> ComposeResult:
         yield ItemTable(REVIEW_COLUMNS, id="review-table")
-        yield Label("reading the review queue…", id="review-status", markup=False)
+        yield StatusLine("reading the review queue…", id="review-status")
 
     def on_mount(self) -> None:
         # `memoir-tui capture` (or a sync) may change review.json without touching
@@ -495,7 +487,7 @@ class ReviewPane(Pane):
         self.table.set_rows(
             [review_row(i, marked=i.id in self.marked, colours=colours) for i in shown]
         )
-        self.query_one("#review-status", Label).update(self.status_text())
+        self.query_one("#review-status", StatusLine).update(self.status_text())
 
     def status_text(self) -> str:
         if self.error:
