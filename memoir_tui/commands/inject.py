@@ -33,19 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_inject(ns: argparse.Namespace) -> int:
-    import os
 
     from memoir_tui.core.inject import apply_inject, plan_inject
     from memoir_tui.core.store import Store
 
     store = Store(ns.store)
     cfg = store.config.inject
-    codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else None
     changes = plan_inject(
         store,
         home=Path.home(),
         projects=ns.project if ns.project is not None else cfg.projects,
-        codex_home=codex_home,
         names=ns.target,
         remove=ns.remove,
     )

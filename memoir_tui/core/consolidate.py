@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from memoir_tui.core import frontmatter
+from memoir_tui.core.adapters import tool_dir
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
@@ -153,9 +154,13 @@ def proposal_id(kind: str, refs: Iterable[str]) -> str:
 # --- where memory lives -----------------------------------------------------------
 
 
-def claude_memory_dirs(home: Path) -> list[Path]:
-    """Claude Code's auto-memory folders: ``<home>/.claude/projects/*/memory/``."""
-    projects = Path(home) / ".claude" / "projects"
+def claude_memory_dirs(home: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Claude Code's auto-memory folders: ``<claude dir>/projects/*/memory/``.
+
+    The Claude dir is ``$CLAUDE_CONFIG_DIR`` when ``env`` (default: the
+    process environment) sets it, else ``<home>/.claude``.
+    """
+    projects = tool_dir("claude-code", Path(home), env) / "projects"
     try:
         names = sorted(os.listdir(projects))
     except OSError:
@@ -168,10 +173,12 @@ def claude_memory_dirs(home: Path) -> list[Path]:
     return out
 
 
-def memory_dirs(store: Store, home: Path | None) -> list[Path]:
+def memory_dirs(
+    store: Store, home: Path | None, env: Mapping[str, str] | None = None
+) -> list[Path]:
     dirs = [store.memory_dir]
     if home is not None:
-        dirs.extend(claude_memory_dirs(home))
+        dirs.extend(claude_memory_dirs(home, env))
     seen: set[str] = set()
     out = []
     for d in dirs:
@@ -322,7 +329,7 @@ def scan(
         recalled = recalled_since(store.root, since, env=env, home=home)
     recalled_set = {os.path.abspath(p) for p in recalled}
 
-    for directory in memory_dirs(store, home):
+    for directory in memory_dirs(store, home, env):
         files = _read_dir(directory, skipped)
         live = [f for f in files if not is_tombstone(f.entry)]
         proposals += _duplicates(live, refs, settings)
@@ -330,7 +337,7 @@ def scan(
         proposals += _dead_links(live, files, refs)
         proposals += _bloated_and_empty(live, refs, settings)
     if home is not None:
-        for directory in claude_memory_dirs(home):
+        for directory in claude_memory_dirs(home, env):
             proposals += _index_problems(directory, refs, settings)
     proposals += _stale_session(store, settings, now_ms)
 

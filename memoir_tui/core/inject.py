@@ -31,11 +31,12 @@ import dataclasses
 import difflib
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memoir_tui.core.adapters import tool_dir
 from memoir_tui.core.config import INJECT_TARGETS, InjectConfig
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import atomic_write_text
@@ -107,20 +108,23 @@ def _imports_agents(claude_md: Path) -> bool:
 
 
 def find_targets(
-    home: Path, projects: Sequence[Path] = (), *, codex_home: Path | None = None
+    home: Path, projects: Sequence[Path] = (), *, env: Mapping[str, str] | None = None
 ) -> list[InjectTarget]:
     """The files the block goes into, for the tools that are present.
 
-    Global files are created only when the tool's own folder exists. In a
-    project nothing is ever created except Cursor's own rule file (when the
-    project has ``.cursor/``); in particular no CLAUDE.md is created, because
-    one would switch Claude Code's AGENTS.md fallback off.
+    Claude Code's and Codex's folders follow ``$CLAUDE_CONFIG_DIR`` and
+    ``$CODEX_HOME`` in ``env`` (default: the process environment), as the
+    tools themselves do. Global files are created only when the tool's own
+    folder exists. In a project nothing is ever created except Cursor's own
+    rule file (when the project has ``.cursor/``); in particular no CLAUDE.md
+    is created, because one would switch Claude Code's AGENTS.md fallback off.
     """
     home = Path(home)
     out: list[InjectTarget] = []
-    if (home / ".claude").is_dir():
-        out.append(InjectTarget("claude", home / ".claude" / "CLAUDE.md", create=True))
-    codex = Path(codex_home) if codex_home else home / ".codex"
+    claude = tool_dir("claude-code", home, env)
+    if claude.is_dir():
+        out.append(InjectTarget("claude", claude / "CLAUDE.md", create=True))
+    codex = tool_dir("codex", home, env)
     if codex.is_dir():
         override = codex / "AGENTS.override.md"  # when present it replaces AGENTS.md
         path = override if override.is_file() else codex / "AGENTS.md"
@@ -544,7 +548,7 @@ def plan_inject(
     *,
     home: Path,
     projects: Sequence[Path] = (),
-    codex_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
     config: InjectConfig | None = None,
     names: Iterable[str] | None = None,
     remove: bool = False,
@@ -572,7 +576,7 @@ def plan_inject(
         now_ms = parse_date_ms(store.clock())
     return [
         _plan_one(t, state, cfg, now_ms, remove, home)
-        for t in find_targets(home, projects, codex_home=codex_home)
+        for t in find_targets(home, projects, env=env)
         if t.name in wanted
     ]
 
@@ -614,7 +618,7 @@ def inject_if_enabled(
     *,
     home: Path | None = None,
     projects: Sequence[Path] | None = None,
-    codex_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[InjectChange]:
     """After a mutation: refresh every target when ``[inject] enabled``; never raises.
 
@@ -625,14 +629,12 @@ def inject_if_enabled(
         return []
     if home is None:
         home = Path.home()
-    if codex_home is None and os.environ.get("CODEX_HOME"):
-        codex_home = Path(os.environ["CODEX_HOME"])
     try:
         changes = plan_inject(
             store,
             home=home,
             projects=cfg.projects if projects is None else projects,
-            codex_home=codex_home,
+            env=env,
             config=cfg,
         )
         return apply_inject(changes)

@@ -9,7 +9,6 @@ files, so it runs in a thread worker; so does writing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -342,12 +341,10 @@ class InjectPane(Pane):
         store = self.host.store
         try:
             cfg = store.config.inject
-            codex = os.environ.get("CODEX_HOME")
             changes = plan_inject(
                 store,
                 home=home,
                 projects=cfg.projects,
-                codex_home=Path(codex) if codex else None,
                 config=cfg,
             )
             result = PlanResult(tuple(changes))

@@ -351,3 +351,18 @@ async def test_mcp_consolidate_reports_without_applying(tmp_path):
     text = result.content[0].text
     assert "needs a person" in text and "fact_a" in text + str(result.structured_content)
     assert sorted(p.name for p in memory.iterdir()) == before
+
+
+def test_claude_and_codex_folders_follow_their_environment_variables(fx, tmp_path):
+    claude, codex = tmp_path / "claude-elsewhere", tmp_path / "codex-elsewhere"
+    claude.mkdir()
+    codex.mkdir()
+    (fx.home / ".claude").mkdir(exist_ok=True)  # the default folder exists too: not used
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)}
+    paths = {ch.target: ch.path for ch in run(fx, env=env)}
+    assert paths["claude"] == claude / "CLAUDE.md" and paths["codex"] == codex / "AGENTS.md"
+    assert "memoir:session-block" in (claude / "CLAUDE.md").read_text()
+    assert not (fx.home / ".claude" / "CLAUDE.md").exists()
+    # Without them, the defaults under the home.
+    paths = {ch.target: ch.path for ch in plan(fx, env={})}
+    assert paths["claude"] == fx.home / ".claude" / "CLAUDE.md" and "codex" not in paths

@@ -184,3 +184,17 @@ def test_legacy_and_unreadable_files_are_skipped_not_fatal(fx):
 )
 def test_index_links(line, expected):
     assert c.index_links(line) == expected
+
+
+def test_claude_memory_follows_claude_config_dir(fx, tmp_path):
+    """With $CLAUDE_CONFIG_DIR set, Claude Code's memory lives there, not in ~/.claude."""
+    moved = tmp_path / "claude-elsewhere"
+    shutil.move(fx.home / ".claude", moved)
+    env = {"CLAUDE_CONFIG_DIR": str(moved)}
+    report = c.scan(fx.store(), home=fx.home, env=env)
+    index_kinds = {p.kind for p in report.proposals if p.kind.startswith("index_")}
+    assert index_kinds == {"index_oversize", "index_dead_lines", "index_missing_files"}
+    oversize = by_kind(report, "index_oversize")
+    assert oversize.paths[0] == moved / "projects/-work-big/memory/MEMORY.md"
+    # Without the variable the moved tree is not looked for under the home.
+    assert not {p.kind for p in c.scan(fx.store(), home=fx.home, env={}).proposals} & index_kinds

@@ -314,3 +314,15 @@ def get_adapter(name: str) -> Adapter:
         raise MemoirError(
             f"unknown tool {name!r}; known: {', '.join(a.name for a in ADAPTERS)}"
         ) from None
+
+
+def tool_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Path:
+    """A tool's own global directory: its environment override, else its default.
+
+    ``tool_dir("claude-code", home)`` is ``$CLAUDE_CONFIG_DIR`` when set (it
+    moves the whole ``~/.claude`` tree), else ``home/.claude``; ``"codex"``
+    honours ``$CODEX_HOME``. ``env`` defaults to the process environment.
+    """
+    root = get_adapter(name).roots[0].resolve(home, os.environ if env is None else env, None)
+    assert root is not None  # only the store's own adapter has no home-based root
+    return root
