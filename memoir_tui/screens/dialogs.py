@@ -16,10 +16,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from memoir_tui.core.model import Decision
-from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.dialog import DetailScreen, DialogScreen
 from memoir_tui.widgets.item_table import long_date
 
 T = TypeVar("T")
@@ -332,7 +332,7 @@ class AddDecisionScreen(FormDialog[DecisionDraft | None]):
         self.dismiss(DecisionDraft(text, why, rejected))
 
 
-class DecisionDetailScreen(DialogScreen[None]):
+class DecisionDetailScreen(DetailScreen):
     """A decision in full (read-only).
 
     | Key(s) | Description |
@@ -344,29 +344,16 @@ class DecisionDetailScreen(DialogScreen[None]):
         Binding("escape,enter,q", "close", "Close", id="detail.close"),
     ]
 
-    DEFAULT_CSS = """
-    DecisionDetailScreen .dialog--body {
-        max-height: 70vh;
-    }
-    """
-
     def __init__(self, decision: Decision) -> None:
         super().__init__()
         self.decision = decision
 
-    def compose(self) -> ComposeResult:
-        d = self.decision
-        if d.purged:
-            title = "Purged decision (tombstone, read-only)"
-        elif d.hidden:
-            title = "Hidden decision (tombstone, read-only)"
-        else:
-            title = "Decision"
-        with VerticalScroll(id="dialog"):
-            yield Label(title, classes="dialog--title")
-            with VerticalScroll(classes="dialog--body"):
-                yield Static(decision_details(d, with_key=True), id="detail-body")
-            yield Label("esc closes", classes="dialog--hint")
+    def detail_title(self) -> str:
+        if self.decision.purged:
+            return "Purged decision (tombstone, read-only)"
+        if self.decision.hidden:
+            return "Hidden decision (tombstone, read-only)"
+        return "Decision"
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def detail_body(self) -> RenderableType:
+        return decision_details(self.decision, with_key=True)

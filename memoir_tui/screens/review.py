@@ -30,7 +30,7 @@ from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import FormDialog
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
-from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.fields import (
     FileStamp,
     field_grid,
@@ -271,7 +271,7 @@ class PinCandidateScreen(FormDialog[PinDraft | None]):
         self.dismiss(PinDraft(text, why, rejected))
 
 
-class CandidateDetailScreen(DialogScreen[None]):
+class CandidateDetailScreen(DetailScreen):
     """A candidate with its full provenance (read-only).
 
     | Key(s) | Description |
@@ -283,29 +283,18 @@ class CandidateDetailScreen(DialogScreen[None]):
         Binding("escape,enter,q", "close", "Close", id="review_detail.close"),
     ]
 
-    DEFAULT_CSS = """
-    CandidateDetailScreen .dialog--body {
-        max-height: 70vh;
-    }
-    """
-
     def __init__(self, item: ReviewItem, colours: dict[str, str] | None = None) -> None:
         super().__init__()
         self.item = item
         self.colours = colours
 
-    def compose(self) -> ComposeResult:
-        title = (
-            "Candidate" if self.item.state == CANDIDATE else f"Review history ({self.item.state})"
-        )
-        with VerticalScroll(id="dialog"):
-            yield Label(title, classes="dialog--title")
-            with VerticalScroll(classes="dialog--body"):
-                yield Static(candidate_details(self.item, self.colours), id="detail-body")
-            yield Label("esc closes", classes="dialog--hint")
+    def detail_title(self) -> str:
+        if self.item.state == CANDIDATE:
+            return "Candidate"
+        return f"Review history ({self.item.state})"
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def detail_body(self) -> RenderableType:
+        return candidate_details(self.item, self.colours)
 
 
 # --- the pane ---------------------------------------------------------------------------------

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
+from textual.widgets import Label, Static
 
 ResultType = TypeVar("ResultType")
 
@@ -83,3 +87,33 @@ class DialogScreen(ModalScreen[ResultType]):
         margin-left: 2;
     }
     """
+
+
+class DetailScreen(DialogScreen[None]):
+    """A read-only record in full: a title, a body that scrolls, "esc closes".
+
+    Subclasses give :meth:`detail_title` and :meth:`detail_body`, and bind
+    their own close keys (each binding has an id of its own) to ``close``.
+    """
+
+    DEFAULT_CSS = """
+    DetailScreen .dialog--body {
+        max-height: 70vh;
+    }
+    """
+
+    def detail_title(self) -> str:
+        raise NotImplementedError
+
+    def detail_body(self) -> RenderableType:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label(self.detail_title(), classes="dialog--title", markup=False)
+            with VerticalScroll(classes="dialog--body"):
+                yield Static(self.detail_body(), id="detail-body")
+            yield Label("esc closes", classes="dialog--hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
