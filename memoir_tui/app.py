@@ -25,6 +25,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
@@ -215,12 +216,14 @@ class MemoirApp(App[int]):
 
     def pane(self, pane_id: str) -> Pane:
         """The pane with this id, mounting it on first use."""
-        found = self.query(f"#{pane_id}-pane").results(Pane)
-        for pane in found:
-            return pane
+        return self._pane_and_mounting(pane_id)[0]
+
+    def _pane_and_mounting(self, pane_id: str) -> tuple[Pane, AwaitMount | None]:
+        """The pane, and (when this call created it) the awaitable of its mounting."""
+        for pane in self.query(f"#{pane_id}-pane").results(Pane):
+            return pane, None
         pane = pane_spec(pane_id).load()(id=f"{pane_id}-pane")
-        self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
-        return pane
+        return pane, self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
 
     def current_pane(self) -> Pane:
         active = self.query_one("#panes", TabbedContent).active or PANES[0].pane_id
@@ -233,27 +236,35 @@ class MemoirApp(App[int]):
         # asked for sooner imports what it needs itself.
         self.run_worker(_import_panes, name="import-panes", group="import-panes", thread=True)
 
-    def action_show_pane(self, pane_id: str) -> None:
+    async def action_show_pane(self, pane_id: str) -> None:
+        pane, mounting = self._pane_and_mounting(pane_id)
+        if mounting is not None:
+            # Shown for the first time: build it while its tab is still hidden,
+            # then switch and focus in one step, so the focus (and the keys
+            # typed next) land in it and never drift back to the last pane.
+            await mounting
         tabs = self.query_one("#panes", TabbedContent)
-        pane = self.pane(pane_id)
         if tabs.active != pane_id:
             tabs.active = pane_id
+        self._focus_when_mounted(pane)
+
+    def _focus_when_mounted(self, pane: Pane) -> None:
         if pane.is_mounted:
             pane.focus_default()
-        else:  # just mounted: its widgets exist after this refresh
+        else:  # still being mounted by an earlier call
             pane.call_after_refresh(pane.focus_default)
 
     @on(TabbedContent.TabActivated, "#panes")
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # Tabs can also be switched with the mouse; put the focus in the pane.
-        # (Only on the main screen, and not while the app is being torn down.)
-        if not event.pane.id or self.screen is not self.screen_stack[0]:
+        # (Only on the main screen, for the tab still active when this arrives,
+        # and not while the app is being torn down.)
+        pane_id = event.pane.id
+        stack = self.screen_stack
+        if not pane_id or not stack or self.screen is not stack[0]:
             return
-        pane = self.pane(event.pane.id)
-        if pane.is_mounted:
-            pane.focus_default()
-        else:
-            pane.call_after_refresh(pane.focus_default)
+        if event.tabbed_content.active == pane_id:
+            await self.action_show_pane(pane_id)
 
     # --- reading and watching the store -----------------------------------------------
 
@@ -431,14 +442,16 @@ class MemoirApp(App[int]):
         yield self._command("app", "quit", "Leave memoir-tui", "q, ctrl+q", self.action_quit)
 
     def run_pane_command(self, pane_id: str, action: str) -> None:
-        """Show the pane, then run ``action`` on it once it has been laid out.
+        """Show the pane, then run ``action`` on it.
 
-        Not awaited here: the palette calls this from the app's own message
-        loop, which must stay free to close the palette and switch tabs.
+        Queued, not run here: the palette calls this from the app's own
+        message loop, which must first close the palette.
         """
-        self.action_show_pane(pane_id)
-        pane = self.pane(pane_id)
-        pane.call_after_refresh(pane.run_action, action)
+        self.call_later(self._show_pane_and_run, pane_id, action)
+
+    async def _show_pane_and_run(self, pane_id: str, action: str) -> None:
+        await self.action_show_pane(pane_id)
+        await self.pane(pane_id).run_action(action)
 
 
 def _import_panes() -> None:

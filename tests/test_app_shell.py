@@ -706,3 +706,28 @@ async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -
         await pilot.resize_terminal(99, 30)
         await settle(pilot)
         assert tab_labels(app).count("1") == 1 and "8 Sync" in tab_labels(app)
+
+
+async def test_keys_after_a_first_switch_land_in_the_new_pane(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        next_actions = app.query_one("#next-actions", ItemTable)
+        before = next_actions.cursor_row
+        await pilot.press("2", "j", "j")  # the pane is built by the first key
+        await settle(pilot)
+        decisions = app.query_one(DecisionsPane).table
+        assert app.focused is decisions and decisions.cursor_row == 2
+        assert next_actions.cursor_row == before
+
+
+async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for pane_id in ("review", "decisions", "sync"):
+            await pilot.click(f"#--content-tab-{pane_id}")
+            await settle(pilot)
+            assert app.query_one("#panes", TabbedContent).active == pane_id
+            assert app.focused is not None
+            assert f"{pane_id}-pane" in {node.id for node in app.focused.ancestors_with_self}
