@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -49,7 +50,7 @@ THEME_ENV = "MEMOIR_TUI_THEME"
 ANIMATIONS_ENV = "TEXTUAL_ANIMATIONS"
 DEFAULT_POLL_SECONDS = 0.5
 IMPORT_PANES_AFTER = 1.0
-"""Seconds after mounting before the other panes are imported in the background."""
+"""Seconds without a key press or click before the other panes are imported in the background."""
 
 SessionStamp = tuple[int, int, int] | None
 
@@ -174,6 +175,7 @@ class MemoirApp(App[int]):
         self.state: WorkingSet | None = None
         self._stamp: SessionStamp = None
         self._notice_shown = False
+        self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
         if theme and theme in self.available_themes:
             self.theme = theme
@@ -229,11 +231,23 @@ class MemoirApp(App[int]):
         active = self.query_one("#panes", TabbedContent).active or PANES[0].pane_id
         return self.pane(active)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
     def _start_importing_panes(self) -> None:
-        # A moment after the first screen (a thread importing beside it would
-        # slow it down): import the other panes' modules off the UI thread, so
-        # a first visit, help and the palette do not wait for them. Anything
-        # asked for sooner imports what it needs itself.
+        # Import the other panes' modules off the UI thread, so a first visit,
+        # help and the palette do not wait for them; but only once the person
+        # has paused: the thread shares the interpreter with the UI and would
+        # slow the first screen, or typing, down. Anything asked for sooner
+        # imports what it needs itself.
+        quiet = time.monotonic() - self._last_input
+        if quiet < IMPORT_PANES_AFTER:
+            self.set_timer(
+                IMPORT_PANES_AFTER - quiet, self._start_importing_panes, name="import-panes"
+            )
+            return
         self.run_worker(_import_panes, name="import-panes", group="import-panes", thread=True)
 
     async def action_show_pane(self, pane_id: str) -> None:

@@ -731,3 +731,52 @@ async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Store) 
             assert app.query_one("#panes", TabbedContent).active == pane_id
             assert app.focused is not None
             assert f"{pane_id}-pane" in {node.id for node in app.focused.ancestors_with_self}
+
+
+async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Store) -> None:
+    def import_workers() -> list[Any]:
+        return [w for w in app.workers if w.group == "import-panes"]
+
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j")  # typing: the import waits
+        app._start_importing_panes()
+        assert import_workers() == []
+        app._last_input -= 2 * app_module.IMPORT_PANES_AFTER  # a pause
+        app._start_importing_panes()
+        assert import_workers()
+        await settle(pilot)
+        assert all(w.is_finished for w in import_workers())
+
+
+def test_the_other_panes_are_imported_after_the_first_screen() -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, sys, tempfile
+        from pathlib import Path
+        from memoir_tui.app import MemoirApp
+        from memoir_tui.core.demo import create_demo_store
+        from memoir_tui.core.store import Store
+
+        async def main():
+            root = create_demo_store(Path(tempfile.mkdtemp()))
+            app = MemoirApp(Store(root), poll_interval=None)
+            async with app.run_test(size=(100, 30)) as pilot:
+                await pilot.pause()
+                print("FIRST:" + str("memoir_tui.screens.sync" in sys.modules))
+                for _ in range(100):
+                    await pilot.pause(0.1)
+                    await app.workers.wait_for_complete()
+                    if "memoir_tui.screens.sync" in sys.modules:
+                        break
+                print("LATER:" + str("memoir_tui.screens.sync" in sys.modules))
+        asyncio.run(main())
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "FIRST:False" in out.stdout and "LATER:True" in out.stdout, out.stdout
