@@ -252,3 +252,27 @@ def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
         "Use the wombat queue for checkout events",
         "Use the wombat ledger for billing events",
     } <= everywhere
+
+
+def test_claude_memory_of_a_project_without_transcripts_is_in_its_scope(world: World):
+    """Before its first session a Claude Code project folder names no directory;
+    its folder name (the path with every other character turned into '-') does."""
+    from memoir_tui.core.adapters.guard import claude_slug
+
+    folder = world.home / ".claude" / "projects" / claude_slug(str(world.other))
+    write(
+        folder / "memory" / "okapi.md",
+        entry("fact", "Okapi invoices", "Billing sends okapi invoices monthly.\n"),
+    )
+    recall = world.recall(cwd=world.other)
+    try:
+        okapi = str(folder / "memory" / "okapi.md")
+        assert recall.search("okapi invoices")[0].path == okapi
+        assert okapi not in {h.path for h in recall.search("okapi", project=world.proj)}
+    finally:
+        recall.close()
+    webshop = world.recall()  # cwd: the webshop project
+    try:
+        assert webshop.search("okapi") == []
+    finally:
+        webshop.close()

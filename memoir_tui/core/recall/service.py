@@ -304,20 +304,32 @@ class Recall:
         known = list(self.index.stats()[3])
         return known + [os.path.normpath(str(p)) for p in self.scope.project_roots]
 
+    def _labels_of(self, path: str) -> set[str]:
+        """What documents of the project at ``path`` may be labelled with.
+
+        Its path, its name and its scope id; and the ``claude:<folder>`` label a
+        Claude Code project folder gets until a transcript names its directory
+        (the folder name is the path with every other character turned into
+        ``-``, so a memory written before the first session is still found).
+        """
+        from memoir_tui.core.adapters.guard import claude_slug
+
+        if not path:
+            return set()
+        return {path, os.path.basename(path), self._scope_id(path), f"claude:{claude_slug(path)}"}
+
     def _project_filter(
         self, project: str | os.PathLike[str] | None, all_projects: bool
     ) -> tuple[str, ...] | None:
         if all_projects:
             return None
         if not project:
-            path = self.current_project()
-            names = {path, os.path.basename(path), self._scope_id(path)}
-            return tuple(sorted(names - {""}))
+            return tuple(sorted(self._labels_of(self.current_project()) - {""}))
         given = os.path.expanduser(str(project))
         if given.split(":", 1)[0] in ("git", "path", "home"):
             return (given,)  # already a scope id, as session items carry
         path = os.path.normpath(os.path.abspath(given))
-        names = {path, os.path.basename(path), self._scope_id(path)}
+        names = self._labels_of(path)
         if not os.path.isabs(given) and not os.path.isdir(given):
             # a project given by name: entries that say so, and known projects of that name
             names.add(str(project))
