@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.pilot import Pilot
@@ -780,3 +781,21 @@ def test_the_other_panes_are_imported_after_the_first_screen() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "FIRST:False" in out.stdout and "LATER:True" in out.stdout, out.stdout
+
+
+async def test_keys_typed_while_a_pane_is_built_reach_it(demo_store: Store) -> None:
+    """Type-ahead: the second key is queued before the first has built the pane.
+
+    It must not act on the pane left behind (its table is not laid out yet, so
+    a cursor key there moves nothing).
+    """
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        next_actions = app.query_one("#next-actions", ItemTable)
+        before = next_actions.cursor_row
+        app.post_message(events.Key("2", "2"))
+        app.post_message(events.Key("j", "j"))
+        await settle(pilot)
+        assert app.focused is app.query_one(DecisionsPane).table
+        assert next_actions.cursor_row == before

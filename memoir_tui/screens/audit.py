@@ -258,7 +258,7 @@ class AuditPane(Pane):
         return self.query_one(FilterBar)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
 
     # --- reading --------------------------------------------------------------------
 

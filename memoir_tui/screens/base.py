@@ -91,4 +91,12 @@ class Pane(Widget, can_focus=False):
         raise NotImplementedError
 
     def focus_default(self) -> None:
-        """Focus the widget a person most likely wants when arriving at the pane."""
+        """Focus the widget a person most likely wants when arriving at the pane.
+
+        Use :meth:`focus_now`: keys typed while the pane was being built are
+        already queued, and must reach the new pane, not the last one.
+        """
+
+    def focus_now(self, widget: Widget) -> None:
+        """Focus ``widget`` before the next queued event (``Widget.focus`` queues the change)."""
+        self.screen.set_focus(widget)

@@ -450,7 +450,7 @@ class ConsolidatePane(Pane):
         return self.query_one("#consolidate-table", ItemTable)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
         if self.report is None and not self.scanning:
             self.rescan()
 

@@ -171,7 +171,7 @@ class DecisionsPane(Pane):
         return self.query_one(FilterBar)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws

@@ -285,7 +285,7 @@ class EntriesPane(Pane):
         return self.query_one(f"#entries-{name}", Select)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
         if self.snapshot is None and not self.reading:
             self.reload()
 

@@ -315,7 +315,7 @@ class InjectPane(Pane):
         return self.query_one("#inject-preview", TextArea)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
         if not self.planned and not self.busy:
             self.replan()
 

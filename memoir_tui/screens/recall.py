@@ -266,7 +266,7 @@ class RecallPane(Pane):
 
     def focus_default(self) -> None:
         # The list, not the box: number keys must still switch panes; / starts a search.
-        self.table.focus()
+        self.focus_now(self.table)
         if not self._warmed:
             self._warmed = True
             self.search_now()  # opens the index now, so typing is quick

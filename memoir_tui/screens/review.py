@@ -421,7 +421,7 @@ class ReviewPane(Pane):
         return self.query_one("#review-table", ItemTable)
 
     def focus_default(self) -> None:
-        self.table.focus()
+        self.focus_now(self.table)
 
     # --- reading ------------------------------------------------------------------------
 

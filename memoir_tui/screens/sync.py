@@ -370,9 +370,9 @@ class SyncPane(Pane):
 
     def focus_default(self) -> None:
         if self.configured:
-            self.machines_table.focus()
+            self.focus_now(self.machines_table)
         else:
-            self.query_one("#sync-setup", VerticalScroll).focus()
+            self.focus_now(self.query_one("#sync-setup", VerticalScroll))
 
     # --- status -----------------------------------------------------------------------
 

@@ -139,7 +139,7 @@ class WorkingSetPane(Pane):
         return self.query_one(f"#{table_id}", ItemTable)
 
     def focus_default(self) -> None:
-        self.table("next-actions").focus()
+        self.focus_now(self.table("next-actions"))
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
