@@ -112,7 +112,7 @@ class FormDialog(DialogScreen[T]):
         self.dismiss(None)
 
 
-def _buttons(save: str) -> Horizontal:
+def form_buttons(save: str) -> Horizontal:
     return Horizontal(
         Button(save, id="save", variant="primary", compact=True),
         Button("Cancel (esc)", id="cancel", compact=True),
@@ -170,7 +170,7 @@ class AddItemScreen(FormDialog[ItemDraft | None]):
                 "enter adds · ctrl+g goal · ctrl+n next action · ctrl+o question · esc cancels",
                 classes="dialog--hint",
             )
-            yield _buttons("Add")
+            yield form_buttons("Add")
 
     def on_mount(self) -> None:
         self.query_one("#text", Input).focus()
@@ -227,7 +227,7 @@ class SessionEndScreen(FormDialog[SessionEnd | None]):
             yield Label("Duration in minutes (optional)", classes="dialog--label")
             yield Input(placeholder="45", id="minutes", type="number")
             yield Label("", id="dialog-error", classes="dialog--error")
-            yield _buttons("Save")
+            yield form_buttons("Save")
 
     def on_mount(self) -> None:
         self.query_one("#summary", Input).focus()
@@ -265,38 +265,29 @@ class SessionEndScreen(FormDialog[SessionEnd | None]):
         self.dismiss(SessionEnd(summary, files, minutes))
 
 
-class AddDecisionScreen(FormDialog[DecisionDraft | None]):
-    """Note a decision, with why and what was rejected.
+class DecisionFieldsDialog(FormDialog[T]):
+    """A form around a decision's text, why and rejected (noting one, or pinning one).
 
-    If why or rejected is left empty, the first save attempt only explains why
-    they matter; saving again goes ahead without them.
-
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Next field; save from the last one. |
-    | ctrl+s | Save. |
-    | escape | Cancel. |
+    The text is focused first and required; ``enter`` moves to the next field
+    and saves from the last. It has no bindings beyond :class:`FormDialog`'s.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._nudged = False
+    WHY_PLACEHOLDER: ClassVar[str] = "optional, strongly encouraged"
+    REJECTED_PLACEHOLDER: ClassVar[str] = "optional, strongly encouraged"
 
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="dialog"):
-            yield Label("Note a decision", classes="dialog--title")
-            yield Label("Decision (required)", classes="dialog--label")
-            yield Input(placeholder="e.g. Use SQLite in WAL mode for the local cache", id="text")
-            yield Label(
-                "Why — the reason stops future sessions relitigating it", classes="dialog--label"
-            )
-            yield Input(placeholder="e.g. one file, no daemon, readers never block", id="why")
-            yield Label(
-                "Rejected — the alternatives considered and turned down", classes="dialog--label"
-            )
-            yield Input(placeholder="e.g. LevelDB; plain JSON files", id="rejected")
-            yield Label("", id="dialog-error", classes="dialog--error")
-            yield _buttons("Save")
+    def decision_fields(self, text_label: str, text: Input) -> ComposeResult:
+        """The three labelled fields (``text`` has id ``text``) and the error line."""
+        yield Label(text_label, classes="dialog--label")
+        yield text
+        yield Label(
+            "Why — the reason stops future sessions relitigating it", classes="dialog--label"
+        )
+        yield Input(placeholder=self.WHY_PLACEHOLDER, id="why")
+        yield Label(
+            "Rejected — the alternatives considered and turned down", classes="dialog--label"
+        )
+        yield Input(placeholder=self.REJECTED_PLACEHOLDER, id="rejected")
+        yield Label("", id="dialog-error", classes="dialog--error")
 
     def on_mount(self) -> None:
         self.query_one("#text", Input).focus()
@@ -309,14 +300,50 @@ class AddDecisionScreen(FormDialog[DecisionDraft | None]):
         else:
             self.focus_next(Input)
 
-    def action_save(self) -> None:
+    def decision_values(self) -> tuple[str, str, str] | None:
+        """(text, why, rejected), or None after saying that the text is required."""
         text = self.query_one("#text", Input).value
-        why = self.query_one("#why", Input).value
-        rejected = self.query_one("#rejected", Input).value
         if not text.strip():
             self.show_error("The decision itself is required.")
             self.query_one("#text", Input).focus()
+            return None
+        return text, self.query_one("#why", Input).value, self.query_one("#rejected", Input).value
+
+
+class AddDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
+    """Note a decision, with why and what was rejected.
+
+    If why or rejected is left empty, the first save attempt only explains why
+    they matter; saving again goes ahead without them.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Next field; save from the last one. |
+    | ctrl+s | Save. |
+    | escape | Cancel. |
+    """
+
+    WHY_PLACEHOLDER = "e.g. one file, no daemon, readers never block"
+    REJECTED_PLACEHOLDER = "e.g. LevelDB; plain JSON files"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._nudged = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("Note a decision", classes="dialog--title")
+            yield from self.decision_fields(
+                "Decision (required)",
+                Input(placeholder="e.g. Use SQLite in WAL mode for the local cache", id="text"),
+            )
+            yield form_buttons("Save")
+
+    def action_save(self) -> None:
+        values = self.decision_values()
+        if values is None:
             return
+        text, why, rejected = values
         missing = [
             name for name, value in (("why", why), ("rejected", rejected)) if not value.strip()
         ]

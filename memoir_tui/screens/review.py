@@ -18,8 +18,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Input, Label, Static
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from memoir_tui.core import review
@@ -28,7 +28,7 @@ from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.screens.dialogs import FormDialog
+from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.fields import (
@@ -202,7 +202,7 @@ def reject_many(store: Store, ids: Sequence[str]) -> Outcome:
 # --- dialogs ---------------------------------------------------------------------------------
 
 
-class PinCandidateScreen(FormDialog[PinDraft | None]):
+class PinCandidateScreen(DecisionFieldsDialog[PinDraft | None]):
     """Pin a candidate as a decision: edit its wording, add why and what was rejected.
 
     | Key(s) | Description |
@@ -234,41 +234,16 @@ class PinCandidateScreen(FormDialog[PinDraft | None]):
                     classes="dialog--warning",
                     markup=False,
                 )
-            yield Label("Decision (edit the wording if needed)", classes="dialog--label")
-            yield Input(value=item.text, id="text", select_on_focus=False)
-            yield Label(
-                "Why — the reason stops future sessions relitigating it", classes="dialog--label"
+            yield from self.decision_fields(
+                "Decision (edit the wording if needed)",
+                Input(value=item.text, id="text", select_on_focus=False),
             )
-            yield Input(placeholder="optional, strongly encouraged", id="why")
-            yield Label(
-                "Rejected — the alternatives considered and turned down", classes="dialog--label"
-            )
-            yield Input(placeholder="optional, strongly encouraged", id="rejected")
-            yield Label("", id="dialog-error", classes="dialog--error")
-            with Horizontal(classes="dialog--buttons"):
-                yield Button("Pin (ctrl+s)", id="save", variant="primary", compact=True)
-                yield Button("Cancel (esc)", id="cancel", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#text", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if event.input.id == "rejected":
-            self.action_save()
-        else:
-            self.focus_next(Input)
+            yield form_buttons("Pin (ctrl+s)")
 
     def action_save(self) -> None:
-        text = self.query_one("#text", Input).value
-        if not text.strip():
-            self.show_error("The decision itself is required.")
-            self.query_one("#text", Input).focus()
-            return
-        why = self.query_one("#why", Input).value
-        rejected = self.query_one("#rejected", Input).value
-        self.dismiss(PinDraft(text, why, rejected))
+        values = self.decision_values()
+        if values is not None:
+            self.dismiss(PinDraft(*values))
 
 
 class CandidateDetailScreen(DetailScreen):
