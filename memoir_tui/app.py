@@ -32,7 +32,6 @@ from textual.worker import Worker
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet, working_set
-from memoir_tui.core.scope import current_project
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -483,7 +482,7 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     if demo:
         return _run_demo(theme)
     try:
-        store = Store(store_root, actor="app", project=current_project().id)
+        store = Store.for_directory(store_root, actor="app")
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 2

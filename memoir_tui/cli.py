@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from memoir_tui import __version__
+from memoir_tui.commands import open_store
 from memoir_tui.core.errors import MemoirError
 
 Command = Callable[[argparse.Namespace], int]
@@ -49,9 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="write the result here instead of stdout")
     p.set_defaults(run=cmd_merge)
 
-    p = sub.add_parser("forget", help="hide (or purge) exactly one visible decision")
-    p.add_argument("substring", help="text that matches exactly one visible decision")
+    p = sub.add_parser("forget", help="hide (or purge) exactly one decision")
+    p.add_argument(
+        "substring",
+        help="the decision's exact text or identity hash (searched in every project), "
+        "or text matching exactly one visible decision of this project",
+    )
     p.add_argument("--purge", action="store_true", help="also remove its text, why and rejected")
+    p.add_argument("--all-projects", action="store_true", help="match substrings in every project")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=cmd_forget)
 
@@ -103,25 +109,12 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
         return 1
 
 
-def _store(ns: argparse.Namespace):
-    from memoir_tui.core.scope import current_project
-    from memoir_tui.core.store import Store
-
-    store = Store(ns.store, actor="cli", project=current_project().id)
-    loaded = store.load()
-    if loaded.notice:
-        print(f"memoir-tui: {loaded.notice}", file=sys.stderr)
-    return store
-
-
 def cmd_validate(ns: argparse.Namespace) -> int:
     from memoir_tui.core.validate import ERROR, validate_paths
 
     paths = ns.paths
     if not paths:
-        from memoir_tui.core.store import Store
-
-        store = Store(ns.store)
+        store = open_store(ns)
         paths = [p for p in (store.session_path, store.memory_dir) if p.exists()]
         if not paths:
             print(f"nothing to validate in {store.root}")
@@ -158,35 +151,39 @@ def cmd_merge(ns: argparse.Namespace) -> int:
                 f"memoir-tui: {path} is from a newer format version; it contributes nothing",
                 file=sys.stderr,
             )
-    merged = encode_session(merge_sessions(local, remote))
     if ns.output:
-        from memoir_tui.core.fsutil import atomic_write_bytes
+        from memoir_tui.core.store import write_merged_session
 
-        atomic_write_bytes(ns.output, merged)
-        print(f"merged into {ns.output}", file=sys.stderr)
+        print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:
-        sys.stdout.write(merged.decode("utf-8"))
+        sys.stdout.write(encode_session(merge_sessions(local, remote)).decode("utf-8"))
     return 0
 
 
 def cmd_forget(ns: argparse.Namespace) -> int:
     from memoir_tui.core.errors import AmbiguousMatchError
 
-    store = _store(ns)
+    store = open_store(ns)
     try:
-        decision = store.resolve_decision(ns.substring)
+        decision = store.find_decision(
+            ns.substring, include_hidden=ns.purge, all_projects=ns.all_projects
+        )
     except AmbiguousMatchError as err:
         print(f"memoir-tui: {err}:", file=sys.stderr)
         for text in err.candidates:
             print(f"  - {text}", file=sys.stderr)
         return 1
+    if decision.purged:
+        print("that decision is already purged: only its hash remains")
+        return 0
     act = "purge" if ns.purge else "hide"
-    print(f"decision: {decision.text}")
+    print(f"decision: {decision.text}" + ("  (hidden already)" if decision.hidden else ""))
     if decision.why:
         print(f"why:      {decision.why}")
     if decision.rejected:
         print(f"rejected: {decision.rejected}")
     print(f"date:     {decision.date}  machine: {decision.machine_label}")
+    print(f"project:  {decision.project_label or 'global (every project)'}")
     if ns.purge:
         print("Purging removes its text, why and rejected from the file; only a hash stays.")
     print("This cannot be undone, and it spreads to every machine the store syncs with.")
@@ -224,7 +221,7 @@ def cmd_status(ns: argparse.Namespace) -> int:
         at_ms = parse_iso_ms(ns.as_of)
         if at_ms is None:
             raise MemoirError(f"--as-of needs an ISO date or date-time, got {ns.as_of!r}")
-    store = _store(ns)
+    store = open_store(ns)
     ws = store.working_set(all_projects=ns.all_projects, at_ms=at_ms)
     sys.stdout.write(render_working_set(ws, store_path=store.root))
     return 0

@@ -20,7 +20,6 @@ from memoir_tui.app import MemoirApp
 from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.review import enqueue
 from memoir_tui.core.store import Store
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.screens.help import own_bindings
@@ -57,7 +56,7 @@ def store(tmp_path: Path) -> Store:
     mcp.note_decision(PURGED_PLAN)  # 6
     mcp.hide_decision(text_hash(PURGED_PLAN))  # 7
     mcp.purge_decision(text_hash(PURGED_PLAN))  # 8
-    enqueue(capture, [{"text": CANDIDATE, "source": "assistant", "extractor": "x.y"}])  # 9
+    capture.review.enqueue([{"text": CANDIDATE, "source": "assistant", "extractor": "x.y"}])  # 9
     mcp.complete_next_action(CHANGELOG)  # 10
     # 11: an item that no longer exists anywhere
     append_audit(

@@ -8,6 +8,7 @@ the files.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import json
@@ -28,12 +29,11 @@ from textual.worker import WorkerState
 from memoir_tui.app import MemoirApp
 from memoir_tui.core import consolidate as core
 from memoir_tui.core.store import Store
-from memoir_tui.core.trash import Trash
-from memoir_tui.screens import consolidate as screen
 from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
+from tests.consolidate.conftest import BOOKKEEPING
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
 NOW = "2026-08-01T00:00:00.000Z"
@@ -61,11 +61,13 @@ def make_app(store: Store) -> MemoirApp:
 
 
 def tree_digests(root: Path) -> dict[str, str]:
-    """sha256 of every file under ``root``, the store's trash folder excluded."""
+    """sha256 of every memory file under ``root`` (trash and bookkeeping left out)."""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != "trash"]
         for name in filenames:
+            if any(fnmatch.fnmatch(name, pattern) for pattern in BOOKKEEPING):
+                continue
             full = Path(dirpath) / name
             out[str(full.relative_to(root))] = hashlib.sha256(full.read_bytes()).hexdigest()
     return out
@@ -132,13 +134,13 @@ async def test_scan_runs_in_a_worker_and_lists_groups(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[threading.Thread] = []
-    real_scan = screen.scan
+    real_scan = core.scan
 
     def spy(*args: Any, **kwargs: Any) -> core.Report:
         threads.append(threading.current_thread())
         return real_scan(*args, **kwargs)
 
-    monkeypatch.setattr(screen, "scan", spy)
+    monkeypatch.setattr(core, "scan", spy)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -202,7 +204,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         assert (memory / "fact_api-base-url.md").exists()
         lesson = (memory / "lesson_migrations-on-a-copy.md").read_text(encoding="utf-8")
         assert "(merged from lesson_rehearse-migrations.md)" in lesson
-        record = Trash(store.root).last_active()
+        record = store.trash.last_active()
         assert record is not None
         assert {p.name for p in record.removed} == {
             "fact_api-endpoint.md",
@@ -226,7 +228,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
         assert tree_digests(home) == before  # every file byte-identical
-        assert Trash(store.root).records()[0].status == "restored"
+        assert store.trash.get(record.id).status == "restored"
         assert pane.report is not None and len(pane.report.proposals) == 12
         assert any("Undone: trash " + record.id in m for m in messages(app))
 
@@ -278,7 +280,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
         await settle(pilot)
         assert pane.undo_record is not None
     assert not (memory / "fact_api-endpoint.md").exists()
-    assert Trash(store.root).records()[0].status == "active"
+    assert store.trash.records()[0].status == "active"
 
 
 async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home: Path) -> None:

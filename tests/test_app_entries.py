@@ -17,6 +17,7 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
+from memoir_tui.core.audit import read_audit
 from memoir_tui.screens.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
@@ -248,6 +249,9 @@ async def test_e_in_the_detail_edits_and_the_view_reads_it_again(
         assert path.read_text(encoding="utf-8").endswith("\nAppended by the test editor.\n")
         assert "Appended by the test editor." in body.source
         assert screen.edited
+        # The editor worked on a private copy; the edit came in through the store's door.
+        (record,) = read_audit(world.store.root, limit=1)
+        assert (record.operation, record.actor) == ("edit_entry", world.store.actor)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]

@@ -20,7 +20,7 @@ from textual.widgets import Input
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.review import enqueue, review_path
+from memoir_tui.core.review import review_path
 from memoir_tui.core.store import Store
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
@@ -63,8 +63,7 @@ def candidate(text: str, source: str = "assistant", *, minute: int = 0, **extra:
 def store(tmp_path: Path) -> Store:
     root = create_demo_store(tmp_path / "store")
     store = Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
-    enqueue(
-        store,
+    store.review.enqueue(
         [
             candidate(POSTGRES, minute=4),
             candidate(RUFF, "user", minute=3),
@@ -351,7 +350,7 @@ async def test_queue_follows_captures_made_elsewhere(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_review(pilot)
         capture = Store(store.root, clock=JulyClock(), actor="capture")
-        enqueue(capture, [candidate("Use uv to manage the Python toolchain", minute=9)])
+        capture.review.enqueue([candidate("Use uv to manage the Python toolchain", minute=9)])
         for _ in range(40):
             await pilot.pause(0.05)
             if text_hash("Use uv to manage the Python toolchain") in pane.table.row_keys:

@@ -158,9 +158,16 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
     # Argument names as the JavaScript tool's.
     assert set(by_name["memoir_note"].input_schema["properties"]) == {"text", "why", "rejected"}
     assert by_name["memoir_note"].input_schema["required"] == ["text"]
-    assert set(by_name["memoir_forget"].input_schema["properties"]) == {"text", "purge"}
+    # … plus the scope switch: items of other projects are named, never silently absent.
+    assert set(by_name["memoir_forget"].input_schema["properties"]) == {
+        "text",
+        "purge",
+        "all_projects",
+    }
     assert set(by_name["memoir_complete_next"].input_schema["properties"]) == {"match"}
-    assert set(by_name["memoir_why"].input_schema["properties"]) == {"query"}
+    assert set(by_name["memoir_why"].input_schema["properties"]) == {"query", "all_projects"}
+    for name in ("memoir_session", "memoir_status"):
+        assert set(by_name[name].input_schema["properties"]) == {"all_projects"}, name
     assert {"query"} <= set(by_name["memoir_recall"].input_schema["properties"])
     assert {"tool"} <= set(by_name["memoir_list"].input_schema["properties"])
     assert {"tool", "filepath"} <= set(by_name["memoir_read"].input_schema["properties"])

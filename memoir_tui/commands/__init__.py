@@ -5,3 +5,25 @@ subcommands (with ``set_defaults(run=...)``). Keep top-level imports light:
 every module is imported to build the parser, so heavy imports belong inside
 the command functions. Never import textual or mcp here.
 """
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+
+
+def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Store:
+    """The store every command works on: ``--store`` (else the default), opened for
+    the project of the working directory (every project outside one); a damaged
+    or newer-version session is said on stderr, once."""
+    from memoir_tui.core.store import Store
+
+    store = Store.for_directory(ns.store, actor=actor)
+    loaded = store.load()
+    if loaded.notice:
+        print(f"memoir-tui: {loaded.notice}", file=sys.stderr)
+    return store

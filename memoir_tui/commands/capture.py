@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from memoir_tui.commands import open_store
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -41,9 +43,8 @@ def cmd_capture(ns: argparse.Namespace) -> int:
         capture,
         parse_duration,
     )
-    from memoir_tui.core.store import Store
 
-    store = Store(ns.store)
+    store = open_store(ns, actor="capture")
     since = parse_duration(ns.since) if ns.since else None
     report = capture(
         store,

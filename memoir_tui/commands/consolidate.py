@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from memoir_tui.commands import open_store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -69,16 +71,13 @@ def _confirm(question: str, yes: bool) -> bool:
 def cmd_consolidate(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from memoir_tui.core import consolidate
-    from memoir_tui.core.store import Store
-
-    store = Store(ns.store)
+    store = open_store(ns)
     home = Path.home()
-    report = consolidate.scan(store, home=home)
+    report = store.consolidate.scan(home=home)
 
     if ns.keep:
         chosen = [report.get(i) for i in ns.keep]
-        added = consolidate.dismiss(store, chosen)
+        added = store.consolidate.dismiss(chosen)
         if ns.json:
             print(json.dumps({"kept": [p.id for p in chosen]}, indent=2))
         else:
@@ -97,7 +96,7 @@ def cmd_consolidate(ns: argparse.Namespace) -> int:
         if not _confirm(f"apply {len(pairs)} proposal(s)?", ns.yes):
             print("nothing changed")
             return 1
-        result = consolidate.apply(store, pairs)
+        result = store.consolidate.apply(pairs)
         if ns.json:
             print(
                 json.dumps(

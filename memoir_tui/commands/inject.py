@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from memoir_tui.commands import open_store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -33,11 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_inject(ns: argparse.Namespace) -> int:
-
     from memoir_tui.core.inject import apply_inject, plan_inject
-    from memoir_tui.core.store import Store
 
-    store = Store(ns.store)
+    store = open_store(ns)
     cfg = store.config.inject
     changes = plan_inject(
         store,
@@ -50,7 +50,7 @@ def cmd_inject(ns: argparse.Namespace) -> int:
         print("No targets found (no assistant folders such as ~/.claude under this home).")
         return 0
     if not ns.dry_run:
-        changes = apply_inject(changes)
+        changes = apply_inject(store, changes)
     errors = 0
     for c in changes:
         limit = f" of {c.limit:,}" if c.limit is not None else ""

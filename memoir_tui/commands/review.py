@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memoir_tui.commands import open_store
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -35,12 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rej.set_defaults(run=cmd_review_reject)
 
 
-def _store(ns: argparse.Namespace):
-    from memoir_tui.core.store import Store
-
-    return Store(ns.store)
-
-
 def format_item(item) -> str:
     """One listing line pair: id, badges, text; then provenance."""
     line = f"{item.short_id}  {' '.join(item.badges)} {item.text}"
@@ -57,11 +53,11 @@ def format_item(item) -> str:
 
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review import STATES, list_items
+    from memoir_tui.core.review import STATES
 
-    store = _store(ns)
+    store = open_store(ns)
     states = STATES if getattr(ns, "all", False) else ("candidate",)
-    items = list_items(store, states=states)
+    items = store.review.list_items(states=states)
     if not items:
         print("no candidates waiting for review")
         return 0
@@ -74,13 +70,13 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
 
 
 def cmd_review_pin(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review import NearHiddenError, get_item, pin
+    from memoir_tui.core.review import NearHiddenError
 
-    store = _store(ns)
-    item = get_item(store, ns.id)
+    store = open_store(ns)
+    item = store.review.get_item(ns.id)
     try:
-        outcome = pin(
-            store, item.id, text=ns.text, why=ns.why, rejected=ns.rejected, force=ns.force
+        outcome = store.review.pin(
+            item.id, text=ns.text, why=ns.why, rejected=ns.rejected, force=ns.force
         )
     except NearHiddenError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
@@ -93,8 +89,6 @@ def cmd_review_pin(ns: argparse.Namespace) -> int:
 
 
 def cmd_review_reject(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review import reject
-
-    outcome = reject(_store(ns), ns.id)
+    outcome = open_store(ns).review.reject(ns.id)
     print(outcome.message)
     return 0

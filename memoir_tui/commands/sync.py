@@ -15,6 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from memoir_tui.commands import open_store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -80,9 +82,7 @@ def _run_options(p: argparse.ArgumentParser, *, pushing: bool) -> None:
 
 
 def _store(ns: argparse.Namespace):
-    from memoir_tui.core.store import Store
-
-    return Store(ns.store)
+    return open_store(ns, actor="sync")
 
 
 def _progress(ns: argparse.Namespace):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from memoir_tui.commands import open_store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trash", help="list, restore or empty the consolidate trash")
@@ -26,11 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _trash(ns: argparse.Namespace):
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.trash import Trash
-
-    store = Store(ns.store)
-    return Trash(store.root, clock=store.clock)
+    return open_store(ns).trash
 
 
 def cmd_trash_list(ns: argparse.Namespace) -> int:

@@ -3,8 +3,10 @@
 ``scan`` reads the store's ``memory/`` folder, Claude Code's auto-memory
 folders (``<home>/.claude/projects/*/memory/``) and the session's working set,
 and returns deterministic, local ``Proposal`` values (no network, no model).
-``apply`` carries out chosen proposals as one trash record (so one ``restore``
-undoes them all); ``dismiss`` records a "keep" so the proposal never comes back.
+``Consolidator`` (``store.consolidate``) acts on them: ``apply`` carries out
+chosen proposals as one store transaction with one trash record (so one
+``restore`` undoes them all); ``dismiss`` records a "keep" so the proposal
+never comes back.
 
 Entries that are tombstones — hidden or purged decisions, goal and next-action
 files carrying ``done_at`` — are never proposed for anything: removing one would
@@ -30,12 +32,13 @@ from memoir_tui.core.adapters import tool_dir
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_text
 from memoir_tui.core.identity import identity, parse_date_ms, parse_iso_ms
-from memoir_tui.core.trash import Transaction, Trash, TrashRecord, file_digest, sha256_bytes
+from memoir_tui.core.items import FILES, SESSION
+from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
+    from memoir_tui.core.transaction import Transaction
 
 DISMISSED_FILE = "consolidate-dismissed.json"
 INDEX_NAME = "MEMORY.md"
@@ -796,8 +799,8 @@ def load_dismissed(store: Store) -> dict[str, dict[str, Any]]:
     )
 
 
-def dismiss(store: Store, proposals: Iterable[Proposal]) -> int:
-    """Record "keep" for these proposals: they are never proposed again."""
+def _dismiss_in(tx: Transaction, store: Store, proposals: Iterable[Proposal]) -> int:
+    """Stage "keep" records for these proposals in ``tx``; how many were new."""
     table = load_dismissed(store)
     added = 0
     for p in proposals:
@@ -806,22 +809,13 @@ def dismiss(store: Store, proposals: Iterable[Proposal]) -> int:
         table[p.id] = {"kind": p.kind, "title": p.title, "refs": list(p.refs), "at": store.clock()}
         added += 1
     if added:
-        data = {"version": 1, "dismissed": dict(sorted(table.items()))}
-        atomic_write_text(
-            _dismissed_path(store), json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        )
+        _stage_dismissed(tx, store, table)
     return added
 
 
-def undismiss(store: Store, ids: Iterable[str]) -> int:
-    table = load_dismissed(store)
-    gone = [i for i in ids if table.pop(i, None) is not None]
-    if gone:
-        data = {"version": 1, "dismissed": dict(sorted(table.items()))}
-        atomic_write_text(
-            _dismissed_path(store), json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        )
-    return len(gone)
+def _stage_dismissed(tx: Transaction, store: Store, table: dict[str, dict[str, Any]]) -> None:
+    data = {"version": 1, "dismissed": dict(sorted(table.items()))}
+    tx.write_text(_dismissed_path(store), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 # --- applying -----------------------------------------------------------------------
@@ -853,68 +847,102 @@ class _Batch:
     removed: list[Path] = field(default_factory=list)
 
 
-def apply(
-    store: Store,
-    choices: Sequence[Proposal | tuple[Proposal, str]],
-    *,
-    label: str = "",
-) -> ApplyResult:
-    """Apply proposals (each with its default action, or the one given) as one trash record.
+class Consolidator:
+    """``store.consolidate``: scan for clean-ups, apply, dismiss, undo — each a transaction."""
 
-    A proposal whose files changed since the scan, or that conflicts with an
-    earlier one in the batch, fails alone; the rest still apply. ``keep``
-    dismisses; ``complete`` completes a next action through the Store (a
-    tombstone, so it is not part of the trash record).
-    """
-    pairs = [c if isinstance(c, tuple) else (c, c.default_action) for c in choices]
-    trash = Trash(store.root, clock=store.clock)
-    batch = _Batch(store, trash.transaction(label or _label(pairs)), store.clock())
-    applied: list[Applied] = []
-    failed: list[tuple[str, str]] = []
-    keeps: list[Proposal] = []
-    completes: list[Proposal] = []
-    for proposal, action in pairs:
-        if action not in proposal.actions:
-            failed.append(
-                (
-                    proposal.id,
-                    f"{action!r} is not allowed here; choose {', '.join(proposal.actions)}",
-                )
-            )
-            continue
-        if action == KEEP:
-            keeps.append(proposal)
-            continue
-        if action == COMPLETE:
-            completes.append(proposal)
-            continue
-        snapshot = batch.tx.snapshot()
-        removed_before = list(batch.removed)
-        try:
-            _check_fresh(batch, proposal)
-            message = _APPLY[action](batch, proposal)
-        except (MemoirError, OSError, UnicodeDecodeError) as exc:
-            batch.tx.rollback_to(snapshot)
-            batch.removed[:] = removed_before
-            failed.append((proposal.id, str(exc)))
-            continue
-        applied.append(Applied(proposal.id, action, message))
-    record = None
-    if batch.removed:
-        _drop_index_lines(batch)
-    if batch.tx.staged_paths:
-        record = batch.tx.commit()
-    for proposal in completes:
-        try:
-            outcome = store.complete_next_action(proposal.session_text)
-        except MemoirError as exc:
-            failed.append((proposal.id, str(exc)))
-            continue
-        applied.append(Applied(proposal.id, COMPLETE, outcome.message))
-    if keeps:
-        dismiss(store, keeps)
-        applied += [Applied(p.id, KEEP, f"kept: {p.title}") for p in keeps]
-    return ApplyResult(record, tuple(applied), tuple(failed))
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def scan(self, **kwargs: Any) -> Report:
+        return scan(self.store, **kwargs)
+
+    def apply(
+        self,
+        choices: Sequence[Proposal | tuple[Proposal, str]],
+        *,
+        label: str = "",
+    ) -> ApplyResult:
+        """Apply proposals (each with its default action, or the one given) in one commit.
+
+        A proposal whose files changed since the scan, or that conflicts with an
+        earlier one in the batch, fails alone; the rest still apply. Every file
+        the commit changes is kept in one trash record first. ``keep``
+        dismisses; ``complete`` completes a next action (a tombstone, in the
+        same commit).
+        """
+        store = self.store
+        pairs = [c if isinstance(c, tuple) else (c, c.default_action) for c in choices]
+        completes = [p for p, action in pairs if action == COMPLETE and action in p.actions]
+        files = (FILES, SESSION) if completes else (FILES,)
+        applied: list[Applied] = []
+        failed: list[tuple[str, str]] = []
+        trash_id: str | None = None
+        with store.transaction("consolidate_apply", files=files) as tx:
+            batch = _Batch(store, tx, store.clock())
+            keeps: list[Proposal] = []
+            for proposal, action in pairs:
+                if action not in proposal.actions:
+                    failed.append(
+                        (
+                            proposal.id,
+                            f"{action!r} is not allowed here; choose {', '.join(proposal.actions)}",
+                        )
+                    )
+                    continue
+                if action == KEEP:
+                    keeps.append(proposal)
+                    continue
+                if action == COMPLETE:
+                    continue
+                savepoint = tx.savepoint()
+                removed_before = list(batch.removed)
+                try:
+                    _check_fresh(batch, proposal)
+                    message = _APPLY[action](batch, proposal)
+                except (MemoirError, OSError, UnicodeDecodeError) as exc:
+                    tx.rollback_to(savepoint)
+                    batch.removed[:] = removed_before
+                    failed.append((proposal.id, str(exc)))
+                    continue
+                applied.append(Applied(proposal.id, action, message))
+            if batch.removed:
+                _drop_index_lines(batch)
+            for proposal in completes:
+                try:
+                    outcome = store.complete_next_action(proposal.session_text)
+                except MemoirError as exc:
+                    failed.append((proposal.id, str(exc)))
+                    continue
+                applied.append(Applied(proposal.id, COMPLETE, outcome.message))
+            if keeps:
+                _dismiss_in(tx, store, keeps)
+                applied += [Applied(p.id, KEEP, f"kept: {p.title}") for p in keeps]
+            if any(a.action not in (KEEP, COMPLETE) for a in applied):
+                trash_id = store.trash.keep(tx, label or _label(pairs))
+            for a in applied:
+                tx.audit(f"consolidate_{a.action}", "entries")
+        record = store.trash.get(trash_id) if trash_id else None
+        return ApplyResult(record, tuple(applied), tuple(failed))
+
+    def dismiss(self, proposals: Iterable[Proposal]) -> int:
+        """Record "keep" for these proposals: they are never proposed again."""
+        with self.store.transaction("consolidate_keep", files=(FILES,)) as tx:
+            return _dismiss_in(tx, self.store, proposals)
+
+    def undismiss(self, ids: Iterable[str]) -> int:
+        store = self.store
+        with store.transaction("consolidate_unkeep", files=(FILES,)) as tx:
+            table = load_dismissed(store)
+            gone = [i for i in ids if table.pop(i, None) is not None]
+            if gone:
+                _stage_dismissed(tx, store, table)
+        return len(gone)
+
+    def undo_last(self) -> TrashRecord | None:
+        """Restore the newest apply still in the trash (the app's ``u``)."""
+        trash = self.store.trash
+        record = trash.last_active()
+        return trash.restore(record.id) if record else None
 
 
 def _label(pairs: Sequence[tuple[Proposal, str]]) -> str:
@@ -1137,10 +1165,3 @@ def _drop_index_lines(batch: _Batch) -> None:
 
 
 _APPLY = {MERGE: _apply_merge, TRASH: _apply_trash, UNLINK: _apply_unlink, FIX: _apply_fix}
-
-
-def undo_last(store: Store) -> TrashRecord | None:
-    """Restore the newest apply still in the trash (the app's ``u``)."""
-    trash = Trash(store.root, clock=store.clock)
-    record = trash.last_active()
-    return trash.restore(record.id) if record else None

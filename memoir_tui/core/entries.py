@@ -2,23 +2,30 @@
 
 ``read_entry`` turns a file into an ``Entry`` with its type resolved through
 the legacy dialects table; the raw frontmatter mapping is kept whole (unknown
-keys and their order included) so ``write_entry`` can rewrite a file without
-losing anything it did not mean to change.
+keys and their order included) so a rewrite never loses anything it did not
+mean to change. ``EntryFiles`` (``store.entries``) is the service that creates
+and edits entry files, each change one store transaction.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core import frontmatter
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_text
-from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.identity import parse_date_ms, text_hash
+from memoir_tui.core.items import FILES, Outcome
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
 OPAQUE = "opaque"  # legacy dossiers and files without frontmatter
@@ -186,12 +193,12 @@ def iter_entry_files(directory: Path) -> Iterator[Path]:
             yield full
 
 
-def write_entry(path: str | os.PathLike[str], meta: dict[str, Any], body: str) -> None:
-    """Write an entry atomically in the frontmatter subset (raises FrontmatterError)."""
+def render_entry(path: str | os.PathLike[str], meta: dict[str, Any], body: str) -> bytes:
+    """An entry's bytes in the frontmatter subset (raises FrontmatterError, EntryError)."""
     path = Path(path)
     if not _SLUG_RE.match(path.name):
         raise EntryError(f"{path.name}: entry file names are lowercase slugs ending in .md")
-    atomic_write_text(path, frontmatter.render(meta, body))
+    return frontmatter.render(meta, body).encode("utf-8")
 
 
 def new_entry_meta(entry_type: str, name: str, *, created: str, **extra: Any) -> dict[str, Any]:
@@ -264,3 +271,85 @@ def _read_dir(directory: Path) -> Iterator[Entry]:
             yield read_entry(path)
         except EntryError:
             continue
+
+
+# --- the service: creating and editing entry files ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EntryEdit:
+    """An edit in progress: ``$EDITOR`` works on ``draft``, a private copy of ``path``."""
+
+    path: Path
+    draft: Path
+    before: bytes | None
+
+
+class EntryFiles:
+    """``store.entries``: new entry files and edits, each one store transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def create(
+        self, path: Path, meta: dict[str, Any], body: str, *, op: str = "create_entry"
+    ) -> Path:
+        """Write a new entry file; refuses (writing nothing) if ``path`` exists, even if it
+        appears meanwhile. Secrets are refused by the transaction."""
+        data = render_entry(path, meta, body)
+        with self.store.transaction(op, files=(FILES,)) as tx:
+            tx.create(path, data)
+            tx.audit(op, "entries", text_hash(path.name))
+        return path
+
+    def begin_edit(self, path: str | os.PathLike[str]) -> EntryEdit:
+        """A private copy of ``path`` for an editor (0600, in a 0700 folder of its own).
+
+        The editor never writes the real file: ``finish_edit`` brings the change
+        in through the store's door (locked, scanned, atomic, audited)."""
+        target = Path(os.path.abspath(path))
+        try:
+            before: bytes | None = target.read_bytes()
+        except FileNotFoundError:
+            before = None
+        except OSError as exc:
+            raise EntryError(f"{target}: cannot be read ({exc.strerror})") from None
+        folder = Path(tempfile.mkdtemp(prefix="memoir-edit-"))
+        draft = folder / target.name  # same name, so the editor knows the file type
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(before or b"")
+        return EntryEdit(target, draft, before)
+
+    def finish_edit(self, edit: EntryEdit) -> Outcome:
+        """Write what the editor left in the draft, if it changed; the draft then goes.
+
+        Refused — the draft kept, its path in the message — when the file changed
+        on disk while it was being edited, or when the edit adds a secret.
+        """
+        try:
+            after = edit.draft.read_bytes()
+        except OSError as exc:
+            raise EntryError(f"the edited copy {edit.draft} cannot be read ({exc})") from None
+        if after == (edit.before or b""):
+            self.discard_edit(edit)
+            return Outcome(False, f"{edit.path.name}: no change")
+        try:
+            with self.store.transaction("edit_entry", files=(FILES,)) as tx:
+                if tx.read_bytes(edit.path) != edit.before:
+                    raise EntryError(
+                        f"{edit.path} changed on disk while it was being edited; nothing was "
+                        f"written, and your edit is kept in {edit.draft}"
+                    )
+                tx.write_bytes(edit.path, after)
+                tx.audit("edit_entry", "entries", text_hash(edit.path.name))
+        except EntryError:
+            raise
+        except MemoirError as err:  # a secret, a read-only store, a lock that timed out
+            raise EntryError(f"{err} (your edit is kept in {edit.draft})") from err
+        self.discard_edit(edit)
+        return Outcome(True, f"saved {edit.path.name}")
+
+    def discard_edit(self, edit: EntryEdit) -> None:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(edit.draft.parent)

@@ -13,8 +13,12 @@ Rules for every target file:
 * a damaged marker pair (a begin without an end, two begins, an end before its
   begin, …) leaves the file untouched and reports why;
 * writing twice with the same working set changes nothing (idempotent);
-* writes are atomic, and ``apply_inject`` refuses a file that changed after it
-  was planned;
+* writes are one store transaction (atomic, locked, audited: one
+  ``inject_write`` line per file), and ``apply_inject`` refuses a file that
+  changed after it was planned; a symlinked file is written through its link;
+* with ``[inject] enabled`` the block is refreshed after every commit that
+  changed the session, by an after-commit hook (``core.hooks``), never by a
+  hard import from the store;
 * size limits are respected by trimming the block, lowest priority first
   (decisions, then questions, next actions, goals), never by touching the
   rest of the file; with no room at all the file is left alone.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,12 +44,15 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.adapters import tool_dir
 from memoir_tui.core.config import INJECT_TARGETS, InjectConfig
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_text
-from memoir_tui.core.identity import iso_now, parse_date_ms
+from memoir_tui.core.identity import iso_now, parse_date_ms, text_hash
+from memoir_tui.core.items import FILES
 from memoir_tui.core.model import working_set
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
+    from memoir_tui.core.transaction import Commit
+
+log = logging.getLogger(__name__)
 
 # Exactly the JavaScript tool's markers (src/session/render.js).
 BLOCK_START = (
@@ -581,36 +589,56 @@ def plan_inject(
     ]
 
 
-def apply_inject(changes: Iterable[InjectChange]) -> list[InjectChange]:
-    """Write the planned changes; a file that changed since planning is refused."""
-    out = []
-    for change in changes:
-        if not change.changed:
-            out.append(change)
-            continue
-        try:
-            current = _read_target(change.path)
-        except (InjectError, OSError) as exc:
-            out.append(dataclasses.replace(change, error=str(exc)))
-            continue
-        if current != change.old_text:
-            out.append(
-                dataclasses.replace(
-                    change, error=f"{change.path} changed since it was planned; run inject again"
+def apply_inject(store: Store, changes: Iterable[InjectChange]) -> list[InjectChange]:
+    """Write the planned changes in one store transaction; a file that changed since
+    planning is refused (and reported), the others are written together."""
+    from memoir_tui.core.secrets import find_secrets
+
+    out: list[InjectChange] = []
+    with store.transaction("inject", files=(FILES,)) as tx:
+        for change in changes:
+            if not change.changed:
+                out.append(change)
+                continue
+            try:
+                current = _read_target(change.path)
+            except (InjectError, OSError) as exc:
+                out.append(dataclasses.replace(change, error=str(exc)))
+                continue
+            if current != change.old_text:
+                out.append(
+                    dataclasses.replace(
+                        change,
+                        error=f"{change.path} changed since it was planned; run inject again",
+                    )
                 )
-            )
-            continue
-        try:
+                continue
+            if change.block and find_secrets(change.block):
+                # Another tool may have written a secret into the store: never copy it out.
+                out.append(
+                    dataclasses.replace(
+                        change,
+                        error=f"{change.path}: the block would carry a secret from the store; "
+                        "left untouched (forget or purge that item first)",
+                    )
+                )
+                continue
             if change.delete:
-                change.path.unlink()
+                tx.remove(change.path)
             else:
                 assert change.new_text is not None
-                atomic_write_text(change.path, change.new_text)
-        except OSError as exc:
-            out.append(dataclasses.replace(change, error=f"{change.path}: {exc.strerror or exc}"))
-            continue
-        out.append(change)
+                tx.write_text(change.path, change.new_text, scan=False)  # the block: just above
+            tx.audit("inject_write", "instructions", text_hash(str(change.path)))
+            out.append(change)
     return out
+
+
+def refresh_after_commit(store: Store, commit: Commit) -> None:
+    """The after-commit hook (``core.hooks``): refresh the block when the session changed."""
+    if commit.session_changed:
+        for change in inject_if_enabled(store):
+            if change.error:
+                log.warning("inject: %s", change.error)
 
 
 def inject_if_enabled(
@@ -637,6 +665,6 @@ def inject_if_enabled(
             env=env,
             config=cfg,
         )
-        return apply_inject(changes)
+        return apply_inject(store, changes)
     except (MemoirError, OSError) as exc:
         return [InjectChange("*", Path(home), None, None, "chars", 0, None, None, error=str(exc))]

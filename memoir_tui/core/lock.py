@@ -147,39 +147,68 @@ def _break_if_abandoned(lock_file: Path, stale_seconds: float) -> bool:
 
 
 @contextlib.contextmanager
-def session_lock(
-    session_path: str | os.PathLike[str],
-    *,
-    wait_seconds: float = DEFAULT_WAIT_SECONDS,
-    stale_seconds: float = STALE_SECONDS,
-) -> Iterator[None]:
-    """Hold the session's lock for the duration of the block, or raise LockTimeoutError."""
+def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) -> Iterator[None]:
+    """Hold the flock every memoir-tui writer of this store takes first (``session.json.flock``).
+
+    Re-entrant within a thread (one ``FileLock`` per path per process), so a
+    transaction that joins an outer one in the same thread never deadlocks.
+    """
     session_path = Path(session_path)
     session_path.parent.mkdir(parents=True, exist_ok=True)
-    js_lock = session_path.with_name(session_path.name + ".lock")
     flock = _flock_for(session_path.with_name(session_path.name + ".flock"))
-    deadline = time.monotonic() + wait_seconds
     started = time.monotonic()
     try:
         # Our own processes queue on the flock; a short poll keeps contended
         # writes quick (the 50 ms retry is the JS protocol's, for its file).
         flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=0.002)
     except TimeoutError:  # filelock.Timeout is a TimeoutError
-        raise LockTimeoutError(js_lock, time.monotonic() - started) from None
+        raise LockTimeoutError(
+            session_path.with_name(session_path.name + ".lock"), time.monotonic() - started
+        ) from None
     try:
-        while not _try_create(js_lock):
-            if _break_if_abandoned(js_lock, stale_seconds):
-                continue
-            if time.monotonic() >= deadline:
-                raise LockTimeoutError(js_lock, time.monotonic() - started)
-            time.sleep(RETRY_SECONDS)
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                js_lock.unlink()
+        yield
     finally:
         flock.release()
+
+
+@contextlib.contextmanager
+def js_session_lock(
+    session_path: str | os.PathLike[str],
+    *,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    stale_seconds: float = STALE_SECONDS,
+) -> Iterator[None]:
+    """Hold the JavaScript tool's ``session.json.lock`` (take ``store_flock`` first)."""
+    session_path = Path(session_path)
+    js_lock = session_path.with_name(session_path.name + ".lock")
+    deadline = time.monotonic() + wait_seconds
+    started = time.monotonic()
+    while not _try_create(js_lock):
+        if _break_if_abandoned(js_lock, stale_seconds):
+            continue
+        if time.monotonic() >= deadline:
+            raise LockTimeoutError(js_lock, time.monotonic() - started)
+        time.sleep(RETRY_SECONDS)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            js_lock.unlink()
+
+
+@contextlib.contextmanager
+def session_lock(
+    session_path: str | os.PathLike[str],
+    *,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    stale_seconds: float = STALE_SECONDS,
+) -> Iterator[None]:
+    """Both layers, in their fixed order: the flock, then the JavaScript protocol's file."""
+    with (
+        store_flock(session_path, wait_seconds=wait_seconds),
+        js_session_lock(session_path, wait_seconds=wait_seconds, stale_seconds=stale_seconds),
+    ):
+        yield
 
 
 def lock_is_held(session_path: str | os.PathLike[str]) -> bool:

@@ -26,25 +26,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.identity import (
-    PURGED_TEXT,
-    canonical_json,
-    identity,
-    is_text_hash,
-    parse_date_ms,
-    text_hash,
+from memoir_tui.core.identity import canonical_json, identity, parse_date_ms
+from memoir_tui.core.items import (
+    DATE_FIELDS,
+    SESSION_VERSION,
+    decision_key,
+    empty_session,
+    is_hidden,
+    is_purged,
+    purged_form,
+    well_formed_items,
 )
 
-SESSION_VERSION = 1
-
-# Each list of ``current`` and the field that says how recent an item is.
-DATE_FIELDS: dict[str, str] = {
-    "goals": "set_on",
-    "next_actions": "added",
-    "open_questions": "asked",
-    "decisions": "date",
-    "completed_actions": "done_at",
-}
 # completed_goals (goal tombstones) comes from newer JavaScript builds; we
 # honour it with the same temporal rule as completed_actions.
 KNOWN_CURRENT_KEYS = frozenset({*DATE_FIELDS, "completed_goals"})
@@ -79,30 +72,6 @@ DEFAULT_CAPS = Caps()
 
 
 # --- small pure helpers ----------------------------------------------------
-
-
-def well_formed_items(value: Any) -> list[dict[str, Any]]:
-    """The well-formed items of a list: dicts whose ``text`` is a string."""
-    if not isinstance(value, list):
-        return []
-    return [i for i in value if isinstance(i, dict) and isinstance(i.get("text"), str)]
-
-
-def is_hidden(item: Mapping[str, Any]) -> bool:
-    """Hidden is honoured when truthy, as the JavaScript tool does."""
-    return bool(item.get("hidden")) or is_purged(item)
-
-
-def is_purged(item: Mapping[str, Any]) -> bool:
-    return is_text_hash(item.get("text_hash"))
-
-
-def decision_key(item: Mapping[str, Any]) -> str:
-    """A decision's identity as a hash, so purged and plain copies meet."""
-    h = item.get("text_hash")
-    if is_text_hash(h):
-        return h
-    return text_hash(item["text"])
 
 
 def _newest(copies: Iterable[dict[str, Any]], date_field: str) -> dict[str, Any]:
@@ -173,14 +142,6 @@ def _content_key(item: Mapping[str, Any]) -> tuple[int, str]:
 
 def _hidden_at_key(item: Mapping[str, Any]) -> tuple[int, str]:
     return parse_date_ms(item.get("hidden_at")), canonical_json(item.get("hidden_at"))
-
-
-def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:
-    """The redacted shape of a purged decision: text, why and rejected gone, hash kept."""
-    out = {k: v for k, v in item.items() if k not in ("why", "rejected")}
-    out["text"] = PURGED_TEXT
-    out["hidden"] = True
-    return out
 
 
 def _merge_decision_copies(copies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -325,8 +286,6 @@ def merge_sessions(
     """Merge two session replicas; pure, mutates neither input."""
     sides = [s for s in (local, remote) if contributes_to_merge(s)]
     if not sides:
-        from memoir_tui.core.session import empty_session
-
         return empty_session()
     a = copy.deepcopy(sides[0])
     b = copy.deepcopy(sides[1]) if len(sides) > 1 else copy.deepcopy(sides[0])

@@ -6,19 +6,20 @@ rule "a tombstone is never shown as live" lives in exactly one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.merge import (
+from memoir_tui.core.items import (
     DATE_FIELDS,
     decision_key,
     is_hidden,
     is_purged,
-    suppress_completed,
     well_formed_items,
 )
-from memoir_tui.core.scope import is_visible
+from memoir_tui.core.merge import suppress_completed
+from memoir_tui.core.scope import is_visible, project_names, readable_project
 
 
 def _str(value: Any) -> str:
@@ -35,6 +36,7 @@ class Item:
     machine_id: str
     machine_label: str
     project: str
+    project_label: str = ""  # the project as a person reads it; "" for a global item
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,7 @@ class Decision:
     hidden_at: str = ""
     purged: bool = False
     source: str = ""  # "assistant" when captured from what an assistant said
+    project_label: str = ""
 
     def matches(self, needle: str) -> bool:
         """Case-insensitive substring search over text, why and rejected."""
@@ -72,6 +75,8 @@ class HistoryEntry:
     summary: str
     files_touched: tuple[str, ...]
     duration_min: float | None
+    project: str = ""
+    project_label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +96,14 @@ class WorkingSet:
     tombstones: tuple[Decision, ...]  # hidden and purged, for audit views
     history: tuple[HistoryEntry, ...]
     machines: tuple[MachineInfo, ...]
+    project: str | None = None  # the scope this view was made for; None: every project
+    project_label: str = ""  # that scope as a person reads it ("" for every project)
+    elsewhere: Mapping[str, int] = field(default_factory=dict)
+    """Live items of other projects this scoped view leaves out, per list (only > 0)."""
+
+    @property
+    def elsewhere_total(self) -> int:
+        return sum(self.elsewhere.values())
 
 
 def _newest_first(items: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
@@ -104,6 +117,7 @@ def working_set(
     all_projects: bool = True,
     at_ms: int | None = None,
     believed_at_ms: int | None = None,
+    here_label: str | None = None,
 ) -> WorkingSet:
     """The live view of ``state`` for a reader in ``project`` at ``at_ms`` (default now).
 
@@ -114,17 +128,28 @@ def working_set(
     answers "what was believed at T": only what was already recorded then (by
     each list's date field) and not yet completed then. An "as of T" view
     passes T for both. Forgetting is not undone by asking about the past.
+    ``here_label`` names ``project`` for people when no item does.
     """
 
-    def visible(item: dict[str, Any], list_name: str) -> bool:
+    def visible(item: dict[str, Any], list_name: str, *, everywhere: bool = False) -> bool:
         if (
             believed_at_ms is not None
             and parse_date_ms(item.get(DATE_FIELDS[list_name])) > believed_at_ms
         ):
             return False  # not yet believed at that time
         return is_visible(
-            item, list_name=list_name, project=project, all_projects=all_projects, at_ms=at_ms
+            item,
+            list_name=list_name,
+            project=project,
+            all_projects=all_projects or everywhere,
+            at_ms=at_ms,
         )
+
+    names = project_names(state, here=(project, here_label) if project else None)
+
+    def project_label(item: Mapping[str, Any]) -> str:
+        value = item.get("project")
+        return readable_project(value, names) if isinstance(value, str) and value else ""
 
     def done_by_then(key: str) -> list[dict[str, Any]]:
         done = well_formed_items(current.get(key))
@@ -155,6 +180,7 @@ def working_set(
                 machine_id=_str(i.get("machine_id")),
                 machine_label=label(i),
                 project=_str(i.get("project")),
+                project_label=project_label(i),
             )
             for i in _newest_first(raw, field)
         )
@@ -173,6 +199,7 @@ def working_set(
             hidden_at=_str(d.get("hidden_at")),
             purged=is_purged(d),
             source=_str(d.get("source")),
+            project_label=project_label(d),
         )
 
     def in_scope(d: dict[str, Any]) -> bool:
@@ -198,9 +225,21 @@ def working_set(
             if isinstance(h.get("duration_min"), int | float)
             and not isinstance(h.get("duration_min"), bool)
             else None,
+            project=_str(h.get("project")),
+            project_label=project_label(h),
         )
         for h in _newest_first([h for h in history_raw if isinstance(h, dict)], "date")
     )
+    elsewhere: dict[str, int] = {}
+    if not all_projects:
+        for key in ("goals", "next_actions", "open_questions", "decisions"):
+            outside = sum(
+                1
+                for i in well_formed_items(current.get(key))
+                if visible(i, key, everywhere=True) and not visible(i, key)
+            )
+            if outside:
+                elsewhere[key] = outside
     return WorkingSet(
         goals=items("goals", "goal", "set_on"),
         next_actions=items("next_actions", "next_action", "added"),
@@ -223,4 +262,7 @@ def working_set(
             )
             if isinstance(m, dict)
         ),
+        project=None if all_projects else project,
+        project_label="" if all_projects else readable_project(project, names) if project else "",
+        elsewhere=elsewhere,
     )

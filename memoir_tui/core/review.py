@@ -1,9 +1,9 @@
 """The review queue: captured candidates wait here until a person pins or rejects them.
 
 Nothing an assistant merely said becomes a pinned memory without a person
-seeing it. The queue is its own file in the store, ``review.json``, written
-atomically under its own lock (``review.json.lock``/``.flock``, the same
-protocol as the session), and merged across machines by ``merge_review`` with
+seeing it. The queue is its own file in the store, ``review.json``, changed only through
+the store's transaction (``core.transaction``: locked, atomic, audited), and
+merged across machines by ``merge_review`` with
 the session's rules (FORMAT §4): union by identity (the text's ``text_hash``),
 one winner per identity chosen on a total order, so the merge is commutative,
 associative and idempotent; tombstones are sticky.
@@ -14,35 +14,27 @@ An item's ``state`` moves one way: ``candidate`` → ``pinned`` or
 a stale replica), then the newer date of that state, then canonical JSON. A
 rejected item is a tombstone: the same text is never proposed again.
 
-Pinning goes through ``Store.note_decision``. Before it does, the text is
+``ReviewQueue`` is the service (``store.review``); the functions above it are
+the pure rules and the file format, which the transaction reads and writes.
+
+Pinning goes through ``Store.note_decision`` in the same transaction as the
+queue change, so a pin is one atomic commit. Before it does, the text is
 compared with every hidden decision: the same identity hash (the only thing a
 purged decision keeps) or a fuzzy score at or above the threshold flags the
 item ``near_hidden`` and pinning refuses unless forced — a rewording must not
 quietly bring back what a person forgot.
-
-Lock order: the review lock may be held while the session lock is taken
-(pinning), never the other way round.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import shutil
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import (
-    AmbiguousMatchError,
-    MemoirError,
-    NoMatchError,
-    ReadOnlyStoreError,
-)
-from memoir_tui.core.fsutil import atomic_write_bytes, sweep_stale_temps
+from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import (
     PURGED_TEXT,
     canonical_json,
@@ -51,11 +43,12 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.lock import session_lock
+from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome
+from memoir_tui.core.session import quarantine_copy
 
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision
-    from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.core.store import Store
 
 REVIEW_FILE = "review.json"
 REVIEW_VERSION = 1
@@ -233,25 +226,23 @@ def _scrub_near_hidden(item: dict[str, Any], purged_keys: set[str]) -> dict[str,
     return item
 
 
-def purge_from_queue(store: Store, key: str) -> bool:
-    """After a decision is purged: remove its text from every queue item that holds it."""
-    path = review_path(store)
-    if not path.exists():
-        return False
+def purge_from_review(state: dict[str, Any], key: str, clock: Callable[[], str]) -> bool:
+    """After a decision is purged: remove its text from every queue item that holds it.
+
+    Changes ``state`` in place (the transaction's queue); True if anything changed.
+    ``clock`` is asked only when a waiting candidate becomes rejected.
+    """
     changed = False
-    with _queue_mutation(store) as state:
-        items = well_formed_review_items(state.get("items"))
-        for n, item in enumerate(items):
-            if item_key(item) == key and item.get("purged") is not True:
-                items[n] = purged_item(item, store.clock())
-                changed = True
-            near = item.get("near_hidden")
-            if isinstance(near, dict) and near.get("key") == key and near.get("purged") is not True:
-                items[n] = {
-                    **items[n],
-                    "near_hidden": {**near, "text": PURGED_TEXT, "purged": True},
-                }
-                changed = True
+    items = well_formed_review_items(state.get("items"))
+    for n, item in enumerate(items):
+        if item_key(item) == key and item.get("purged") is not True:
+            items[n] = purged_item(item, clock())
+            changed = True
+        near = item.get("near_hidden")
+        if isinstance(near, dict) and near.get("key") == key and near.get("purged") is not True:
+            items[n] = {**items[n], "near_hidden": {**near, "text": PURGED_TEXT, "purged": True}}
+            changed = True
+    if changed:
         state["items"] = items
     return changed
 
@@ -414,6 +405,8 @@ class LoadedReview:
     path: Path
     read_only: bool = False
     notice: str | None = None
+    backup: Path | None = None
+    damaged: bool = False  # unparseable: read as empty, original bytes kept or untouched
 
 
 def review_path(store: Store) -> Path:
@@ -435,14 +428,21 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
         data = json.loads(raw.decode("utf-8"))
         if not isinstance(data, dict):
             raise ValueError("not an object")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         if not quarantine:
-            return LoadedReview(empty_review(), path, notice=f"{path} is unreadable")
-        backup = path.with_name(f"{path.name}.corrupted-{int(time.time() * 1000)}")
-        with contextlib.suppress(OSError):
-            shutil.copyfile(path, backup)
+            return LoadedReview(
+                empty_review(),
+                path,
+                notice=f"{path} cannot be read (not a review queue); it is left as it is",
+                damaged=True,
+            )
+        backup = quarantine_copy(path, "corrupted", raw)
         return LoadedReview(
-            empty_review(), path, notice=f"{path} was unreadable; copied aside to {backup.name}"
+            empty_review(),
+            path,
+            notice=f"{path} could not be read; its bytes were kept as {backup.name}",
+            backup=backup,
+            damaged=True,
         )
     if not contributes_to_review_merge(data):
         return LoadedReview(
@@ -456,20 +456,6 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
 
 def encode_review(state: Mapping[str, Any]) -> bytes:
     return (json.dumps(state, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
-
-
-@contextlib.contextmanager
-def _queue_mutation(store: Store) -> Iterator[dict[str, Any]]:
-    path = review_path(store)
-    with session_lock(path, wait_seconds=store.config.lock_wait_seconds):
-        loaded = load_review(path, quarantine=True)
-        if loaded.read_only:
-            raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
-        state = loaded.state
-        sweep_stale_temps(path)
-        yield state
-        state["updated_at"] = store.clock()
-        atomic_write_bytes(path, encode_review(merge_review(state, state)))
 
 
 def _resolve(state: Mapping[str, Any], candidate_id: str) -> dict[str, Any]:
@@ -492,7 +478,7 @@ def _resolve(state: Mapping[str, Any], candidate_id: str) -> dict[str, Any]:
     return hits[0]
 
 
-# --- service -------------------------------------------------------------------------
+# --- the service ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,79 +490,6 @@ class EnqueueReport:
     near_hidden: int  # added, but flagged
 
 
-def enqueue(
-    store: Store,
-    candidates: Iterable[Mapping[str, Any]],
-    *,
-    threshold: float = NEAR_HIDDEN_THRESHOLD,
-) -> EnqueueReport:
-    """Add candidate items (``Candidate.to_item()`` dicts) that are new to the queue."""
-    batch = [
-        dict(c) for c in candidates if isinstance(c, Mapping) and isinstance(c.get("text"), str)
-    ]
-    # forgotten anywhere counts: a rewording must not bring back another project's forgetting
-    ws = store.working_set(all_projects=True)
-    visible = {d.key for d in ws.decisions}
-    hidden = {d.key for d in ws.tombstones}
-    added: list[str] = []
-    duplicates = known = forgotten = flagged = 0
-    with _queue_mutation(store) as state:
-        items = state.setdefault("items", [])
-        present = {item_key(i) for i in well_formed_review_items(items)}
-        machine = store.machine.id
-        for candidate in batch:
-            key = item_key(candidate)
-            if key in present:
-                duplicates += 1
-                continue
-            if key in visible:
-                known += 1
-                continue
-            if key in hidden:
-                forgotten += 1
-                continue
-            item = {k: v for k, v in candidate.items() if k not in ("state", "near_hidden")}
-            item.update(id=key, state=CANDIDATE, captured_at=store.clock(), machine_id=machine)
-            match = near_hidden_match(candidate["text"], ws.tombstones, threshold=threshold)
-            if match is not None:
-                item["near_hidden"] = match.as_dict()
-                flagged += 1
-            items.append(item)
-            present.add(key)
-            added.append(key)
-    for key in added:
-        store.audit("capture_candidate", "review", key)
-    return EnqueueReport(tuple(added), duplicates, known, forgotten, flagged)
-
-
-def list_items(
-    store: Store,
-    *,
-    states: Sequence[str] = (CANDIDATE,),
-    threshold: float = NEAR_HIDDEN_THRESHOLD,
-) -> list[ReviewItem]:
-    """Queue items in the given states, newest message first; near-hidden re-checked now."""
-    loaded = load_review(review_path(store))
-    tombstones = store.working_set(all_projects=True).tombstones
-    out: list[ReviewItem] = []
-    for raw in well_formed_review_items(loaded.state.get("items")):
-        if _state_of(raw) not in states:
-            continue
-        item = ReviewItem.from_dict(raw)
-        if item.state == CANDIDATE:
-            match = near_hidden_match(item.text, tombstones, threshold=threshold)
-            item = ReviewItem.from_dict({**raw, "near_hidden": match.as_dict() if match else None})
-        out.append(item)
-    # Newest said first; ties by capture time, then identity, so the order is stable.
-    out.sort(key=lambda i: (parse_date_ms(i.timestamp), parse_date_ms(i.captured_at), i.id))
-    out.reverse()
-    return out
-
-
-def get_item(store: Store, candidate_id: str) -> ReviewItem:
-    return ReviewItem.from_dict(_resolve(load_review(review_path(store)).state, candidate_id))
-
-
 def _redact(text: str | None) -> str | None:
     if text is None:
         return None
@@ -585,104 +498,223 @@ def _redact(text: str | None) -> str | None:
     return redact(text)
 
 
-def _note_with_provenance(
-    store: Store, text: str, why: str | None, rejected: str | None, item: Mapping[str, Any]
-) -> Outcome:
-    """``Store.note_decision`` with the candidate's provenance kept as decision fields."""
-    from memoir_tui.core.store import PROVENANCE_FIELDS
+class ReviewQueue:
+    """``store.review``: the captured candidates, and the acts a person takes on them.
 
-    provenance = {k: item[k] for k in PROVENANCE_FIELDS if isinstance(item.get(k), str)}
-    return store.note_decision(text, why, rejected, provenance=provenance)
-
-
-def pin(
-    store: Store,
-    candidate_id: str,
-    *,
-    text: str | None = None,
-    why: str | None = None,
-    rejected: str | None = None,
-    force: bool = False,
-    threshold: float = NEAR_HIDDEN_THRESHOLD,
-) -> Outcome:
-    """Pin a candidate: write it as a decision through ``Store`` and mark it ``pinned``.
-
-    ``text`` replaces the candidate's wording (the queue item keeps its own
-    identity and records ``pinned_text``). Every text passes the secret
-    redactor first. A text close to a hidden decision is flagged on the item
-    and refused with ``NearHiddenError`` unless ``force``.
+    Every change is one store transaction over the queue (and, for a pin, the
+    session too), so it is locked, atomic and audited like every other change.
     """
-    from memoir_tui.core.store import Outcome
 
-    refused: NearHidden | None = None
-    outcome: Outcome | None = None
-    with _queue_mutation(store) as state:
-        item = _resolve(state, candidate_id)
-        current = _state_of(item)
-        if current == PINNED:
-            raise CandidateStateError(f"already pinned on {_str(item.get('pinned_at'))}")
-        if current == REJECTED:
-            raise CandidateStateError(
-                f"this candidate was rejected on {_str(item.get('rejected_at'))}; "
-                "rejections are permanent, so note the decision directly if you mean it"
-            )
-        final_text = _redact(text) if text is not None else item["text"]
-        tombstones = store.working_set(all_projects=True).tombstones
-        match = near_hidden_match(final_text, tombstones, threshold=threshold)
-        if match is not None:
-            item["near_hidden"] = match.as_dict()
-        else:
-            item.pop("near_hidden", None)
-        if match is not None and not force:
-            refused = match  # the flag is saved; the refusal is raised after the write
-        else:
-            outcome = _note_with_provenance(
-                store, final_text, _redact(why), _redact(rejected), item
-            )
-            item["state"] = PINNED
-            item["pinned_at"] = store.clock()
-            item["pinned_key"] = outcome.key
-            item["pinned_by"] = store.machine.id
-            if identity(final_text) != identity(item["text"]):
-                item["pinned_text"] = final_text
-            if match is not None:
-                item["forced"] = True
-    if refused is not None:
-        raise NearHiddenError(refused)
-    assert outcome is not None
-    return Outcome(True, f"pinned: {outcome.message}", outcome.key)
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
+    @property
+    def path(self) -> Path:
+        return self.store.root / REVIEW_FILE
 
-def reject(store: Store, candidate_id: str) -> Outcome:
-    """Reject a candidate for ever: a tombstone keeps the same text from being proposed again."""
-    from memoir_tui.core.store import Outcome
+    def load(self) -> LoadedReview:
+        """The queue as it is on disk (a damaged file reads as empty, with a notice)."""
+        return load_review(self.path)
 
-    try:
-        with _queue_mutation(store) as state:
-            item = _resolve(state, candidate_id)
+    def enqueue(
+        self,
+        candidates: Iterable[Mapping[str, Any]],
+        *,
+        threshold: float = NEAR_HIDDEN_THRESHOLD,
+    ) -> EnqueueReport:
+        """Add candidate items (``Candidate.to_item()`` dicts) that are new to the queue."""
+        store = self.store
+        batch = [
+            dict(c) for c in candidates if isinstance(c, Mapping) and isinstance(c.get("text"), str)
+        ]
+        # forgotten anywhere counts: a rewording must not bring back another project's forgetting
+        ws = store.working_set(all_projects=True)
+        visible = {d.key for d in ws.decisions}
+        hidden = {d.key for d in ws.tombstones}
+        added: list[str] = []
+        duplicates = known = forgotten = flagged = 0
+        with store.transaction("capture_candidate", files=(REVIEW,)) as tx:
+            items = tx.review.setdefault("items", [])
+            present = {item_key(i) for i in well_formed_review_items(items)}
+            machine = store.machine.id
+            for candidate in batch:
+                key = item_key(candidate)
+                if key in present:
+                    duplicates += 1
+                    continue
+                if key in visible:
+                    known += 1
+                    continue
+                if key in hidden:
+                    forgotten += 1
+                    continue
+                item = {k: v for k, v in candidate.items() if k not in ("state", "near_hidden")}
+                item.update(id=key, state=CANDIDATE, captured_at=store.clock(), machine_id=machine)
+                match = near_hidden_match(candidate["text"], ws.tombstones, threshold=threshold)
+                if match is not None:
+                    item["near_hidden"] = match.as_dict()
+                    flagged += 1
+                items.append(item)
+                present.add(key)
+                added.append(key)
+                tx.audit("capture_candidate", "review", key)
+        return EnqueueReport(tuple(added), duplicates, known, forgotten, flagged)
+
+    def list_items(
+        self,
+        *,
+        states: Sequence[str] = (CANDIDATE,),
+        threshold: float = NEAR_HIDDEN_THRESHOLD,
+    ) -> list[ReviewItem]:
+        """Queue items in the given states, newest message first; near-hidden re-checked now."""
+        return self.items_of(self.load(), states=states, threshold=threshold)
+
+    def items_of(
+        self,
+        loaded: LoadedReview,
+        *,
+        states: Sequence[str] = (CANDIDATE,),
+        threshold: float = NEAR_HIDDEN_THRESHOLD,
+    ) -> list[ReviewItem]:
+        """``list_items`` over a queue already read."""
+        tombstones = self.store.working_set(all_projects=True).tombstones
+        out: list[ReviewItem] = []
+        for raw in well_formed_review_items(loaded.state.get("items")):
+            if _state_of(raw) not in states:
+                continue
+            item = ReviewItem.from_dict(raw)
+            if item.state == CANDIDATE:
+                match = near_hidden_match(item.text, tombstones, threshold=threshold)
+                item = ReviewItem.from_dict(
+                    {**raw, "near_hidden": match.as_dict() if match else None}
+                )
+            out.append(item)
+        # Newest said first; ties by capture time, then identity, so the order is stable.
+        out.sort(key=lambda i: (parse_date_ms(i.timestamp), parse_date_ms(i.captured_at), i.id))
+        out.reverse()
+        return out
+
+    def get_item(self, candidate_id: str) -> ReviewItem:
+        return ReviewItem.from_dict(_resolve(self.load().state, candidate_id))
+
+    def pin(
+        self,
+        candidate_id: str,
+        *,
+        text: str | None = None,
+        why: str | None = None,
+        rejected: str | None = None,
+        force: bool = False,
+        threshold: float = NEAR_HIDDEN_THRESHOLD,
+    ) -> Outcome:
+        """Pin a candidate: write it as a decision and mark it ``pinned``, in one commit.
+
+        ``text`` replaces the candidate's wording (the queue item keeps its own
+        identity and records ``pinned_text``). Every text passes the secret
+        redactor first. A text close to a hidden decision is flagged on the item
+        and refused with ``NearHiddenError`` unless ``force``.
+        """
+        store = self.store
+        refused: NearHidden | None = None
+        outcome: Outcome | None = None
+        with store.transaction("pin_candidate", files=(REVIEW, SESSION)) as tx:
+            item = _resolve(tx.review, candidate_id)
             current = _state_of(item)
+            if current == PINNED:
+                raise CandidateStateError(f"already pinned on {_str(item.get('pinned_at'))}")
             if current == REJECTED:
-                raise _NoChange(item)
+                raise CandidateStateError(
+                    f"this candidate was rejected on {_str(item.get('rejected_at'))}; "
+                    "rejections are permanent, so note the decision directly if you mean it"
+                )
+            final_text = _redact(text) if text is not None else item["text"]
+            tombstones = store.view(tx.session, all_projects=True).tombstones
+            match = near_hidden_match(final_text, tombstones, threshold=threshold)
+            if match is not None:
+                item["near_hidden"] = match.as_dict()
+            else:
+                item.pop("near_hidden", None)
+            if match is not None and not force:
+                refused = match  # the flag is saved; the refusal is raised after the commit
+            else:
+                provenance = {k: item[k] for k in PROVENANCE_FIELDS if isinstance(item.get(k), str)}
+                outcome = store.note_decision(
+                    final_text, _redact(why), _redact(rejected), provenance=provenance
+                )
+                item["state"] = PINNED
+                item["pinned_at"] = store.clock()
+                item["pinned_key"] = outcome.key
+                item["pinned_by"] = store.machine.id
+                if identity(final_text) != identity(item["text"]):
+                    item["pinned_text"] = final_text
+                if match is not None:
+                    item["forced"] = True
+                tx.audit("pin_candidate", "review", item_key(item))
+        if refused is not None:
+            raise NearHiddenError(refused)
+        assert outcome is not None
+        return Outcome(True, f"pinned: {outcome.message}", outcome.key)
+
+    def reject(self, candidate_id: str) -> Outcome:
+        """Reject a candidate for ever: a tombstone keeps the same text from being proposed."""
+        store = self.store
+        with store.transaction("reject_candidate", files=(REVIEW,)) as tx:
+            item = _resolve(tx.review, candidate_id)
+            current = _state_of(item)
             if current == PINNED:
                 raise CandidateStateError(
                     "this candidate is already pinned as a decision; forget the decision instead"
                 )
+            text, key = item["text"], item_key(item)
+            if current == REJECTED:
+                return Outcome(False, f"already rejected: {text}", key)
             item["state"] = REJECTED
             item["rejected_at"] = store.clock()
             item["rejected_by"] = store.machine.id
-            text, key = item["text"], item_key(item)
-    except _NoChange as unchanged:
-        return Outcome(False, f"already rejected: {unchanged.item['text']}", unchanged.item["id"])
-    store.audit("reject_candidate", "review", key)
-    return Outcome(True, f"rejected: {text}", key)
+            tx.audit("reject_candidate", "review", key)
+        return Outcome(True, f"rejected: {text}", key)
 
+    def merge_replica(self, remote: Mapping[str, Any]) -> Outcome:
+        """Merge another replica's review queue into this store's."""
+        with self.store.transaction("merge_review", files=(REVIEW,)) as tx:
+            merged = merge_review(tx.review, remote)
+            changed = canonical_json(merged) != canonical_json(merge_review(tx.review, tx.review))
+            tx.review.clear()
+            tx.review.update(merged)
+        return Outcome(changed, "review queue merged" if changed else "review queue unchanged")
 
-def merge_review_into(store: Store, remote: Mapping[str, Any]) -> Outcome:
-    """Merge another replica's review queue into this store's, under the review lock."""
-    from memoir_tui.core.store import Outcome
+    def pin_all(self, ids: Sequence[str]) -> Outcome:
+        """Pin each candidate as captured; near-hidden ones are skipped, never forced."""
+        pinned = skipped = 0
+        failures: list[str] = []
+        for cid in ids:
+            try:
+                self.pin(cid)
+                pinned += 1
+            except NearHiddenError:
+                skipped += 1
+            except MemoirError as err:
+                failures.append(str(err))
+        message = f"pinned {pinned} of {len(ids)} candidates"
+        if skipped:
+            message += (
+                f"; {skipped} close to a forgotten decision stayed in the queue "
+                "(pin them one at a time)"
+            )
+        if failures:
+            message += f"; {len(failures)} failed: {failures[0]}"
+        return Outcome(pinned > 0, message)
 
-    with _queue_mutation(store) as state:
-        merged = merge_review(state, remote)
-        state.clear()
-        state.update(merged)
-    return Outcome(True, "review queue merged")
+    def reject_all(self, ids: Sequence[str]) -> Outcome:
+        """Reject each candidate; those already decided are reported, not changed."""
+        rejected = 0
+        failures: list[str] = []
+        for cid in ids:
+            try:
+                rejected += self.reject(cid).changed
+            except MemoirError as err:
+                failures.append(str(err))
+        message = f"rejected {rejected} of {len(ids)} candidates"
+        if failures:
+            message += f"; {len(failures)} failed: {failures[0]}"
+        return Outcome(rejected > 0, message)

@@ -48,7 +48,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from memoir_tui.core.identity import parse_date_ms, parse_iso_ms
-from memoir_tui.core.merge import is_hidden
+from memoir_tui.core.items import is_hidden, well_formed_items
 
 __all__ = [
     "LIST_DATE_FIELDS",
@@ -60,7 +60,10 @@ __all__ = [
     "is_visible",
     "normalize_remote_url",
     "project_identity",
+    "project_names",
     "read_remote_url",
+    "readable_project",
+    "working_project",
 ]
 
 Kind = Literal["git-remote", "path", "home"]
@@ -306,6 +309,67 @@ def current_project(cwd: Path | None = None, *, home: Path | None = None) -> Pro
     return project_identity(
         cwd if cwd is not None else Path.cwd(),
         home=home if home is not None else Path.home(),
+    )
+
+
+def is_outside_projects(path: Path, *, home: Path) -> bool:
+    """The home directory, the filesystem root and the folders above home are no project.
+
+    Several hosts start their MCP servers there; a process started there works
+    for no one project, so it sees (and stamps) none in particular.
+    """
+    path, home = _resolve(path), _resolve(home)
+    return path == home or path.parent == path or home.is_relative_to(path)
+
+
+def working_project(cwd: Path | None = None, *, home: Path | None = None) -> ProjectIdentity | None:
+    """The project a process started in ``cwd`` works for; None outside any (see above)."""
+    try:
+        here = cwd if cwd is not None else Path.cwd()
+    except OSError:  # the working directory was deleted
+        return None
+    home = home if home is not None else Path.home()
+    if is_outside_projects(here, home=home):
+        return None
+    return project_identity(here, home=home)
+
+
+# --- names for people ----------------------------------------------------------------------
+
+_NAMED_LISTS = ("goals", "next_actions", "open_questions", "decisions", "completed_actions")
+
+
+def project_names(
+    state: Mapping[str, Any], *, here: tuple[str, str | None] | None = None
+) -> dict[str, str]:
+    """Scope id → the label items recorded for it (``project_label``), plus ``here``.
+
+    Items are stamped with both since labels exist; an id no item names keeps
+    no label here, and ``readable_project`` says so in words.
+    """
+    names: dict[str, str] = {HOME_ID: "~ (home)"}
+    current = state.get("current") if isinstance(state.get("current"), Mapping) else {}
+    history = state.get("history") if isinstance(state.get("history"), list) else []
+    pools: list[Any] = [current.get(key) for key in _NAMED_LISTS] + [history]
+    for pool in pools:
+        for item in well_formed_items(pool) if pool is not history else pool:
+            if not isinstance(item, Mapping):
+                continue
+            pid, label = item.get("project"), item.get("project_label")
+            if isinstance(pid, str) and isinstance(label, str) and label.strip():
+                names.setdefault(pid, label.strip())
+    if here is not None and here[1]:
+        names[here[0]] = here[1]
+    return names
+
+
+def readable_project(project_id: str, names: Mapping[str, str]) -> str:
+    """A project as a person reads it: its folder or remote, never an internal id."""
+    if project_id in names:
+        return names[project_id]
+    kind = project_id.split(":", 1)[0]
+    return {"git": "an unnamed git project", "path": "an unnamed folder"}.get(
+        kind, "an unnamed project"
     )
 
 

@@ -28,27 +28,14 @@ from typing import Any
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import atomic_write_bytes
 from memoir_tui.core.identity import is_iso_date, iso_now
-from memoir_tui.core.merge import SESSION_VERSION
+from memoir_tui.core.items import LIST_KEYS, SESSION_VERSION, empty_session
 
 SESSION_FILE = "session.json"
 BACKUPS_KEPT = 3
-_LIST_KEYS = ("goals", "next_actions", "completed_actions", "open_questions", "decisions")
 
 
 class ReadOnlySessionError(MemoirError):
     """A write was refused because the session on disk is from a newer format version."""
-
-
-def empty_session(now: str | None = None) -> dict[str, Any]:
-    stamp = now or iso_now()
-    return {
-        "version": SESSION_VERSION,
-        "created_at": stamp,
-        "updated_at": stamp,
-        "machines": {},
-        "current": {key: [] for key in _LIST_KEYS},
-        "history": [],
-    }
 
 
 # --- migration ladder ---------------------------------------------------------
@@ -88,7 +75,7 @@ def normalise_shape(state: dict[str, Any], now: str | None = None) -> dict[str, 
         out["history"] = []
     current = out.get("current")
     current = dict(current) if isinstance(current, dict) else {}
-    for key in _LIST_KEYS:
+    for key in LIST_KEYS:
         if not isinstance(current.get(key), list):
             current[key] = []
     out["current"] = current
@@ -142,6 +129,10 @@ def migrate_session(raw: Any, now: str | None = None) -> tuple[bool, dict[str, A
 # --- loading -------------------------------------------------------------------
 
 
+UNREADABLE = "unreadable"
+NEWER_VERSION = "newer-version"
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedSession:
     """A session as read from disk, with what the loader had to do to it."""
@@ -149,8 +140,9 @@ class LoadedSession:
     state: dict[str, Any]
     path: Path
     read_only: bool = False
-    notice: str | None = None
-    backup: Path | None = None
+    notice: str | None = None  # said once per process for a newer version
+    backup: Path | None = None  # where the original bytes were kept
+    damage: str = ""  # "" | UNREADABLE | NEWER_VERSION: why the state is empty
 
 
 _warned_future: set[Path] = set()
@@ -167,6 +159,8 @@ def _copy_aside(path: Path, kind: str) -> Path:
         n += 1
         backup = path.with_name(f"{path.name}.{kind}-{_now_ms()}-{n}")
     shutil.copyfile(path, backup)
+    with contextlib.suppress(OSError):
+        os.chmod(backup, 0o600)  # the copy holds the same memory as the original
     prune_backups(path, kind)
     return backup
 
@@ -203,17 +197,18 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
         if not isinstance(raw, dict):
             raise ValueError("top level is not an object")
     except (ValueError, UnicodeDecodeError, RecursionError):
-        backup = _existing_copy(path, "corrupted", raw_bytes) or _copy_aside(path, "corrupted")
+        backup = quarantine_copy(path, "corrupted", raw_bytes)
         return LoadedSession(
             empty_session(now),
             path,
             notice=f"{path} could not be parsed; the original was kept as {backup.name}",
             backup=backup,
+            damage=UNREADABLE,
         )
     future, state = migrate_session(raw, now)
     if not future:
         return LoadedSession(state, path)
-    backup = _existing_copy(path, "pre-migration", raw_bytes) or _copy_aside(path, "pre-migration")
+    backup = quarantine_copy(path, "pre-migration", raw_bytes)
     notice = None
     if path not in _warned_future:
         _warned_future.add(path)
@@ -222,7 +217,16 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
             f"{SESSION_VERSION}); it is read-only here and was kept as {backup.name}. "
             "Upgrade memoir-tui to write to it."
         )
-    return LoadedSession(state, path, read_only=True, notice=notice, backup=backup)
+    return LoadedSession(
+        state, path, read_only=True, notice=notice, backup=backup, damage=NEWER_VERSION
+    )
+
+
+def quarantine_copy(path: Path, kind: str, raw_bytes: bytes) -> Path:
+    """Keep ``raw_bytes`` of ``path`` aside as ``<name>.<kind>-<ms>`` (0600, like the
+    original); an identical copy already kept is reused, so re-reading the same bad
+    file does not pile up copies."""
+    return _existing_copy(path, kind, raw_bytes) or _copy_aside(path, kind)
 
 
 def _existing_copy(path: Path, kind: str, raw_bytes: bytes) -> Path | None:
@@ -255,12 +259,26 @@ def save_session(
     atomic_write_bytes(path, encode_session(out))
 
 
-def guard_not_newer(path: Path) -> None:
+def write_session_copy(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
+    """Write a session that is not a store's (``merge -o other.json``): atomically, 0600,
+    never over a newer-format file."""
+    path = Path(path)
+    guard_not_newer(path)
+    atomic_write_bytes(path, encode_session(state), mode=0o600)
+
+
+def session_is_newer(path: Path) -> bool:
+    """Whether the file at ``path`` is a session from a newer format (never to be written)."""
     try:
         raw = json.loads(path.read_bytes().decode("utf-8"))
-    except (FileNotFoundError, ValueError, UnicodeDecodeError, RecursionError):
-        return
-    if is_newer_version(raw):
+    except (FileNotFoundError, IsADirectoryError, ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return is_newer_version(raw)
+
+
+def guard_not_newer(path: Path) -> None:
+    if session_is_newer(path):
+        raw = json.loads(path.read_bytes().decode("utf-8"))
         raise ReadOnlySessionError(
             f"{path} is from a newer memoir format (version {raw.get('version')!r}); "
             "refusing to overwrite it. Upgrade memoir-tui."

@@ -1,27 +1,28 @@
-"""The trash: nothing consolidate removes or rewrites is ever lost.
+"""The trash: nothing a clean-up removes or rewrites is ever lost.
 
 Layout inside the store::
 
     trash/journal.jsonl        one JSON object per line (append-only)
     trash/<id>/<n>-<name>      each file's bytes as they were before apply <id>
-    trash/.lock                serialises our own processes
 
-A change to files is staged in a ``Transaction`` and committed in this order:
-the previous bytes of every touched file are copied into ``trash/<id>/``
-(fsynced), the ``apply`` record is appended to the journal (fsynced), and only
-then are files removed or atomically rewritten. A crash at any point leaves a
-journal that ``restore`` can act on. Journal records::
+``Trash`` is a store service (``store.trash``). A clean-up stages its file
+changes in a store transaction and calls ``keep(tx, label)``, which stages,
+in the same transaction, a copy of the previous bytes of every file that
+changes and the ``apply`` record that names them: the transaction commits
+the copies, the record and the changes together (its redo journal makes
+that all or nothing). Journal records::
 
     {"op": "apply", "id": ID, "at": ISO, "label": TEXT, "items": [
         {"change": "removed" | "modified" | "created", "path": ABS,
          "blob": "0-name.md" | null, "before": SHA256 | null, "after": SHA256 | null,
          "mode": INT | null, "mtime_ns": INT | null}, ...]}
-    {"op": "restore", "id": ID, "at": ISO}
+    {"op": "restore", "id": ID, "at": ISO, "kept_as": ID | null}
     {"op": "empty", "id": ID, "at": ISO}
 
 ``restore(id)`` puts back every byte (and the permission bits and mtime) of
 every file the apply touched, deletes files it created, and refuses — naming
-the files — when something changed them since, unless forced.
+the files — when something changed them since, unless forced. What a restore
+overwrites is kept as a record of its own, so a restore is never a loss.
 """
 
 from __future__ import annotations
@@ -32,21 +33,24 @@ import json
 import os
 import re
 import secrets
-import shutil
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_bytes, fsync_directory
-from memoir_tui.core.identity import iso_now, parse_date_ms
+from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.items import FILES
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+    from memoir_tui.core.transaction import Transaction
 
 TRASH_DIR = "trash"
 JOURNAL = "journal.jsonl"
 
 ACTIVE, RESTORED, EMPTIED = "active", "restored", "emptied"
+APPLY, RESTORE_COPY = "apply", "restore-copy"  # what made a record: a clean-up, or a restore
 
 
 class TrashError(MemoirError):
@@ -84,6 +88,7 @@ class TrashRecord:
     items: tuple[TrashItem, ...]
     status: str = ACTIVE  # ACTIVE | RESTORED | EMPTIED
     status_at: str = ""
+    kind: str = APPLY  # APPLY | RESTORE_COPY
 
     @property
     def removed(self) -> tuple[Path, ...]:
@@ -114,44 +119,28 @@ def _blob_name(index: int, path: Path) -> str:
 
 
 class Trash:
-    """The trash folder of one store."""
+    """The trash folder of one store (``store.trash``)."""
 
-    def __init__(self, store_root: Path, *, clock: Callable[[], str] = iso_now) -> None:
-        self.root = Path(store_root) / TRASH_DIR
-        self.clock = clock
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.root = Path(store.root) / TRASH_DIR
 
     @property
     def journal_path(self) -> Path:
         return self.root / JOURNAL
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        from filelock import FileLock
-
-        self.root.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.root / ".lock"), timeout=30):
-            yield
-
-    def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        fd = os.open(self.journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def _raw_records(self) -> list[dict[str, Any]]:
-        try:
-            text = self.journal_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
+    def _raw_records(self, data: bytes | None = None) -> list[dict[str, Any]]:
+        if data is None:
+            try:
+                data = self.journal_path.read_bytes()
+            except FileNotFoundError:
+                return []
         out = []
-        for line in text.splitlines():
+        for line in data.decode("utf-8", "replace").splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
-                continue  # a torn last line from a crash: ignore it
+                continue  # a torn or foreign line: ignore it
             if isinstance(record, dict) and isinstance(record.get("id"), str):
                 out.append(record)
         return out
@@ -190,9 +179,16 @@ class Trash:
                     )
                 )
             st, st_at = status.get(rid, (ACTIVE, ""))
+            kind = RESTORE_COPY if rec.get("kind") == RESTORE_COPY else APPLY
             out.append(
                 TrashRecord(
-                    rid, str(rec.get("at", "")), str(rec.get("label", "")), tuple(items), st, st_at
+                    rid,
+                    str(rec.get("at", "")),
+                    str(rec.get("label", "")),
+                    tuple(items),
+                    st,
+                    st_at,
+                    kind,
                 )
             )
         out.reverse()  # journal order is the truth; clocks can tie or go backwards
@@ -212,8 +208,9 @@ class Trash:
         return hits[0]
 
     def last_active(self) -> TrashRecord | None:
-        """The newest apply that can still be restored (the app's undo)."""
-        return next((r for r in self.records() if r.status == ACTIVE), None)
+        """The newest apply that can still be restored (the app's undo); the copies a
+        restore keeps of what it overwrote are not applies, so undo never redoes."""
+        return next((r for r in self.records() if r.status == ACTIVE and r.kind == APPLY), None)
 
     def blob_bytes(self, record: TrashRecord, item: TrashItem) -> bytes:
         if item.blob is None:
@@ -225,25 +222,79 @@ class Trash:
                 f"trash {record.id}: the saved copy of {item.path} is missing"
             ) from None
 
-    # --- writing ---------------------------------------------------------------
+    # --- writing (always inside a store transaction) ----------------------------
 
-    def transaction(self, label: str) -> Transaction:
-        return Transaction(self, label)
+    def _append(self, tx: Transaction, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        old = tx.read_bytes(self.journal_path) or b""
+        if old and not old.endswith(b"\n"):
+            old += b"\n"  # a torn last line stays a line of its own
+        tx.write_bytes(self.journal_path, old + line.encode("utf-8"), mode=0o600, scan=False)
+
+    def keep(self, tx: Transaction, label: str, *, kind: str = APPLY) -> str | None:
+        """Stage, in ``tx``, a copy of the old bytes of every file it changes, and the
+        record naming them. Returns the record's id, or None when no file changes."""
+        plan: list[tuple[Path, bytes | None, bytes | None, os.stat_result | None]] = []
+        for path in tx.staged_paths:
+            if path.is_relative_to(self.root):
+                continue
+            new = tx.read_bytes(path)
+            try:
+                old = path.read_bytes()
+                st = path.stat()
+            except FileNotFoundError:
+                old, st = None, None
+            if old != new:
+                plan.append((path, old, new, st))
+        if not plan:
+            return None
+        rid = _new_id(self.store.clock())
+        folder = self.root / rid
+        items: list[dict[str, Any]] = []
+        for index, (path, old, new, st) in enumerate(plan):
+            blob = None
+            if old is not None:
+                blob = _blob_name(index, path)
+                tx.create(folder / blob, old, mode=0o600, scan=False)
+            change = "removed" if new is None else ("created" if old is None else "modified")
+            items.append(
+                {
+                    "change": change,
+                    "path": str(path),
+                    "blob": blob,
+                    "before": None if old is None else sha256_bytes(old),
+                    "after": None if new is None else sha256_bytes(new),
+                    "mode": None if st is None else st.st_mode & 0o7777,
+                    "mtime_ns": None if st is None else st.st_mtime_ns,
+                }
+            )
+        record: dict[str, Any] = {
+            "op": "apply",
+            "id": rid,
+            "at": self.store.clock(),
+            "label": label,
+            "items": items,
+        }
+        if kind != APPLY:
+            record["kind"] = kind
+        self._append(tx, record)
+        tx.details["trash_id"] = rid
+        return rid
 
     def restore(self, record_id: str, *, force: bool = False) -> TrashRecord:
         """Put back every byte an apply changed; refuse on conflicts unless ``force``."""
-        with self._locked():
+        with self.store.transaction("trash_restore", files=(FILES,)) as tx:
             record = self.get(record_id)
             if record.status != ACTIVE:
                 raise TrashError(
                     f"trash {record.id} was already {record.status} ({record.status_at})"
                 )
             blobs = {i.path: self.blob_bytes(record, i) for i in record.items if i.blob}
-            conflicts = []
-            for item in record.items:
-                now = file_digest(item.path)
-                if now not in (item.after, item.before):
-                    conflicts.append(str(item.path))
+            conflicts = [
+                str(item.path)
+                for item in record.items
+                if file_digest(item.path) not in (item.after, item.before)
+            ]
             if conflicts and not force:
                 raise TrashError(
                     f"trash {record.id}: changed since the apply, so restoring would lose "
@@ -251,138 +302,54 @@ class Trash:
                 )
             for item in reversed(record.items):
                 if item.before is None:
-                    with contextlib.suppress(FileNotFoundError):
-                        item.path.unlink()
+                    if tx.exists(item.path):
+                        tx.remove(item.path)
                     continue
-                data = blobs[item.path]
-                atomic_write_bytes(item.path, data, mode=item.mode)
-                if item.mtime_ns is not None:
-                    with contextlib.suppress(OSError):
-                        os.utime(item.path, ns=(item.mtime_ns, item.mtime_ns))
-            self._append({"op": "restore", "id": record.id, "at": self.clock()})
-            shutil.rmtree(self.root / record.id, ignore_errors=True)
-            return self.get(record.id)
+                tx.write_bytes(
+                    item.path,
+                    blobs[item.path],
+                    mode=item.mode,
+                    mtime_ns=item.mtime_ns,
+                    scan=False,  # the bytes as they were
+                )
+            kept_as = self.keep(
+                tx, f"before restoring {record.id}: {record.label}", kind=RESTORE_COPY
+            )
+            for item in record.items:
+                if item.blob and tx.exists(self.root / record.id / item.blob):
+                    tx.remove(self.root / record.id / item.blob)
+            self._append(
+                tx, {"op": "restore", "id": record.id, "at": self.store.clock(), "kept_as": kept_as}
+            )
+            tx.on_write(lambda: _remove_empty_dir(self.root / record.id))
+            tx.audit("trash_restore", "trash")
+        return self.get(record.id)
 
     def empty(self, older_than_seconds: int, *, now: str | None = None) -> list[TrashRecord]:
         """Delete the saved copies of active applies older than the bound."""
-        now_ms = parse_date_ms(now or self.clock())
+        now_ms = parse_date_ms(now or self.store.clock())
         emptied = []
-        with self._locked():
+        with self.store.transaction("trash_empty", files=(FILES,)) as tx:
             for record in self.records():
                 if record.status != ACTIVE:
                     continue
                 if now_ms - parse_date_ms(record.at) < older_than_seconds * 1000:
                     continue
-                shutil.rmtree(self.root / record.id, ignore_errors=True)
-                self._append({"op": "empty", "id": record.id, "at": self.clock()})
+                folder = self.root / record.id
+                for item in record.items:
+                    if item.blob and tx.exists(folder / item.blob):
+                        tx.remove(folder / item.blob)
+                self._append(tx, {"op": "empty", "id": record.id, "at": self.store.clock()})
+                tx.on_write(lambda folder=folder: _remove_empty_dir(folder))
                 emptied.append(record)
+            if emptied:
+                tx.audit("trash_empty", "trash")
         return emptied
 
 
-class Transaction:
-    """Staged file changes, committed together as one trash record.
-
-    Nothing touches the disk until ``commit``; ``read_text`` sees staged
-    content, so several changes to one file compose.
-    """
-
-    def __init__(self, trash: Trash, label: str) -> None:
-        self.trash = trash
-        self.label = label
-        self._staged: dict[Path, bytes | None] = {}  # None = remove
-
-    def _key(self, path: Path) -> Path:
-        return Path(os.path.abspath(path))
-
-    def exists(self, path: Path) -> bool:
-        key = self._key(path)
-        if key in self._staged:
-            return self._staged[key] is not None
-        return key.is_file()
-
-    def read_bytes(self, path: Path) -> bytes:
-        key = self._key(path)
-        if key in self._staged:
-            data = self._staged[key]
-            if data is None:
-                raise TrashError(f"{path} is already being removed by this apply")
-            return data
-        return key.read_bytes()
-
-    def read_text(self, path: Path) -> str:
-        return self.read_bytes(path).decode("utf-8")
-
-    def write_bytes(self, path: Path, data: bytes) -> None:
-        self._staged[self._key(path)] = data
-
-    def write_text(self, path: Path, text: str) -> None:
-        self.write_bytes(path, text.encode("utf-8"))
-
-    def remove(self, path: Path) -> None:
-        key = self._key(path)
-        if not self.exists(key):
-            raise TrashError(f"{path} does not exist")
-        self._staged[key] = None
-
-    def snapshot(self) -> dict[Path, bytes | None]:
-        return dict(self._staged)
-
-    def rollback_to(self, snapshot: dict[Path, bytes | None]) -> None:
-        self._staged = dict(snapshot)
-
-    @property
-    def staged_paths(self) -> tuple[Path, ...]:
-        return tuple(self._staged)
-
-    def commit(self) -> TrashRecord | None:
-        """Save the old bytes, journal, then change the files. None if nothing changes."""
-        trash = self.trash
-        with trash._locked():
-            plan: list[tuple[Path, bytes | None, bytes | None, os.stat_result | None]] = []
-            for path, new in self._staged.items():
-                try:
-                    old = path.read_bytes()
-                    st = path.stat()
-                except FileNotFoundError:
-                    old, st = None, None
-                if old == new:
-                    continue
-                plan.append((path, old, new, st))
-            if not plan:
-                return None
-            rid = _new_id(trash.clock())
-            folder = trash.root / rid
-            folder.mkdir(parents=True)
-            items: list[dict[str, Any]] = []
-            for index, (path, old, new, st) in enumerate(plan):
-                blob = None
-                if old is not None:
-                    blob = _blob_name(index, path)
-                    with open(folder / blob, "wb") as fh:
-                        fh.write(old)
-                        fh.flush()
-                        os.fsync(fh.fileno())
-                change = "removed" if new is None else ("created" if old is None else "modified")
-                items.append(
-                    {
-                        "change": change,
-                        "path": str(path),
-                        "blob": blob,
-                        "before": None if old is None else sha256_bytes(old),
-                        "after": None if new is None else sha256_bytes(new),
-                        "mode": None if st is None else st.st_mode & 0o7777,
-                        "mtime_ns": None if st is None else st.st_mtime_ns,
-                    }
-                )
-            fsync_directory(folder)
-            trash._append(
-                {"op": "apply", "id": rid, "at": trash.clock(), "label": self.label, "items": items}
-            )
-            for path, _old, new, _st in plan:
-                if new is None:
-                    path.unlink()
-                    fsync_directory(path.parent)
-                else:
-                    atomic_write_bytes(path, new)
-        self._staged.clear()
-        return trash.get(rid)
+def _remove_empty_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        for leftover in folder.iterdir():  # only what the journal never named
+            if leftover.is_file() and not leftover.is_symlink():
+                leftover.unlink()
+        folder.rmdir()

@@ -24,11 +24,9 @@ replaces an existing file.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import re
-import secrets
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -467,39 +465,6 @@ def _meta_for(
     return entry, body if body.endswith("\n") else body + "\n"
 
 
-def _create_exclusively(target: Path, meta: dict[str, Any], body: str) -> None:
-    """Write ``target`` atomically, refusing if it exists (even if it appears meanwhile).
-
-    ``write_entry`` writes a temporary sibling (which no tool's filter reads), then a
-    hard link publishes it under the real name only if that name is still free.
-    """
-    from memoir_tui.core.entries import write_entry
-    from memoir_tui.core.fsutil import fsync_directory
-
-    exists = MemoirError(
-        f"{target} already exists; memoir_remember never replaces a file. "
-        "Choose another filename (memoir_read shows the existing one)."
-    )
-    if os.path.lexists(target):
-        raise exists
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f"{target.name}.remember-{secrets.token_hex(6)}.tmp")
-    write_entry(staging, meta, body)
-    try:
-        try:
-            os.link(staging, target)
-        except FileExistsError:
-            raise exists from None
-        except OSError:  # no hard links on this filesystem: check, then rename
-            if os.path.lexists(target):
-                raise exists from None
-            os.replace(staging, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(staging)
-    fsync_directory(target.parent)
-
-
 def remember(
     store: Store,
     warm: WarmRecall,
@@ -512,7 +477,6 @@ def remember(
 ) -> Reply:
     from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
     from memoir_tui.core.frontmatter import render
-    from memoir_tui.core.identity import text_hash
     from memoir_tui.core.secrets import ensure_no_secrets
 
     if not isinstance(content, str) or not content.strip():
@@ -546,9 +510,17 @@ def remember(
     ensure_no_secrets(document, "the memory")
     if len(document.encode("utf-8")) > MAX_FILE_BYTES:
         raise MemoirError(f"the memory is larger than {MAX_FILE_BYTES // 1024} KB")
-    _create_exclusively(target, meta, body)
+    from memoir_tui.core.transaction import FileExistsRefusal
+
+    try:
+        # one door: locked, atomic, audited; refused if the name exists, even if it appears
+        store.entries.create(target, meta, body, op="remember")
+    except FileExistsRefusal:
+        raise MemoirError(
+            f"{target} already exists; memoir_remember never replaces a file. "
+            "Choose another filename (memoir_read shows the existing one)."
+        ) from None
     engine.notify_changed([target])
-    store.audit("remember", "entries", text_hash(name))
     log.info("remembered %s", target)
     details = [f"type {meta['type']}", f'name "{meta["name"]}"']
     if meta.get("aliases"):

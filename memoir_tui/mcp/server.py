@@ -72,15 +72,22 @@ def configure_logging() -> None:
 def build_server(store_root: Path | None = None) -> MCPServer:
     """The server with every tool registered; ``store_root`` None means the default store."""
     root = Path(store_root) if store_root is not None else default_store_dir()
-    from memoir_tui.core.scope import current_project
+    from memoir_tui.core.scope import working_project
 
-    project = current_project().id
+    # The project the server was started in; none (every project) when a host starts
+    # it in the home directory or the filesystem root.
+    working = working_project()
 
     def call(fn: Callable[..., Reply], *args: object) -> Reply:
         try:
             # per call: config and session re-read, nothing cached; items are
             # stamped with (and reads scoped to) the project the server runs in
-            store = Store(root, actor="mcp", project=project)
+            store = Store(
+                root,
+                actor="mcp",
+                project=working.id if working else None,
+                project_label=working.label if working else None,
+            )
             return fn(store, *args)
         except MemoirError as err:
             log.info("%s refused: %s", fn.__name__, err)
@@ -128,17 +135,33 @@ def build_server(store_root: Path | None = None) -> MCPServer:
     # --- read-only -------------------------------------------------------------
 
     @tool("memoir status", READ_ONLY)
-    def memoir_status() -> Annotated[CallToolResult, StatusView]:
+    def memoir_status(
+        all_projects: Annotated[
+            bool,
+            Field(
+                description="Every project's items, not only this project's and global ones "
+                "(scoped answers say how many other projects hold)"
+            ),
+        ] = False,
+    ) -> Annotated[CallToolResult, StatusView]:
         """Show where the memoir store is, whether it is writable, this machine, and how
         many goals, next actions, questions and decisions it holds."""
-        return structured(tools.status)
+        return structured(tools.status, all_projects)
 
     @tool("Current session", READ_ONLY)
-    def memoir_session() -> Annotated[CallToolResult, SessionView]:
+    def memoir_session(
+        all_projects: Annotated[
+            bool,
+            Field(
+                description="Every project's items, not only this project's and global ones "
+                "(scoped answers say how many other projects hold)"
+            ),
+        ] = False,
+    ) -> Annotated[CallToolResult, SessionView]:
         """Show the current session state: goals, next actions, open questions, recent
         decisions (with why), recent sessions and the machines sharing this store. Use it
         to orient yourself; forgotten decisions and completed actions are never listed."""
-        return structured(tools.session)
+        return structured(tools.session, all_projects)
 
     @tool("Why did we decide…", READ_ONLY)
     def memoir_why(
@@ -146,10 +169,17 @@ def build_server(store_root: Path | None = None) -> MCPServer:
             str,
             Field(description="Keyword or phrase to look for in decision text, why or rejected"),
         ],
+        all_projects: Annotated[
+            bool,
+            Field(
+                description="Every project's items, not only this project's and global ones "
+                "(scoped answers say how many other projects hold)"
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, WhyView]:
         """Look up recorded decisions by keyword: each match comes with why it was made,
         the alternative rejected and its date. Use it before reopening a settled choice."""
-        return structured(tools.why, query)
+        return structured(tools.why, query, all_projects)
 
     @tool("Resume: hand-off", READ_ONLY)
     def memoir_resume(
@@ -242,8 +272,9 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         text: Annotated[
             str,
             Field(
-                description="The decision's text, a substring matching exactly one visible "
-                "decision, or its 64-hex identity hash"
+                description="The decision's exact text or its 64-hex identity hash (either "
+                "is found in every project), or a substring matching exactly one visible "
+                "decision of this project"
             ),
         ],
         purge: Annotated[
@@ -253,12 +284,15 @@ def build_server(store_root: Path | None = None) -> MCPServer:
                 "hash (for leaked secrets). Default false."
             ),
         ] = False,
+        all_projects: Annotated[
+            bool, Field(description="Match a substring against every project's decisions")
+        ] = False,
     ) -> str:
         """Forget a recorded decision, permanently: it is hidden from memoir_session,
         memoir_why and memoir_resume here and on every synced replica (a tombstone; there
         is no un-forget). Use it when a decision is wrong, obsolete or captured by mistake.
         Refuses a text matching several decisions and lists them; nothing changes then."""
-        return plain(tools.forget, text, purge)
+        return plain(tools.forget, text, purge, all_projects)
 
     @tool("Review captured candidates", READ_ONLY)
     def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:

@@ -22,9 +22,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
-from memoir_tui.core.identity import identity, is_text_hash
-from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet, working_set
-from memoir_tui.core.store import Store, clean_text
+from memoir_tui.core.identity import identity
+from memoir_tui.core.items import clean_text
+from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
+from memoir_tui.core.store import Store
 
 SESSION_DECISIONS_SHOWN = 10
 SESSION_HISTORY_SHOWN = 5
@@ -42,7 +43,7 @@ class ItemOut(BaseModel):
     text: str
     date: str = Field(description="ISO date-time it was set, added or asked")
     machine: str = Field(description="label of the machine that recorded it")
-    project: str = ""
+    project: str = Field(default="", description="its project (folder or remote); '' = global")
 
 
 class DecisionOut(BaseModel):
@@ -53,7 +54,17 @@ class DecisionOut(BaseModel):
     rejected: str = ""
     date: str = ""
     machine: str = ""
-    project: str = ""
+    project: str = Field(default="", description="its project (folder or remote); '' = global")
+
+
+class ScopeOut(BaseModel):
+    """Which project an answer covers, and what it leaves out."""
+
+    project: str | None = Field(description="the project answered for; null: every project")
+    other_projects: int = Field(
+        description="live goals, next actions, questions and decisions other projects hold "
+        "that this answer leaves out (all_projects=true shows them)"
+    )
 
 
 class SessionOut(BaseModel):
@@ -81,12 +92,17 @@ class SessionView(BaseModel):
     decisions_total: int = Field(description="how many visible decisions the store holds")
     history: list[SessionOut]
     machines: list[MachineOut]
+    scope: ScopeOut
     notice: str | None = None
 
 
 class WhyView(BaseModel):
     query: str
     decisions: list[DecisionOut]
+    scope: ScopeOut
+    other_projects_matching: int = Field(
+        default=0, description="decisions of other projects that match but are left out"
+    )
 
 
 class ResumeView(BaseModel):
@@ -112,6 +128,7 @@ class StatusView(BaseModel):
     machine_label: str
     counts: dict[str, int]
     caps: dict[str, int]
+    scope: ScopeOut
     notice: str | None = None
 
 
@@ -152,7 +169,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _item(i: Item) -> ItemOut:
-    return ItemOut(text=i.text, date=i.date, machine=i.machine_label, project=i.project)
+    return ItemOut(text=i.text, date=i.date, machine=i.machine_label, project=i.project_label)
 
 
 def _decision(d: Decision) -> DecisionOut:
@@ -162,7 +179,7 @@ def _decision(d: Decision) -> DecisionOut:
         rejected=d.rejected,
         date=d.date,
         machine=d.machine_label,
-        project=d.project,
+        project=d.project_label,
     )
 
 
@@ -219,18 +236,35 @@ def _history_line(h: SessionOut, *, detail: bool = False) -> str:
     return line
 
 
-def _read(store: Store) -> tuple[WorkingSet, str | None, bool]:
+def _read(store: Store, all_projects: bool = False) -> tuple[WorkingSet, str | None, bool]:
     """One snapshot: the working set, the loader's notice, and whether it is read-only."""
     loaded = store.load()
     notice = loaded.notice
     if loaded.read_only and not notice:
         notice = "This store is from a newer memoir format: it is read-only here."
-    scoped = store.project is not None
-    return (
-        working_set(loaded.state, project=store.project, all_projects=not scoped),
-        notice,
-        loaded.read_only,
-    )
+    if loaded.damage == "unreadable" and not notice:
+        notice = (
+            f"session.json could not be read; its bytes were kept as {loaded.backup}. "
+            "Answers show an empty working set until it is repaired or written again."
+        )
+    return store.view(loaded.state, all_projects=all_projects), notice, loaded.read_only
+
+
+def _scope(ws: WorkingSet) -> ScopeOut:
+    return ScopeOut(project=ws.project_label or None, other_projects=ws.elsewhere_total)
+
+
+def _scope_line(ws: WorkingSet) -> str:
+    """What a scoped answer says about the rest (nothing when it covers every project)."""
+    if ws.project is None:
+        return "Scope: every project."
+    line = f"Scope: project {ws.project_label} (and global items)."
+    if ws.elsewhere_total:
+        line += (
+            f" Other projects hold {ws.elsewhere_total} more item(s); "
+            "call again with all_projects=true to see them."
+        )
+    return line
 
 
 def _project_scope(value: str, store: Store) -> str:
@@ -245,8 +279,8 @@ def _project_scope(value: str, store: Store) -> str:
 # --- read-only tools -------------------------------------------------------------------
 
 
-def status(store: Store) -> Reply:
-    ws, notice, read_only = _read(store)
+def status(store: Store, all_projects: bool = False) -> Reply:
+    ws, notice, read_only = _read(store, all_projects)
     session_file = store.session_path.is_file()
     lock_held = store.session_path.with_name(store.session_path.name + ".lock").exists()
     known = store.known_machine()  # reads must not create machine.id
@@ -277,6 +311,7 @@ def status(store: Store) -> Reply:
         machine_label=label,
         counts=counts,
         caps=caps,
+        scope=_scope(ws),
         notice=notice,
     )
     lines = [
@@ -292,6 +327,7 @@ def status(store: Store) -> Reply:
         f"completed actions remembered: {counts['completed_actions']}",
         f"History: {counts['history']} session(s) from {counts['machines']} machine(s)",
         "Caps: " + ", ".join(f"{k} {v}" for k, v in caps.items()),
+        _scope_line(ws),
     ]
     if data.read_only:
         lines.append("Read-only: yes — writes are refused until memoir-tui is upgraded.")
@@ -302,8 +338,8 @@ def status(store: Store) -> Reply:
     return Reply("\n".join(lines), data)
 
 
-def session(store: Store) -> Reply:
-    ws, notice, _ = _read(store)
+def session(store: Store, all_projects: bool = False) -> Reply:
+    ws, notice, _ = _read(store, all_projects)
     decisions = _live_decisions(ws)
     data = SessionView(
         goals=[_item(i) for i in ws.goals],
@@ -315,6 +351,7 @@ def session(store: Store) -> Reply:
         machines=[
             MachineOut(label=m.label or m.id[:8], last_seen=m.last_seen) for m in ws.machines
         ],
+        scope=_scope(ws),
         notice=notice,
     )
     heading = "## Recent decisions"
@@ -325,6 +362,7 @@ def session(store: Store) -> Reply:
     parts = [
         "# memoir session",
         *([f"Notice: {notice}"] if notice else []),
+        _scope_line(ws),
         "",
         "## Goals",
         _bullets(f"- {g.text}" for g in data.goals),
@@ -350,18 +388,37 @@ def session(store: Store) -> Reply:
     return Reply("\n".join(parts), data)
 
 
-def why(store: Store, query: str) -> Reply:
+def _matches(d: Decision, query: str, terms: list[str]) -> bool:
+    return d.matches(query) or bool(terms and all(d.matches(t) for t in terms))
+
+
+def why(store: Store, query: str, all_projects: bool = False) -> Reply:
     query = clean_text(query, "query")
     terms = [identity(t) for t in query.split()]
-    ws, _, _ = _read(store)
-    hits = [
-        d
-        for d in _live_decisions(ws)
-        if d.matches(query) or (terms and all(d.matches(t) for t in terms))
-    ]
-    data = WhyView(query=query, decisions=[_decision(d) for d in hits])
+    ws, _, _ = _read(store, all_projects)
+    hits = [d for d in _live_decisions(ws) if _matches(d, query, terms)]
+    elsewhere = 0
+    if ws.project is not None and ws.elsewhere.get("decisions"):
+        shown = {d.key for d in hits}
+        everywhere = store.view(store.load().state, all_projects=True)
+        elsewhere = sum(
+            1
+            for d in _live_decisions(everywhere)
+            if d.key not in shown and _matches(d, query, terms)
+        )
+    data = WhyView(
+        query=query,
+        decisions=[_decision(d) for d in hits],
+        scope=_scope(ws),
+        other_projects_matching=elsewhere,
+    )
+    more = (
+        f" {elsewhere} decision(s) of other projects match; call again with all_projects=true."
+        if elsewhere
+        else ""
+    )
     if not hits:
-        return Reply(f'No decisions match "{query}".', data)
+        return Reply(f'No decisions match "{query}" in {_scope_name(ws)}.{more}', data)
     blocks = []
     for d in data.decisions:
         block = [f"● {d.text}"]
@@ -372,8 +429,14 @@ def why(store: Store, query: str) -> Reply:
         if d.date:
             block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
         blocks.append("\n".join(block))
-    text = f'{len(hits)} decision(s) matching "{query}":\n\n' + "\n\n".join(blocks)
-    return Reply(text, data)
+    text = f'{len(hits)} decision(s) matching "{query}" in {_scope_name(ws)}:\n\n' + "\n\n".join(
+        blocks
+    )
+    return Reply(text + (f"\n\n{more.strip()}" if more else ""), data)
+
+
+def _scope_name(ws: WorkingSet) -> str:
+    return "every project" if ws.project is None else f"project {ws.project_label}"
 
 
 def resume(store: Store, project: str | None = None) -> Reply:
@@ -532,47 +595,27 @@ def note(store: Store, text: str, why: str | None = None, rejected: str | None =
     return Reply(f"{verb}: {text}" + (f" ({'; '.join(extras)})" if extras else ""))
 
 
-def _forgotten_match(store: Store, needle: str) -> Decision | None:
-    """A hidden, unpurged decision named exactly (text or hash), so it can still be purged.
-
-    Only an exact name is accepted: a substring search over forgotten decisions
-    would list their text among the candidates.
-    """
-    key = needle.lower()
-    want = identity(needle)
-    for d in store.working_set().tombstones:
-        if not d.purged and (d.key == key or identity(d.text) == want):
-            return d
-    return None
-
-
-def forget(store: Store, text: str, purge: bool = False) -> Reply:
+def forget(store: Store, text: str, purge: bool = False, all_projects: bool = False) -> Reply:
     needle = clean_text(text, "text")
-    target = None
-    if is_text_hash(needle.lower()):
-        target = next((d for d in store.working_set().decisions if d.key == needle.lower()), None)
-    if target is None:
-        try:
-            target = store.resolve_decision(needle)
-        except AmbiguousMatchError as err:
-            raise AmbiguousMatchError(
-                f'"{needle}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
-                "so nothing was changed. Call again with text unique to one of:",
-                err.candidates,
-            ) from None
-        except NoMatchError:
-            target = _forgotten_match(store, needle) if purge else None
-            if target is None:
-                raise NoMatchError(
-                    f'No visible decision matches "{needle}"; nothing was forgotten.'
-                ) from None
+    try:
+        # exact text and hashes reach every project; substrings this one (or all)
+        target = store.find_decision(needle, include_hidden=purge, all_projects=all_projects)
+    except AmbiguousMatchError as err:
+        raise AmbiguousMatchError(
+            f'"{needle}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
+            "so nothing was changed. Call again with text unique to one of:",
+            err.candidates,
+        ) from None
+    except NoMatchError as err:
+        reason = str(err)
+        raise NoMatchError(f"{reason[:1].upper()}{reason[1:]}; nothing was forgotten.") from None
     if purge:
         outcome = store.purge_decision(target.key)
         if not outcome.changed:
             return Reply("Nothing changed: that decision was already purged.")
         return Reply(
             "Forgotten and purged (permanent; there is no un-forget). Its text, why and "
-            "rejected are gone from session.json; only a hash "
+            "rejected are gone from session.json and the review queue; only a hash "
             f"({target.key[:12]}…) remains so the tombstone spreads to every replica. "
             "Copies outside this store (backups, other tools' files, git history) are not erased."
         )
@@ -635,9 +678,7 @@ REVIEW_SHOWN = 20
 
 
 def review_list(store: Store) -> Reply:
-    from memoir_tui.core.review import list_items
-
-    items = list_items(store)
+    items = store.review.list_items()
     shown = [
         CandidateOut(
             id=i.short_id,
@@ -676,19 +717,15 @@ def review_pin(
     why: str | None = None,
     rejected: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.review import pin
-
     candidate_id = clean_text(candidate_id, "id")
-    outcome = pin(
-        store, candidate_id, text=text or None, why=why or None, rejected=rejected or None
+    outcome = store.review.pin(
+        candidate_id, text=text or None, why=why or None, rejected=rejected or None
     )
     return Reply(outcome.message)
 
 
 def review_reject(store: Store, candidate_id: str) -> Reply:
-    from memoir_tui.core.review import reject
-
-    outcome = reject(store, clean_text(candidate_id, "id"))
+    outcome = store.review.reject(clean_text(candidate_id, "id"))
     return Reply(
         outcome.message + ("" if not outcome.changed else "; it will not be proposed again.")
     )
@@ -700,9 +737,7 @@ CONSOLIDATE_SHOWN = 30
 
 
 def consolidate_report(store: Store) -> Reply:
-    from memoir_tui.core.consolidate import scan
-
-    report = scan(store, home=Path.home())
+    report = store.consolidate.scan(home=Path.home())
     if not report.proposals:
         return Reply(
             "Nothing to clean up: no duplicates, stale items, dead links or index problems."

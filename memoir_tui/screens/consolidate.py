@@ -33,15 +33,11 @@ from memoir_tui.core.consolidate import (
     ConsolidateError,
     Proposal,
     Report,
-    apply,
-    dismiss,
-    scan,
-    undo_last,
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.store import Outcome, Store
-from memoir_tui.core.trash import Trash, TrashRecord
+from memoir_tui.core.trash import TrashRecord
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
@@ -572,8 +568,8 @@ class ConsolidatePane(Pane):
     def _scan(self, generation: int, home: Path) -> None:
         store = self.host.store
         try:
-            report = scan(store, home=home)
-            undo = Trash(store.root, clock=store.clock).last_active()
+            report = store.consolidate.scan(home=home)
+            undo = store.trash.last_active()
             result = ScanResult(report, undo)
         except (MemoirError, OSError) as err:
             result = ScanResult(None, None, f"could not scan: {err}")
@@ -702,7 +698,7 @@ class ConsolidatePane(Pane):
         results: list[ApplyResult] = []
 
         def change(store: Store) -> Outcome:
-            result = apply(store, pairs)
+            result = store.consolidate.apply(pairs)
             results.append(result)
             return apply_outcome(result, len(pairs))
 
@@ -732,7 +728,7 @@ class ConsolidatePane(Pane):
         count = len(chosen)
 
         def change(store: Store) -> Outcome:
-            added = dismiss(store, chosen)
+            added = store.consolidate.dismiss(chosen)
             return Outcome(bool(added), f"Kept {count} proposal(s): not proposed again")
 
         def done(outcome: Outcome) -> None:
@@ -758,7 +754,7 @@ class ConsolidatePane(Pane):
     def action_undo(self) -> None:
         store = self.host.store
         try:
-            record = Trash(store.root, clock=store.clock).last_active()
+            record = store.trash.last_active()
         except (MemoirError, OSError) as err:
             self.app.notify(f"could not read the trash: {err}", severity="error")
             return
@@ -768,10 +764,10 @@ class ConsolidatePane(Pane):
         record_id = record.id
 
         def change(store: Store) -> Outcome:
-            latest = Trash(store.root, clock=store.clock).last_active()
+            latest = store.trash.last_active()
             if latest is None or latest.id != record_id:
                 raise ConsolidateError("the trash changed since you confirmed; press u again")
-            restored = undo_last(store)
+            restored = store.consolidate.undo_last()
             if restored is None:  # pragma: no cover - checked just above
                 return Outcome(False, "Nothing to undo")
             return Outcome(

@@ -517,12 +517,12 @@ class EntriesPane(Pane):
             if edited:
                 self.reload(changed=(ref.path,))
 
-        self.app.push_screen(EntryScreen(self.source, ref), closed)
+        self.app.push_screen(EntryScreen(self.source, ref, store=self.host.store), closed)
 
     def action_edit(self) -> None:
         ref = self.selected()
         if ref is None:
             self.app.notify("No entry is selected.", severity="warning")
             return
-        if open_in_editor(self.app, ref.path):
+        if open_in_editor(self.app, self.host.store, ref.path):
             self.reload(changed=(ref.path,))

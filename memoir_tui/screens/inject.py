@@ -463,7 +463,7 @@ class InjectPane(Pane):
     @work(thread=True, exclusive=True, group="inject-write", name="inject-write")
     def _inject(self, changes: tuple[InjectChange, ...]) -> None:
         try:
-            message = self.Injected(tuple(apply_inject(changes)))
+            message = self.Injected(tuple(apply_inject(self.host.store, changes)))
         except (MemoirError, OSError) as err:
             message = self.Injected((), str(err))
         self.post_message(message)

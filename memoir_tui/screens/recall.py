@@ -503,7 +503,9 @@ class RecallPane(Pane):
             if edited:
                 self.search_now()
 
-        self.app.push_screen(EntryScreen(self.source, self._ref(hit)), closed)
+        self.app.push_screen(
+            EntryScreen(self.source, self._ref(hit), store=self.host.store), closed
+        )
 
     def action_edit(self) -> None:
         hit = self.selected()
@@ -518,7 +520,7 @@ class RecallPane(Pane):
                 severity="warning",
             )
             return
-        if open_in_editor(self.app, hit.path):
+        if open_in_editor(self.app, self.host.store, hit.path):
             self._reindex_and_search(hit.path)
 
     def _reindex_and_search(self, path: str) -> None:

@@ -162,43 +162,6 @@ def bulk_list(items: Sequence[ReviewItem], limit: int = 12) -> RenderableType:
     return Group(*lines)
 
 
-# --- bulk changes (run in the app's write worker) ------------------------------------------
-
-
-def pin_many(store: Store, ids: Sequence[str]) -> Outcome:
-    """Pin each candidate as captured; near-hidden ones are skipped, never forced."""
-    pinned = skipped = 0
-    failures: list[str] = []
-    for cid in ids:
-        try:
-            review.pin(store, cid)
-            pinned += 1
-        except NearHiddenError:
-            skipped += 1
-        except MemoirError as err:
-            failures.append(str(err))
-    message = f"pinned {pinned} of {len(ids)} candidates"
-    if skipped:
-        message += f"; {skipped} close to a forgotten decision stayed in the queue (pin them one at a time)"
-    if failures:
-        message += f"; {len(failures)} failed: {failures[0]}"
-    return Outcome(pinned > 0, message)
-
-
-def reject_many(store: Store, ids: Sequence[str]) -> Outcome:
-    rejected = 0
-    failures: list[str] = []
-    for cid in ids:
-        try:
-            rejected += review.reject(store, cid).changed
-        except MemoirError as err:
-            failures.append(str(err))
-    message = f"rejected {rejected} of {len(ids)} candidates"
-    if failures:
-        message += f"; {len(failures)} failed: {failures[0]}"
-    return Outcome(rejected > 0, message)
-
-
 # --- dialogs ---------------------------------------------------------------------------------
 
 
@@ -414,7 +377,7 @@ class ReviewPane(Pane):
     @work(thread=True, exclusive=True, group=LOAD_GROUP, name="review-load", exit_on_error=False)
     def _read_queue(self, seq: int) -> QueueSnapshot:
         try:
-            items = review.list_items(self.host.store, states=STATES)
+            items = self.host.store.review.list_items(states=STATES)
         except (MemoirError, OSError) as err:
             return QueueSnapshot(seq, error=str(err))
         return QueueSnapshot(seq, tuple(items))
@@ -551,8 +514,7 @@ class ReviewPane(Pane):
 
         def change(store: Store) -> Outcome:
             try:
-                return review.pin(
-                    store,
+                return store.review.pin(
                     cid,
                     text=draft.text,
                     why=draft.why,
@@ -606,7 +568,7 @@ class ReviewPane(Pane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(lambda store: review.reject(store, cid))
+                self.host.write(lambda store: store.review.reject(cid))
 
         self.app.push_screen(
             ConfirmScreen(
@@ -621,10 +583,10 @@ class ReviewPane(Pane):
         )
 
     def action_pin_marked(self) -> None:
-        self._bulk("Pin", BULK_PIN_WARNING, pin_many)
+        self._bulk("Pin", BULK_PIN_WARNING, lambda store, ids: store.review.pin_all(ids))
 
     def action_reject_marked(self) -> None:
-        self._bulk("Reject", REJECT_WARNING, reject_many)
+        self._bulk("Reject", REJECT_WARNING, lambda store, ids: store.review.reject_all(ids))
 
     def _bulk(
         self, verb: str, warning: str, change: Callable[[Store, Sequence[str]], Outcome]

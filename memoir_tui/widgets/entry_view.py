@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
     from memoir_tui.core.recall import EntryInfo, Hit, Recall
+    from memoir_tui.core.store import Store
     from memoir_tui.core.validate import Finding
     from memoir_tui.widgets.recall_source import RecallSource
 
@@ -225,11 +226,15 @@ def editor_command(env: Mapping[str, str] | None = None) -> list[str] | None:
     return words or None
 
 
-def open_in_editor(app: App[Any], path: str) -> bool:
-    """Run ``$EDITOR path`` with the app suspended; True when the editor ran.
+def open_in_editor(app: App[Any], store: Store, path: str) -> bool:
+    """Edit ``path`` in ``$EDITOR`` with the app suspended; True when the file changed.
 
-    Every failure (unset, not found, a terminal that cannot be handed over)
-    is a notification naming the cause; the app never shows a traceback.
+    The editor works on a private copy (``store.entries.begin_edit``); what it
+    leaves there comes in through the store's door when it exits (locked,
+    scanned for secrets, atomic, audited), or not at all: a non-zero exit
+    discards the edit, and a file changed meanwhile keeps the copy and says
+    where. Every failure (unset, not found, a terminal that cannot be handed
+    over) is a notification naming the cause; the app never shows a traceback.
     """
     shown = home_relative(path)
     command = editor_command()
@@ -242,7 +247,12 @@ def open_in_editor(app: App[Any], path: str) -> bool:
             timeout=10,
         )
         return False
-    argv = [*command, path]
+    try:
+        edit = store.entries.begin_edit(path)
+    except MemoirError as err:
+        app.notify(str(err), title="Not opened", severity="error", timeout=10)
+        return False
+    argv = [*command, str(edit.draft)]
     outcome: list[int | OSError] = []
 
     def run(*, quiet: bool) -> None:
@@ -266,6 +276,7 @@ def open_in_editor(app: App[Any], path: str) -> bool:
             run(quiet=False)
     except SuspendNotSupported:
         if not app.is_headless:
+            store.entries.discard_edit(edit)
             app.notify(
                 f"This terminal cannot be handed to an editor; edit {shown} yourself.",
                 title="No editor",
@@ -276,6 +287,7 @@ def open_in_editor(app: App[Any], path: str) -> bool:
         run(quiet=True)  # headless (tests): there is no terminal to hand over
     result = outcome[0] if outcome else OSError("the editor did not run")
     if isinstance(result, OSError):
+        store.entries.discard_edit(edit)
         reason = result.strerror or str(result)
         app.notify(
             f"Could not start $EDITOR ({command[0]}): {reason}",
@@ -285,8 +297,19 @@ def open_in_editor(app: App[Any], path: str) -> bool:
         )
         return False
     if result != 0:
-        app.notify(f"The editor exited with status {result}.", severity="warning")
-    return True
+        store.entries.discard_edit(edit)
+        app.notify(
+            f"The editor exited with status {result}; {shown} was left as it was.",
+            severity="warning",
+        )
+        return False
+    try:
+        saved = store.entries.finish_edit(edit)
+    except MemoirError as err:
+        app.notify(str(err), title="Not saved", severity="error", timeout=12)
+        return False
+    app.notify(f"{shown}: saved" if saved.changed else f"{shown}: no change")
+    return saved.changed
 
 
 # --- widgets -------------------------------------------------------------------------------
@@ -462,10 +485,11 @@ class EntryScreen(DialogScreen[bool]):
             self.generation = generation
             self.document = document
 
-    def __init__(self, source: RecallSource, ref: EntryRef) -> None:
+    def __init__(self, source: RecallSource, ref: EntryRef, *, store: Store) -> None:
         super().__init__()
         self.source = source
         self.ref = ref
+        self.store = store  # edits come in through its door
         self.document: EntryDocument | None = None
         self.edited = False
         self.reading = False
@@ -596,6 +620,6 @@ class EntryScreen(DialogScreen[bool]):
         if document.error:
             self.app.notify(f"Cannot edit: {document.error}", severity="error")
             return
-        if open_in_editor(self.app, document.path):
+        if open_in_editor(self.app, self.store, document.path):
             self.edited = True
             self.reload(changed=(document.path,))

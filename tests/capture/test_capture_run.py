@@ -279,9 +279,8 @@ def test_poisoned_transcript_yields_at_most_assistant_candidates_and_no_secret(
     # nothing was pinned: capture never writes decisions
     assert store.working_set().decisions == ()
     # the review listing marks each one as the assistant's
-    from memoir_tui.core.review import list_items
 
-    assert all(i.badges[0] == "[assistant]" for i in list_items(store))
+    assert all(i.badges[0] == "[assistant]" for i in store.review.list_items())
     # no secret in ANY file under the store
     for path in store_dir.rglob("*"):
         if path.is_file():

@@ -19,13 +19,9 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import (
     CandidateStateError,
     NearHiddenError,
-    enqueue,
-    list_items,
     load_review,
     merge_review,
     near_hidden_match,
-    pin,
-    reject,
     similarity,
 )
 
@@ -128,13 +124,13 @@ def test_newer_review_file_is_read_only(store, store_dir):
     (store_dir / "review.json").write_text(json.dumps({"version": 9, "items": []}))
     assert load_review(store_dir / "review.json").read_only
     with pytest.raises(Exception, match="newer"):
-        enqueue(store, [cand("We'll use uv instead of pip here.")])
+        store.review.enqueue([cand("We'll use uv instead of pip here.")])
     assert json.loads((store_dir / "review.json").read_text())["version"] == 9
 
 
 def test_corrupt_review_file_is_copied_aside(store, store_dir):
     (store_dir / "review.json").write_text("{not json")
-    enqueue(store, [cand("We'll use uv instead of pip here.")])
+    store.review.enqueue([cand("We'll use uv instead of pip here.")])
     assert [p.name for p in store_dir.glob("review.json.corrupted-*")]
     assert len(read_json(store_dir / "review.json")["items"]) == 1
 
@@ -143,11 +139,11 @@ def test_corrupt_review_file_is_copied_aside(store, store_dir):
 
 
 def test_pin_writes_the_decision_and_keeps_provenance_on_the_item(store, store_dir):
-    report = enqueue(store, [cand("We'll use uv instead of pip here.", "assistant")])
+    report = store.review.enqueue([cand("We'll use uv instead of pip here.", "assistant")])
     (cid,) = report.added
-    (item,) = list_items(store)
+    (item,) = store.review.list_items()
     assert item.badges[0] == "[assistant]" and item.assistant_sourced
-    outcome = pin(store, cid[:8], why="fast installs", rejected="pip-tools")
+    outcome = store.review.pin(cid[:8], why="fast installs", rejected="pip-tools")
     assert outcome.changed and outcome.key == text_hash("We'll use uv instead of pip here.")
     (decision,) = session_decisions(store_dir)
     assert decision["text"] == "We'll use uv instead of pip here."
@@ -156,18 +152,18 @@ def test_pin_writes_the_decision_and_keeps_provenance_on_the_item(store, store_d
     assert on_disk["state"] == "pinned" and on_disk["pinned_at"]
     assert on_disk["pinned_key"] == outcome.key
     assert on_disk["source"] == "assistant" and on_disk["extractor"] == "decision.we_will"
-    assert list_items(store) == []
+    assert store.review.list_items() == []
     with pytest.raises(CandidateStateError):
-        pin(store, cid)
+        store.review.pin(cid)
     # pinning the same text again is refused as a duplicate proposal too
-    again = enqueue(store, [cand("we'll use UV instead of pip here.")])
+    again = store.review.enqueue([cand("we'll use UV instead of pip here.")])
     assert again.added == () and again.duplicates == 1
 
 
 def test_pin_with_edited_text_redacts_and_records_the_wording(store, store_dir):
-    (cid,) = enqueue(store, [cand("We'll use uv instead of pip here.")]).added
+    (cid,) = store.review.enqueue([cand("We'll use uv instead of pip here.")]).added
     token = "ghp_" + "Zq9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B"
-    pin(store, cid, text="Use uv, never pip.", why=f"the CI token is {token}")
+    store.review.pin(cid, text="Use uv, never pip.", why=f"the CI token is {token}")
     (decision,) = session_decisions(store_dir)
     assert decision["text"] == "Use uv, never pip."
     assert token not in json.dumps(decision) and "[REDACTED:" in decision["why"]
@@ -179,41 +175,43 @@ def test_pin_with_edited_text_redacts_and_records_the_wording(store, store_dir):
 
 
 def test_reject_leaves_a_tombstone_that_blocks_the_same_text(store, store_dir):
-    (cid,) = enqueue(store, [cand("We'll use Redis for caching the pages.")]).added
-    outcome = reject(store, cid)
+    (cid,) = store.review.enqueue([cand("We'll use Redis for caching the pages.")]).added
+    outcome = store.review.reject(cid)
     assert outcome.changed
     item = review_items(store_dir)["We'll use Redis for caching the pages."]
     assert item["state"] == "rejected" and item["rejected_at"]
-    assert reject(store, cid).changed is False
+    assert store.review.reject(cid).changed is False
     with pytest.raises(CandidateStateError):
-        pin(store, cid)
-    again = enqueue(store, [cand("  we'll use redis for caching the pages.  ")])
+        store.review.pin(cid)
+    again = store.review.enqueue([cand("  we'll use redis for caching the pages.  ")])
     assert again.added == () and again.duplicates == 1
-    assert list_items(store) == [] and len(list_items(store, states=("rejected",))) == 1
+    assert (
+        store.review.list_items() == [] and len(store.review.list_items(states=("rejected",))) == 1
+    )
     assert session_decisions(store_dir) == []
     with pytest.raises(NoMatchError):
-        reject(store, "ffffffff")
+        store.review.reject("ffffffff")
     with pytest.raises(NoMatchError):
-        reject(store, "ab")
+        store.review.reject("ab")
 
 
 def test_near_hidden_is_flagged_and_pin_refuses_without_force(store, store_dir):
     hidden_text = "Use PostgreSQL for the main database of the shop"
     key = store.note_decision(hidden_text).key
     store.hide_decision(key)
-    report = enqueue(store, [cand("We'll use PostgreSQL for the main database of the shop.")])
+    report = store.review.enqueue([cand("We'll use PostgreSQL for the main database of the shop.")])
     assert report.near_hidden == 1
     (cid,) = report.added
     on_disk = review_items(store_dir)["We'll use PostgreSQL for the main database of the shop."]
     assert on_disk["near_hidden"]["key"] == key and on_disk["near_hidden"]["text"] == hidden_text
-    (item,) = list_items(store)
+    (item,) = store.review.list_items()
     assert "[near-hidden]" in item.badges
     with pytest.raises(NearHiddenError) as err:
-        pin(store, cid)
+        store.review.pin(cid)
     assert err.value.match.key == key
     assert [d["text"] for d in session_decisions(store_dir)] == [hidden_text]  # unchanged
     assert review_items(store_dir)[item.text]["state"] == "candidate"
-    pin(store, cid, force=True)
+    store.review.pin(cid, force=True)
     texts = {d["text"]: d for d in session_decisions(store_dir)}
     assert texts[hidden_text]["hidden"] is True
     assert item.text in texts and not texts[item.text].get("hidden")
@@ -224,32 +222,31 @@ def test_near_hidden_is_flagged_and_pin_refuses_without_force(store, store_dir):
 def test_purged_decisions_match_only_by_hash(store, store_dir):
     text = "We'll use MongoDB for the audit trail."
     other = "We'll use MongoDB for the audit trails."
-    enqueue(store, [cand(text)])
-    (cid,) = enqueue(store, [cand(other)]).added
+    store.review.enqueue([cand(text)])
+    (cid,) = store.review.enqueue([cand(other)]).added
     key = store.note_decision(text).key
     store.purge_decision(key)
     # the candidate holding the purged text itself is redacted and can never be pinned
-    assert [i.text for i in list_items(store)] == [other]
+    assert [i.text for i in store.review.list_items()] == [other]
     assert text not in (store_dir / "review.json").read_text()
-    assert [i.text for i in list_items(store, states=("rejected",))] == ["[purged]"]
+    assert [i.text for i in store.review.list_items(states=("rejected",))] == ["[purged]"]
     # a rewording is not matched: a purged decision has no text to compare
-    (item,) = list_items(store)
+    (item,) = store.review.list_items()
     assert item.near_hidden is None
     tombstones = store.working_set().tombstones
     assert near_hidden_match(other, tombstones) is None
     # and the exact text is never queued again once forgotten
-    assert enqueue(store, [cand(text)]).added == ()
+    assert store.review.enqueue([cand(text)]).added == ()
     with pytest.raises(ForgottenDecisionError):
         store.note_decision(text)
-    reject(store, cid)
+    store.review.reject(cid)
 
 
 def test_capture_drops_exact_hidden_and_known_decisions(store):
     store.note_decision("We'll use ruff for linting and formatting.")
     gone = store.note_decision("We'll use black for formatting the code.").key
     store.hide_decision(gone)
-    report = enqueue(
-        store,
+    report = store.review.enqueue(
         [
             cand("We'll use ruff for linting and formatting."),
             cand("We'll use black for formatting the code."),
@@ -319,7 +316,7 @@ def test_cli_dry_run_and_near_hidden_refusal(store, store_dir, projects):
     key = store.note_decision("We chose FastAPI over Flask for the API").key
     store.hide_decision(key)
     cli("--store", str(store_dir), "capture", "--projects-dir", str(projects))
-    (item,) = [i for i in list_items(store) if "FastAPI" in i.text]
+    (item,) = [i for i in store.review.list_items() if "FastAPI" in i.text]
     assert item.near_hidden is not None
     code, out, err = cli("--store", str(store_dir), "review", "pin", item.short_id)
     assert code == 1 and "--force" in err
@@ -357,8 +354,8 @@ def test_pin_passes_provenance_when_the_store_accepts_it(store_dir, clock):
             return super().note_decision(text, why, rejected)
 
     store = ProvenanceStore(store_dir, clock=clock, machine_label="m")
-    (cid,) = enqueue(store, [cand("We'll use uv instead of pip here.", "assistant")]).added
-    pin(store, cid)
+    (cid,) = store.review.enqueue([cand("We'll use uv instead of pip here.", "assistant")]).added
+    store.review.pin(cid)
     assert seen["source"] == "assistant" and seen["extractor"] == "decision.we_will"
     assert seen["session_id"] == "sess-1" and seen["project"] == "p-1"
     assert seen["captured_at"]
@@ -368,9 +365,9 @@ def test_concurrent_enqueues_lose_nothing(store):
     import threading
 
     texts = [f"We decided to use build tool number {n} here." for n in range(8)]
-    threads = [threading.Thread(target=enqueue, args=(store, [cand(t)])) for t in texts]
+    threads = [threading.Thread(target=store.review.enqueue, args=([cand(t)],)) for t in texts]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert {i.text for i in list_items(store)} == set(texts)
+    assert {i.text for i in store.review.list_items()} == set(texts)

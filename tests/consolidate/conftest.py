@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import shutil
@@ -37,13 +38,20 @@ def fx(tmp_path: Path) -> Fx:
     return Fx(root, root / "store", root / "home")
 
 
+# The store's own bookkeeping, which every change adds to: the audit log, the
+# machine's id (made by the first audited change) and the lock files.
+BOOKKEEPING = ("audit.jsonl*", "machine.id", "*.flock", "*.lock")
+
+
 def tree_state(*roots: Path, skip: tuple[str, ...] = ("trash",)) -> dict[str, tuple[str, int]]:
-    """sha256 and mtime of every file under the roots (the trash folder excluded)."""
+    """sha256 and mtime of every memory file under the roots (trash and bookkeeping left out)."""
     out: dict[str, tuple[str, int]] = {}
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if d not in skip]
             for name in filenames:
+                if any(fnmatch.fnmatch(name, pattern) for pattern in BOOKKEEPING):
+                    continue
                 full = Path(dirpath) / name
                 digest = hashlib.sha256(full.read_bytes()).hexdigest()
                 out[str(full)] = (digest, full.stat().st_mtime_ns)

@@ -9,7 +9,7 @@ import pytest
 from memoir_tui.core import consolidate as c
 from memoir_tui.core.entries import read_entry
 from memoir_tui.core.store import Store
-from memoir_tui.core.trash import Trash, TrashError, parse_duration
+from memoir_tui.core.trash import TrashError, parse_duration
 
 from .conftest import tree_state
 
@@ -31,7 +31,7 @@ def test_apply_everything_then_restore_is_byte_identical(fx):
     report = c.scan(store, home=fx.home)
     chosen = [p for p in report.proposals if p.kind in FILE_KINDS]
     chosen.append((next(p for p in report.proposals if p.kind == "bloated"), "trash"))
-    result = c.apply(store, chosen)
+    result = store.consolidate.apply(chosen)
     assert result.failed == ()
     assert len(result.applied) == len(FILE_KINDS) + 1
     after_apply = tree_state(fx.store_dir, fx.home)
@@ -55,12 +55,12 @@ def test_apply_everything_then_restore_is_byte_identical(fx):
     left = {p.kind for p in c.scan(store, home=fx.home).proposals}
     assert left == {"stale_action", "stale_question", "index_oversize"}
 
-    restored = Trash(fx.store_dir).restore(result.trash_id)
+    restored = fx.store().trash.restore(result.trash_id)
     assert restored.status == "restored"
     assert tree_state(fx.store_dir, fx.home) == before  # every byte (and mtime) is back
     assert not (fx.store_dir / "trash" / result.trash_id).exists()
     with pytest.raises(TrashError, match="already restored"):
-        Trash(fx.store_dir).restore(result.trash_id)
+        fx.store().trash.restore(result.trash_id)
 
 
 def test_merge_unions_metadata_keeps_bodies_and_rewrites_links(fx):
@@ -68,7 +68,7 @@ def test_merge_unions_metadata_keeps_bodies_and_rewrites_links(fx):
     report = c.scan(store, home=fx.home)
     dup = next(p for p in report.proposals if p.kind == "duplicate")
     near = next(p for p in report.proposals if p.kind == "near_duplicate")
-    c.apply(store, [dup, near])
+    store.consolidate.apply([dup, near])
 
     kept = read_entry(fx.memory / "fact_api-base-url.md")
     assert kept.tags == ("api", "infra")
@@ -106,12 +106,12 @@ def test_merge_rewrites_superseded_by_and_drops_index_lines(tmp_path):
     report = c.scan(store, home=home)
     dup = next(p for p in report.proposals if p.kind == "duplicate")
     assert [p.name for p in dup.paths] == ["a.md", "b.md"]
-    result = c.apply(store, [dup])
+    result = store.consolidate.apply([dup])
     assert not (mem / "b.md").exists()
     assert (mem / "MEMORY.md").read_text() == "- [A](a.md) — one\n- [X](decision_x.md)\n"
     x = (mem / "decision_x.md").read_text()
     assert "superseded_by: a\n" in x and "See [[a]] and [[a]]." in x
-    Trash(store.root).restore(result.trash_id)
+    store.trash.restore(result.trash_id)
     assert tree_state(home) == before
 
 
@@ -121,7 +121,7 @@ def test_a_proposal_whose_files_changed_is_refused(fx):
     empty = next(p for p in report.proposals if p.kind == "empty")
     stale = next(p for p in report.proposals if p.kind == "stale_entry")
     (fx.memory / "fact_empty.md").write_text("---\ntype: fact\nname: now filled\n---\nContent.\n")
-    result = c.apply(store, [empty, stale])
+    result = store.consolidate.apply([empty, stale])
     assert [pid for pid, _ in result.failed] == [empty.id]
     assert "changed since the report" in result.failed[0][1]
     assert (fx.memory / "fact_empty.md").exists()
@@ -133,7 +133,7 @@ def test_conflicting_proposals_in_one_batch_fail_alone(fx):
     store = fx.store()
     report = c.scan(store, home=fx.home)
     dup = next(p for p in report.proposals if p.kind == "duplicate")
-    result = c.apply(store, [dup, (dup, "trash")])
+    result = store.consolidate.apply([dup, (dup, "trash")])
     assert len(result.applied) == 1 and len(result.failed) == 1
     assert "already being removed" in result.failed[0][1]
 
@@ -141,17 +141,17 @@ def test_conflicting_proposals_in_one_batch_fail_alone(fx):
 def test_disallowed_action_fails(fx):
     store = fx.store()
     near = next(p for p in c.scan(store, home=fx.home).proposals if p.kind == "near_duplicate")
-    result = c.apply(store, [(near, "trash")])
+    result = store.consolidate.apply([(near, "trash")])
     assert result.trash is None and "not allowed" in result.failed[0][1]
 
 
 def test_restore_refuses_to_overwrite_later_changes_unless_forced(fx):
     store = fx.store()
     empty = next(p for p in c.scan(store, home=fx.home).proposals if p.kind == "empty")
-    result = c.apply(store, [empty])
+    result = store.consolidate.apply([empty])
     target = fx.memory / "fact_empty.md"
     target.write_text("someone wrote here since\n")
-    trash = Trash(fx.store_dir)
+    trash = fx.store().trash
     with pytest.raises(TrashError, match="changed since the apply"):
         trash.restore(result.trash_id)
     assert target.read_text() == "someone wrote here since\n"
@@ -162,20 +162,20 @@ def test_restore_refuses_to_overwrite_later_changes_unless_forced(fx):
 def test_undo_last_restores_the_newest_apply(fx):
     store = fx.store()
     report = c.scan(store, home=fx.home)
-    first = c.apply(store, [next(p for p in report.proposals if p.kind == "empty")])
-    second = c.apply(store, [next(p for p in report.proposals if p.kind == "stale_entry")])
-    assert c.undo_last(store).id == second.trash_id
+    first = store.consolidate.apply([next(p for p in report.proposals if p.kind == "empty")])
+    second = store.consolidate.apply([next(p for p in report.proposals if p.kind == "stale_entry")])
+    assert store.consolidate.undo_last().id == second.trash_id
     assert (fx.memory / "fact_old-staging-host.md").exists()
     assert not (fx.memory / "fact_empty.md").exists()
-    assert c.undo_last(store).id == first.trash_id
-    assert c.undo_last(store) is None
+    assert store.consolidate.undo_last().id == first.trash_id
+    assert store.consolidate.undo_last() is None
 
 
 def test_journal_records_paths_hashes_and_bytes(fx):
     store = fx.store()
     empty = next(p for p in c.scan(store, home=fx.home).proposals if p.kind == "empty")
     original = (fx.memory / "fact_empty.md").read_bytes()
-    result = c.apply(store, [empty])
+    result = store.consolidate.apply([empty])
     lines = (fx.store_dir / "trash" / "journal.jsonl").read_text().splitlines()
     record = json.loads(lines[-1])
     assert record["op"] == "apply" and record["id"] == result.trash_id
@@ -188,8 +188,8 @@ def test_empty_older_than(fx):
     clock_now = ["2026-08-01T00:00:00.000Z"]
     store = fx.store(clock=lambda: clock_now[0])
     empty = next(p for p in c.scan(store, home=fx.home).proposals if p.kind == "empty")
-    result = c.apply(store, [empty])
-    trash = Trash(fx.store_dir, clock=lambda: clock_now[0])
+    result = store.consolidate.apply([empty])
+    trash = store.trash
     assert trash.empty(parse_duration("1d")) == []
     clock_now[0] = "2026-08-03T00:00:00.000Z"
     assert [r.id for r in trash.empty(parse_duration("1d"))] == [result.trash_id]
@@ -219,7 +219,7 @@ def test_trashing_a_superseded_decision_points_links_at_its_successor(fx):
     )
     store = fx.store()
     sup = next(p for p in c.scan(store, home=fx.home).proposals if p.kind == "superseded")
-    result = c.apply(store, [sup])
+    result = store.consolidate.apply([sup])
     assert "links now point at [[decision_graphql-api]]" in result.applied[0].message
     assert "[[decision_graphql-api]] in February" in (fx.memory / "fact_history.md").read_text()
     dead = [p for p in c.scan(store, home=fx.home).proposals if p.kind == "dead_link"]
@@ -239,10 +239,10 @@ def test_index_fixes_keep_crlf_and_every_other_line(tmp_path):
     report = c.scan(store, home=tmp_path / "home")
     fixes = [p for p in report.proposals if p.kind.startswith("index_")]
     assert {p.kind for p in fixes} == {"index_dead_lines", "index_missing_files"}
-    result = c.apply(store, fixes)
+    result = store.consolidate.apply(fixes)
     assert (mem / "MEMORY.md").read_bytes() == (
         b"# Index\r\n\r\n- [Kept](kept.md) \xe2\x80\x94 stays\r\nnote\r\n"
         b"- [New one](new_one.md) \xe2\x80\x94 was missing\r\n"
     )
-    Trash(store.root).restore(result.trash_id)
+    store.trash.restore(result.trash_id)
     assert (mem / "MEMORY.md").read_bytes() == original

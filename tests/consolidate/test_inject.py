@@ -39,7 +39,7 @@ def plan(fx, **kw):
 
 
 def run(fx, **kw):
-    return inj.apply_inject(plan(fx, **kw))
+    return inj.apply_inject(fx.store(), plan(fx, **kw))
 
 
 def only(changes, name):
@@ -80,7 +80,7 @@ def test_a_file_without_a_block_gets_one_and_keeps_its_bytes(fx):
     text = claude.read_text()
     start, end = JS_BLOCK_RE.search(text).span()
     assert text[:start] == "# Title\n\n" and text[end:] == "\n\nUser text.\n"
-    inj.apply_inject(plan(fx, remove=True))
+    inj.apply_inject(fx.store(), plan(fx, remove=True))
     assert claude.read_text() == original
 
 
@@ -152,8 +152,8 @@ def test_a_damaged_marker_pair_is_refused_and_the_file_untouched(fx, text, probl
     change = only(plan(fx), "claude")
     assert change.status == "error" and "damaged memoir block" in change.error
     assert problem in change.error and str(claude) in change.error
-    inj.apply_inject([change])
-    inj.apply_inject(plan(fx, remove=True))
+    inj.apply_inject(fx.store(), [change])
+    inj.apply_inject(fx.store(), plan(fx, remove=True))
     assert claude.read_text() == text and claude.stat().st_mtime_ns == stat.st_mtime_ns
 
 
@@ -242,7 +242,7 @@ def test_cursor_owns_an_always_applied_mdc(fx, tmp_path):
         text.startswith("---\n") and "\nalwaysApply: true\n---\n<!-- memoir:session-block" in text
     )
     assert not only(plan(fx, projects=[repo]), "cursor").changed
-    inj.apply_inject(plan(fx, projects=[repo], remove=True))
+    inj.apply_inject(fx.store(), plan(fx, projects=[repo], remove=True))
     assert not mdc.exists()
 
 
@@ -257,7 +257,7 @@ def test_apply_refuses_a_file_changed_after_planning(fx):
     claude.write_text("v1\n")
     changes = plan(fx)
     claude.write_text("v2 by the user\n")
-    (result,) = inj.apply_inject(changes)
+    (result,) = inj.apply_inject(fx.store(), changes)
     assert "changed since it was planned" in result.error
     assert claude.read_text() == "v2 by the user\n"
 

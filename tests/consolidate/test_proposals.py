@@ -129,9 +129,9 @@ def test_keep_is_never_proposed_again(fx):
     store = fx.store()
     report = c.scan(store, home=fx.home)
     bloated = by_kind(report, "bloated")
-    result = c.apply(store, [bloated])  # its default action is keep
+    result = store.consolidate.apply([bloated])  # its default action is keep
     assert result.trash is None and [a.action for a in result.applied] == ["keep"]
-    c.dismiss(store, [by_kind(report, "index_oversize")])
+    store.consolidate.dismiss([by_kind(report, "index_oversize")])
     again = c.scan(store, home=fx.home)
     assert {p.kind for p in again.proposals} == {k for k, _ in EXPECTED} - {
         "bloated",
@@ -148,14 +148,14 @@ def test_session_items_are_never_trashed(fx):
     report = c.scan(store, home=fx.home)
     session = [p for p in report.proposals if p.kind in ("stale_action", "stale_question")]
     assert session and all(p.paths == () and "trash" not in p.actions for p in session)
-    result = c.apply(store, [(p, "trash") for p in session])
+    result = store.consolidate.apply([(p, "trash") for p in session])
     assert result.trash is None and len(result.failed) == 2
 
 
 def test_complete_a_stale_action_leaves_a_tombstone(fx):
     store = fx.store()
     action = by_kind(c.scan(store, home=fx.home), "stale_action")
-    result = c.apply(store, [action])
+    result = store.consolidate.apply([action])
     assert result.trash is None and result.applied[0].action == "complete"
     ws = store.working_set()
     assert "Write the export command" not in [i.text for i in ws.next_actions]

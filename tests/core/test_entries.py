@@ -16,9 +16,14 @@ from memoir_tui.core.entries import (
     parse_entry,
     plan_entry_merge,
     read_entry,
-    write_entry,
+    render_entry,
 )
 from memoir_tui.core.frontmatter import FrontmatterError
+
+
+def write_entry(path, meta, body) -> None:
+    """What the store's services write: the rendered bytes (tests bypass the door here)."""
+    path.write_bytes(render_entry(path, meta, body))
 
 
 def entry(text, name="x.md", tmp=None):
@@ -102,7 +107,7 @@ def test_writer_rejects_what_the_subset_forbids(tmp_path):
     with pytest.raises(FrontmatterError):
         frontmatter.dump_meta({"bad key!": 1})
     with pytest.raises(EntryError, match="slugs"):
-        write_entry(tmp_path / "Bad Name.md", {"type": "fact"}, "")
+        render_entry(tmp_path / "Bad Name.md", {"type": "fact"}, "")
 
 
 def test_multiline_text_is_written_without_block_scalars():

@@ -13,9 +13,9 @@ import time
 import traceback
 from pathlib import Path
 
+from memoir_tui.core import transaction
 from memoir_tui.core.entries import iter_entry_files, read_entry
 from memoir_tui.core.session import load_session
-from memoir_tui.core.sync import apply as sync_apply
 from memoir_tui.core.sync import git as sync_git
 
 from .helpers import all_git_objects, log_all, make_machines, remote_file, write_entry
@@ -184,13 +184,18 @@ def _killing_sync(machine, step: str):
             os.kill(os.getpid(), signal.SIGKILL)
 
         if step == "mid-merge":
-            real_write = sync_apply.atomic_write_bytes
+            # The merge is one store transaction: its journal, then each file. Die
+            # once the journal and the first file are written.
+            real_write = transaction.atomic_write_bytes
+            writes = []
 
             def write_then_die(*args, **kwargs):
                 real_write(*args, **kwargs)
-                die()
+                writes.append(args[0])
+                if len(writes) == 2:
+                    die()
 
-            sync_apply.atomic_write_bytes = write_then_die
+            transaction.atomic_write_bytes = write_then_die
 
         def progress(message, _fraction):
             if message.startswith(step):

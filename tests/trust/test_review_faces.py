@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from memoir_tui.core.review import enqueue, review_path
+from memoir_tui.core.review import review_path
 from memoir_tui.core.store import Store
 from memoir_tui.mcp.server import build_server
 
@@ -25,8 +25,8 @@ def candidate(text: str, source: str = "assistant") -> dict:
 
 
 async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Store) -> None:
-    enqueue(
-        store, [candidate("We are going with FastAPI for the API"), candidate("Use ruff", "user")]
+    store.review.enqueue(
+        [candidate("We are going with FastAPI for the API"), candidate("Use ruff", "user")]
     )
     async with Client(build_server(store_dir)) as client:
         listing = await client.call_tool("memoir_review", {})
@@ -48,13 +48,13 @@ async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Store) -> 
     states = {i["text"]: i["state"] for i in json.loads(review_path(store).read_text())["items"]}
     assert states == {"We are going with FastAPI for the API": "rejected", "Use ruff": "pinned"}
     # rejected is a tombstone: capturing the same text again proposes nothing
-    assert enqueue(store, [candidate("We are going with FastAPI for the API")]).added == ()
+    assert store.review.enqueue([candidate("We are going with FastAPI for the API")]).added == ()
 
 
 async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path, store: Store):
     store.note_decision("Deploy on Fridays with the blue pipeline")
     store.hide_decision(store.resolve_decision("fridays").key)
-    enqueue(store, [candidate("Deploy on Fridays using the blue pipeline")])
+    store.review.enqueue([candidate("Deploy on Fridays using the blue pipeline")])
     async with Client(build_server(store_dir)) as client:
         listing = await client.call_tool("memoir_review", {})
         assert "resembles a forgotten decision" in listing.content[0].text
@@ -65,12 +65,12 @@ async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path
 
 
 def test_purge_removes_the_text_from_the_review_queue_too(store: Store) -> None:
-    from memoir_tui.core.review import merge_review, pin
+    from memoir_tui.core.review import merge_review
 
     secret_plan = "We are going with the Falcon vendor for billing"
-    enqueue(store, [candidate(secret_plan), candidate("Deploy with Falcon tooling daily")])
+    store.review.enqueue([candidate(secret_plan), candidate("Deploy with Falcon tooling daily")])
     old_queue = json.loads(review_path(store).read_text())  # a stale replica's copy
-    pin(store, next(i for i in old_queue["items"] if i["text"] == secret_plan)["id"])
+    store.review.pin(next(i for i in old_queue["items"] if i["text"] == secret_plan)["id"])
     store.hide_decision(store.resolve_decision("falcon vendor").key)
     store.purge_decision(store.working_set().tombstones[0].key)
     for path in store.root.rglob("*"):

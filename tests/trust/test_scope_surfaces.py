@@ -37,14 +37,14 @@ def two_projects(tmp_path: Path, store_dir: Path):
     home = Path(os.environ["HOME"])
     alpha = make_project(home / "code", "alpha", "git@github.com:me/alpha.git")
     beta = make_project(home / "code", "beta", None)
-    a = Store(store_dir, project=project_identity(alpha, home=home).id)
-    b = Store(store_dir, project=project_identity(beta, home=home).id)
+    a = Store.for_directory(store_dir, actor="cli", cwd=alpha)
+    b = Store.for_directory(store_dir, actor="cli", cwd=beta)
     a.add_goal("ALPHA-GOAL")
     a.add_next_action("ALPHA-STEP")
     a.note_decision("ALPHA-DECISION", why="alpha reasons")
     b.add_goal("BETA-GOAL")
     b.note_decision("BETA-DECISION", why="beta reasons")
-    Store(store_dir).add_goal("GLOBAL-GOAL")  # no project: everyone's
+    Store.for_directory(store_dir, actor="cli", cwd=home).add_goal("GLOBAL-GOAL")  # everyone's
     return alpha, beta
 
 
@@ -73,26 +73,54 @@ def test_cli_status_is_scoped_to_the_working_directory(two_projects):
     assert "ALPHA-GOAL" in cli(alpha, "status", "--as-of", "2999-01-01")
 
 
-def test_cli_writes_are_stamped_with_the_project(two_projects, store_dir):
-    alpha, beta = two_projects
-    cli(beta, "forget", "BETA-DECISION", "--yes")  # scoped: it can only see beta's
-    proc = subprocess.run(
-        [sys.executable, "-m", "memoir_tui", "forget", "BETA-DECISION", "--yes"],
-        cwd=alpha,
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memoir_tui", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=60,
     )
-    assert proc.returncode == 1  # from alpha, beta's decision does not exist
+
+
+def test_writes_are_stamped_with_the_project_and_its_name(two_projects, store_dir):
+    _alpha, beta = two_projects
     decisions = json.loads((store_dir / "session.json").read_text())["current"]["decisions"]
     home = Path(os.environ["HOME"])
     beta_id = project_identity(beta, home=home).id
-    assert {d["project"] for d in decisions if d["text"] == "BETA-DECISION"} == {beta_id}
+    (beta_decision,) = [d for d in decisions if d["text"] == "BETA-DECISION"]
+    assert beta_decision["project"] == beta_id
+    assert beta_decision["project_label"] == "~/code/beta"
+    # From the home directory (outside any project) nothing is stamped: it is global.
+    goals = json.loads((store_dir / "session.json").read_text())["current"]["goals"]
+    assert "project" not in next(g for g in goals if g["text"] == "GLOBAL-GOAL")
 
 
-async def _mcp_texts(cwd: Path, store_dir: Path) -> str:
-    params = StdioServerParameters(
+def test_forget_by_substring_is_scoped_by_exact_text_reaches_every_project(two_projects):
+    alpha, beta = two_projects
+    # A substring only matches this project's decisions, and says where the others are.
+    proc = run_cli(alpha, "forget", "BETA-DEC", "--yes")
+    assert proc.returncode == 1 and "1 in other projects" in proc.stderr
+    # The exact text (or its hash) is found wherever it was written: a leaked secret can
+    # be forgotten from any directory.
+    proc = run_cli(alpha, "forget", "beta-decision", "--yes", "--purge")
+    assert proc.returncode == 0, proc.stderr
+    assert "project:  ~/code/beta" in proc.stdout
+    assert "BETA-DECISION" not in cli(beta, "status", "--all-projects")
+    # --all-projects lets a substring reach them all.
+    assert run_cli(alpha, "forget", "ALPHA-DEC", "--all-projects", "--yes").returncode == 0
+
+
+@pytest.mark.parametrize("where", ["home", "root"])
+def test_outside_any_project_the_cli_sees_every_project(two_projects, where):
+    cwd = Path(os.environ["HOME"]) if where == "home" else Path("/")
+    out = cli(cwd, "status")
+    assert "ALPHA-GOAL" in out and "BETA-GOAL" in out and "GLOBAL-GOAL" in out
+
+
+def _server(cwd: Path, store_dir: Path) -> StdioServerParameters:
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "memoir_tui", "--mcp"],
         env={
@@ -103,8 +131,14 @@ async def _mcp_texts(cwd: Path, store_dir: Path) -> str:
         },
         cwd=str(cwd),
     )
+
+
+async def _mcp_texts(cwd: Path, store_dir: Path) -> str:
     out = []
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(_server(cwd, store_dir)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         for name, args in (
             ("memoir_session", {}),
@@ -124,6 +158,44 @@ async def test_mcp_read_surfaces_are_scoped_to_the_servers_project(two_projects,
     assert "BETA" not in a
     b = await _mcp_texts(beta, store_dir)
     assert "BETA-DECISION" in b and "ALPHA" not in b
+    # Scoped answers name what they leave out.
+    assert "Other projects hold 3 more item(s)" in b and "all_projects=true" in b
+
+
+async def test_mcp_all_projects_reads_and_forgets_from_outside_any_project(two_projects, store_dir):
+    _alpha, beta = two_projects
+    async with (
+        stdio_client(_server(beta, store_dir)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        scoped = await session.call_tool("memoir_session", {})
+        assert scoped.structured_content["scope"] == {"project": "~/code/beta", "other_projects": 3}
+        everything = await session.call_tool("memoir_session", {"all_projects": True})
+        texts = {d["text"]: d["project"] for d in everything.structured_content["decisions"]}
+        assert texts["ALPHA-DECISION"] == "github.com/me/alpha"
+        assert texts["BETA-DECISION"] == "~/code/beta"
+        why = await session.call_tool("memoir_why", {"query": "alpha"})
+        assert why.structured_content["decisions"] == []
+        assert why.structured_content["other_projects_matching"] == 1
+        assert "all_projects=true" in why.content[0].text
+        why = await session.call_tool("memoir_why", {"query": "alpha", "all_projects": True})
+        assert [d["text"] for d in why.structured_content["decisions"]] == ["ALPHA-DECISION"]
+    # A server started in "/" (as several hosts start it) works for every project.
+    async with (
+        stdio_client(_server(Path("/"), store_dir)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        session_view = await session.call_tool("memoir_session", {})
+        assert session_view.structured_content["scope"]["project"] is None
+        assert {"ALPHA-DECISION", "BETA-DECISION"} <= {
+            d["text"] for d in session_view.structured_content["decisions"]
+        }
+        forgot = await session.call_tool("memoir_forget", {"text": "ALPHA-DECISION", "purge": True})
+        assert not forgot.is_error and "purged" in forgot.content[0].text
+    raw = (store_dir / "session.json").read_text()
+    assert "ALPHA-DECISION" not in raw and "BETA-DECISION" in raw
 
 
 async def test_app_shows_only_its_project(two_projects, store_dir):

@@ -4,11 +4,12 @@
 one predicate in ``transcripts``), reads each file from where the last run
 stopped, extracts candidates and enqueues them, then remembers the new
 offsets. Work is bounded per run (files and bytes); what is left is picked up
-by the next run. The queue is written before the offsets, so a crash in
-between only means re-reading, and the queue's identity check drops repeats.
+by the next run. The new candidates and the new offsets are one store
+transaction, so both land or neither does.
 
-The run holds the lock of ``capture-state.json`` for its whole cycle, so two
-captures never interleave; inside it the review lock is taken to enqueue.
+The run holds a flock of its own (``capture-state.json.flock``) for its whole
+cycle, so two captures never interleave while reading; the store's locks are
+taken only for the commit at the end (lock order: capture, then the store).
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from memoir_tui.core.capture.state import (
     HEAD_LEN,
     STATE_FILE,
     FileState,
+    encode_state,
     head_hash,
     load_state,
-    save_state,
     start_offset,
 )
 from memoir_tui.core.capture.transcripts import (
@@ -42,7 +43,8 @@ from memoir_tui.core.capture.transcripts import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.lock import session_lock
+from memoir_tui.core.items import FILES, REVIEW
+from memoir_tui.core.lock import store_flock
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -135,7 +137,7 @@ def capture(
     if dry_run:
         _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
         return report
-    with session_lock(state_path, wait_seconds=store.config.lock_wait_seconds):
+    with store_flock(state_path, wait_seconds=store.config.lock_wait_seconds):
         _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
     return report
 
@@ -233,16 +235,15 @@ def _run(
     report.candidates = extract_candidates(messages, project_of=_project_resolver(home))
     if report.dry_run:
         return
-    if report.candidates:
-        from memoir_tui.core.review import enqueue
-
-        outcome = enqueue(store, [c.to_item() for c in report.candidates])
-        report.added = outcome.added
-        report.duplicates = outcome.duplicates
-        report.known = outcome.known
-        report.forgotten = outcome.forgotten
-        report.near_hidden = outcome.near_hidden
-    save_state(state_path, files)
+    with store.transaction("capture", files=(REVIEW, FILES)) as tx:
+        if report.candidates:
+            outcome = store.review.enqueue([c.to_item() for c in report.candidates])
+            report.added = outcome.added
+            report.duplicates = outcome.duplicates
+            report.known = outcome.known
+            report.forgotten = outcome.forgotten
+            report.near_hidden = outcome.near_hidden
+        tx.write_bytes(state_path, encode_state(files), scan=False)  # offsets and paths only
 
 
 def _is_under(path: str, root: Path) -> bool:

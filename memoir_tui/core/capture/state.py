@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import atomic_write_bytes
-
 STATE_FILE = "capture-state.json"
 STATE_VERSION = 1
 HEAD_LEN = 1024
@@ -117,9 +115,10 @@ def load_state(path: str | os.PathLike[str]) -> dict[str, FileState]:
     return {k: FileState.from_dict(v) for k, v in data["files"].items() if isinstance(k, str)}
 
 
-def save_state(path: str | os.PathLike[str], files: dict[str, FileState]) -> None:
+def encode_state(files: dict[str, FileState]) -> bytes:
+    """The state file's bytes (written by capture through the store's transaction)."""
     payload = {
         "version": STATE_VERSION,
         "files": {k: files[k].as_dict() for k in sorted(files)},
     }
-    atomic_write_bytes(path, (json.dumps(payload, indent=1, sort_keys=True) + "\n").encode())
+    return (json.dumps(payload, indent=1, sort_keys=True) + "\n").encode()

@@ -1,12 +1,13 @@
-"""Merging a remote snapshot into the local store, under the store's session lock.
+"""Merging a remote snapshot into the local store, in one store transaction.
 
 The session merges with ``merge_sessions`` (FORMAT §4), entry files with the
 semantics of ``plan_entry_merge`` (union by link name, newer wins, ``done_at``
-sticky), and the review queue with ``core.review.merge_review`` (taking the
-review lock before the session lock, the order ``core.review`` uses). Everything the remote
-holds was read and verified before this module is called, so a bad remote
-never gets here; every local write is atomic, so a kill at any instant leaves
-each file whole, and merging again is idempotent.
+sticky), and the review queue with ``core.review.merge_review``. Everything the
+remote holds was read and verified before this module is called, so a bad
+remote never gets here; the transaction commits every file or none (a kill at
+any instant is rolled forward by the next transaction), is audited, and
+merging again is idempotent. A remote entry file holding a secret is not
+copied in (the note says which and why).
 """
 
 from __future__ import annotations
@@ -20,18 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.errors import ReadOnlyStoreError
-from memoir_tui.core.fsutil import atomic_write_bytes
 from memoir_tui.core.identity import canonical_json, identity, parse_date_ms
-from memoir_tui.core.lock import session_lock
-from memoir_tui.core.merge import (
-    contributes_to_merge,
+from memoir_tui.core.items import FILES as TX_FILES
+from memoir_tui.core.items import REVIEW as TX_REVIEW
+from memoir_tui.core.items import SESSION as TX_SESSION
+from memoir_tui.core.items import (
     decision_key,
     is_hidden,
     is_purged,
-    merge_sessions,
     well_formed_items,
 )
-from memoir_tui.core.session import encode_session, load_session, save_session
+from memoir_tui.core.merge import contributes_to_merge, merge_sessions
+from memoir_tui.core.session import encode_session, load_session
 from memoir_tui.core.sync.layout import MEMORY_PREFIX, REVIEW, SESSION, is_entry_path, sha256
 
 REVIEW_FILE = "review.json"
@@ -205,9 +206,9 @@ def review_contributes(data: bytes | None) -> bool:
     return not isinstance(raw, dict) or contributes_to_review_merge(raw)
 
 
-def _merge_review_locked(store: Any, remote: bytes | None) -> str:
-    """Merge the remote queue into ``review.json``; the caller holds the review lock."""
-    from memoir_tui.core.review import encode_review, load_review, merge_review
+def _merge_review_in(tx: Any, store: Any, remote: bytes | None) -> str:
+    """Merge the remote queue into the transaction's ``review.json``."""
+    from memoir_tui.core.review import load_review, merge_review
 
     if remote is None:
         return "unchanged"
@@ -219,13 +220,14 @@ def _merge_review_locked(store: Any, remote: bytes | None) -> str:
         return "unchanged"
     path = store.root / REVIEW_FILE
     existed = path.exists()
-    loaded = load_review(path)
-    if loaded.read_only:
+    if load_review(path).read_only:
+        return "unchanged"  # a newer queue is neither merged nor replaced
+    mine = tx.review
+    merged = merge_review(mine, theirs)
+    if existed and canonical_json(merged) == canonical_json(merge_review(mine, mine)):
         return "unchanged"
-    merged = merge_review(loaded.state, theirs)
-    if existed and canonical_json(merged) == canonical_json(loaded.state):
-        return "unchanged"
-    atomic_write_bytes(path, encode_review(merged))
+    mine.clear()
+    mine.update(merged)
     return "merged" if existed else "added"
 
 
@@ -251,6 +253,7 @@ def _stage_entries(files: dict[str, bytes], staging: Path) -> Path:
 def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeReport:
     """Merge the remote's plaintext ``files`` into ``store``; return what changed."""
     from memoir_tui.core.entries import plan_entry_merge
+    from memoir_tui.core.secrets import find_secrets
 
     remote_session = parse_session_bytes(files.get(SESSION))
     notes: list[str] = []
@@ -260,29 +263,21 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
         remote_session = None  # the caller quarantines first; this is a second guard
     shutil.rmtree(staging, ignore_errors=True)
     remote_memory = _stage_entries(files, staging)
-    wait = store.config.lock_wait_seconds
     try:
-        # Lock order of core.review: the review lock, then the session lock.
-        with (
-            session_lock(store.root / REVIEW_FILE, wait_seconds=wait),
-            session_lock(store.session_path, wait_seconds=wait),
-        ):
-            loaded = load_session(store.session_path, now=store.clock())
-            if loaded.read_only:
-                raise ReadOnlyStoreError(
-                    f"{store.session_path} is from a newer memoir format; sync is refused "
-                    "until memoir-tui is upgraded"
-                )
-            before = loaded.state
+        with store.transaction("sync_apply", files=(TX_SESSION, TX_REVIEW, TX_FILES)) as tx:
+            # No machine stamp here: a stamp would be a change of its own, and
+            # every machine would push it back and forth for ever.
+            tx.stamp_machine = False
+            state = tx.session
+            before = json.loads(json.dumps(state))
             added = tombstones = conflicts = 0
             session_changed = False
             if remote_session is not None:
                 merged = merge_sessions(before, remote_session, caps=store.config.caps)
                 added, tombstones, conflicts = session_report(before, remote_session, merged)
-                # No machine stamp here: a stamp would be a change of its own, and
-                # every machine would push it back and forth for ever.
                 if semantic_session(merged) != semantic_session(before):
-                    save_session(store.session_path, merged, now=store.clock())
+                    state.clear()
+                    state.update(merged)
                     session_changed = True
 
             entries_added = entries_replaced = 0
@@ -294,13 +289,24 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
                     # Unreadable here (too large, not UTF-8, a symlink): never overwrite it.
                     notes.append(f"memory/{target.name} is unreadable locally; kept as it is")
                     continue
-                atomic_write_bytes(target, change.source.read_bytes())
+                data = change.source.read_bytes()
+                found = find_secrets(data.decode("utf-8", "replace"))
+                if found:
+                    rules = ", ".join(dict.fromkeys(f.rule for f in found))
+                    notes.append(
+                        f"memory/{target.name} from the remote holds a secret ({rules}); "
+                        "not copied in"
+                    )
+                    continue
+                tx.write_bytes(target, data, scan=False)  # scanned just above
                 if change.action == "add":
                     entries_added += 1
                 else:
                     entries_replaced += 1
 
-            review_result = _merge_review_locked(store, files.get(REVIEW))
+            review_result = _merge_review_in(tx, store, files.get(REVIEW))
+            if session_changed or entries_added or entries_replaced or review_result != "unchanged":
+                tx.audit("sync_apply", "session" if session_changed else "entries")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return MergeReport(

@@ -31,7 +31,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import atomic_write_bytes
 from memoir_tui.core.sync.errors import NotConfiguredError, SyncConfigError
 
 SYNC_CONFIG_FILE = "sync.json"
@@ -138,10 +137,17 @@ def load_sync_config(store_root: Path) -> SyncConfig:
     )
 
 
-def save_sync_config(store_root: Path, config: SyncConfig) -> Path:
-    path = sync_config_path(store_root)
+def save_sync_config(store: Any, config: SyncConfig) -> Path:
+    """Write the store's sync settings (0600: a remote URL may carry a token)."""
+    from memoir_tui.core.items import FILES
+
+    path = sync_config_path(store.root)
     data = (json.dumps(config.to_json(), indent=2) + "\n").encode("utf-8")
-    atomic_write_bytes(path, data, mode=0o600)
+    with store.transaction("sync_init", files=(FILES,)) as tx:
+        # The remote may be a URL with a token in it: masked everywhere it is shown,
+        # but stored as given (git needs it), so not refused here.
+        tx.write_bytes(path, data, mode=0o600, scan=False)
+        tx.audit("sync_init", "sync")
     return path
 
 

@@ -702,7 +702,7 @@ def init_sync(
                     int(header.get("format_version", SESSION_VERSION)),
                 )
                 checked = True
-        path = save_sync_config(store.root, config)
+        path = save_sync_config(store, config)
     mode = "encrypted" if encrypt else "plain"
     where = "an empty remote" if head is None else "a remote with data"
     message = (

@@ -1,0 +1,176 @@
+"""The shared vocabulary of the store: item shapes, item predicates, text rules, outcomes.
+
+Everything here is a name that several layers need — the session file, the
+merge, the store and its services, the faces — so it lives below all of
+them and imports none of them. (It used to be spread over ``merge``,
+``session`` and ``store``, which made ``merge ↔ session`` and
+``store ↔ review`` import cycles hidden by function-level imports.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memoir_tui.core.errors import EmptyTextError, InvalidDateError, TextTooLongError
+from memoir_tui.core.identity import (
+    PURGED_TEXT,
+    is_iso_date,
+    is_text_hash,
+    iso_now,
+    js_trim,
+    parse_date_ms,
+    text_hash,
+)
+
+SESSION_VERSION = 1
+
+# Each list of ``current`` and the field that says how recent an item is.
+DATE_FIELDS: dict[str, str] = {
+    "goals": "set_on",
+    "next_actions": "added",
+    "open_questions": "asked",
+    "decisions": "date",
+    "completed_actions": "done_at",
+}
+LIST_KEYS = ("goals", "next_actions", "completed_actions", "open_questions", "decisions")
+LIVE_LISTS = ("goals", "next_actions", "open_questions", "decisions")
+
+MAX_TEXT_BYTES = 8 * 1024
+
+# What a store transaction declares it touches (``core.transaction``).
+SESSION = "session"  # session.json (also takes the JavaScript tool's lock)
+REVIEW = "review"  # review.json, the queue of captured candidates
+FILES = "files"  # entry files, MEMORY.md, the trash, host files, the store's small files
+
+
+def empty_session(now: str | None = None) -> dict[str, Any]:
+    """A valid session with nothing in it."""
+    stamp = now or iso_now()
+    return {
+        "version": SESSION_VERSION,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "machines": {},
+        "current": {key: [] for key in LIST_KEYS},
+        "history": [],
+    }
+
+
+# --- item predicates -----------------------------------------------------------------
+
+
+def well_formed_items(value: Any) -> list[dict[str, Any]]:
+    """The well-formed items of a list: dicts whose ``text`` is a string."""
+    if not isinstance(value, list):
+        return []
+    return [i for i in value if isinstance(i, dict) and isinstance(i.get("text"), str)]
+
+
+def has_text(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("text"), str)
+
+
+def is_hidden(item: Mapping[str, Any]) -> bool:
+    """Hidden is honoured when truthy, as the JavaScript tool does."""
+    return bool(item.get("hidden")) or is_purged(item)
+
+
+def is_purged(item: Mapping[str, Any]) -> bool:
+    return is_text_hash(item.get("text_hash"))
+
+
+def decision_key(item: Mapping[str, Any]) -> str:
+    """A decision's identity as a hash, so purged and plain copies meet."""
+    h = item.get("text_hash")
+    if is_text_hash(h):
+        return h
+    return text_hash(item["text"])
+
+
+def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The redacted shape of a purged decision: text, why and rejected gone, hash kept."""
+    out = {k: v for k, v in item.items() if k not in ("why", "rejected")}
+    out["text"] = PURGED_TEXT
+    out["hidden"] = True
+    return out
+
+
+# --- text a person or a model hands us --------------------------------------------------
+
+
+def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
+    """Refuse empty, whitespace-only, oversized and secret-bearing text; return it trimmed."""
+    if text is None and not required:
+        return ""
+    if not isinstance(text, str):
+        raise EmptyTextError(f"{what} must be a string")
+    cleaned = js_trim(text)
+    if not cleaned:
+        if required:
+            raise EmptyTextError(f"{what} is empty; give some text")
+        return ""
+    if len(cleaned.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+        raise TextTooLongError(f"{what} is longer than {MAX_TEXT_BYTES // 1024} KB; shorten it")
+    # Memory is copied into instruction files and synced: a secret never goes in.
+    from memoir_tui.core.secrets import ensure_no_secrets  # its patterns cost ~25 ms to build
+
+    ensure_no_secrets(cleaned, what)
+    return cleaned
+
+
+# Where an auto-captured decision came from, kept as fields of its own (FORMAT §7: never
+# a prefix on ``why``).
+PROVENANCE_FIELDS = (
+    "source",
+    "extractor",
+    "session_id",
+    "timestamp",
+    "project",
+    "project_label",
+    "transcript",
+    "tool",
+    "captured_at",
+)
+
+
+def clean_provenance(provenance: Mapping[str, Any] | None) -> dict[str, str]:
+    """Known provenance fields as short strings; anything else is not kept."""
+    out: dict[str, str] = {}
+    for key in PROVENANCE_FIELDS:
+        value = (provenance or {}).get(key)
+        if isinstance(value, str) and value.strip():
+            out[key] = clean_text(value, key)
+    if out.get("source") not in (None, "user", "assistant"):
+        raise EmptyTextError("provenance source must be 'user' or 'assistant'")
+    return out
+
+
+def validity_window(valid_from: str | None, valid_until: str | None) -> dict[str, str]:
+    """The optional ``valid_from``/``valid_until`` pair, checked as ISO dates."""
+    window: dict[str, str] = {}
+    for name, value in (("valid_from", valid_from), ("valid_until", valid_until)):
+        if value is None or value == "":
+            continue
+        if not is_iso_date(value):
+            raise InvalidDateError(f"{name} must be an ISO 8601 date, got {value!r}")
+        window[name] = value.strip()
+    if len(window) == 2 and parse_date_ms(window["valid_until"]) < parse_date_ms(
+        window["valid_from"]
+    ):
+        raise InvalidDateError("valid_until is before valid_from")
+    return window
+
+
+# --- what a change did -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a change did, for the face to show: a sentence, the item's key, what rotated."""
+
+    changed: bool
+    message: str
+    key: str = ""
+    rotated: tuple[str, ...] = ()  # texts a full list pushed out to make room

@@ -1,0 +1,558 @@
+"""One door: every change to a file of the store is one ``Transaction``.
+
+A transaction is the only way this project changes a file it owns or edits:
+``session.json``, the review queue, entry files and ``MEMORY.md``, the trash,
+host files (instruction files, MCP configs) and the store's own small files.
+``Store.transaction(op, files=…)`` opens one; inside it a service reads and
+stages; on a clean exit it commits. The rules it enforces:
+
+* **Locks in one fixed order.** First the store's flock (``session.json.flock``),
+  which every memoir-tui writer takes whatever it touches, so our writers never
+  interleave; then, when the session is among the ``files``, the JavaScript
+  tool's ``session.json.lock`` protocol (``core.lock``). Nothing else is ever
+  locked inside, so two transactions cannot deadlock. A transaction opened
+  while this thread already holds one for the same store joins it (taking the
+  session's lock if it is new to it), so a pin — a queue change plus a
+  decision — is one atomic change.
+* **Refused on a read-only store.** A ``session.json`` from a newer format makes
+  every transaction fail before it stages anything; a newer ``review.json``
+  refuses those that declare the queue.
+* **Loads under the lock.** ``tx.session`` and ``tx.review`` are read once, inside
+  the locks, and an interrupted earlier commit is rolled forward first.
+* **Writes what changed, atomically, all or nothing.** Staged bytes equal to what
+  is on disk are dropped; a session or queue whose content did not change is
+  not rewritten. When more than one file changes, the new bytes are first
+  written to a redo journal (``.memoir-tui-commit.json``, 0600, fsynced,
+  published by rename), then each file is replaced atomically, then the
+  journal goes. A process killed at any instant leaves either the old state
+  or a journal that the next transaction (and ``recover``) completes. The
+  session is written last: it is the commit point of changes that span files.
+* **Never introduces a secret.** Staged text is scanned; a secret that is not
+  already in the file's old bytes refuses the whole transaction, naming the
+  rule and the file (a restore of bytes as they were passes ``scan=False``).
+* **Audited.** Every commit that changed something appends its audit lines
+  (``core.audit``: time, actor, operation, list, identity hash, machine; never
+  text); one with no explicit line gets one named after the transaction.
+* **Hooks after commit.** Callbacks registered on the transaction, then the
+  store's after-commit hooks (``core.hooks``), run once the locks are released.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
+from memoir_tui.core.fsutil import atomic_write_bytes, fsync_directory, sweep_stale_temps
+from memoir_tui.core.identity import canonical_json
+from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
+from memoir_tui.core.lock import js_session_lock, store_flock
+from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
+from memoir_tui.core.session import (
+    LoadedSession,
+    encode_session,
+    load_session,
+    session_is_newer,
+)
+
+if TYPE_CHECKING:
+    from memoir_tui.core.machine import Machine
+    from memoir_tui.core.store import Store
+
+log = logging.getLogger(__name__)
+
+KINDS = frozenset({SESSION, REVIEW, FILES})
+
+JOURNAL_FILE = ".memoir-tui-commit.json"
+JOURNAL_VERSION = 1
+
+_open = threading.local()  # .by_root: {store root: the transaction this thread holds}
+
+
+class TransactionError(MemoirError):
+    """A transaction was used against its rules (a programming error, worded for people)."""
+
+
+class FileExistsRefusal(MemoirError):
+    """An exclusive create found the file already there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """What a committed transaction changed."""
+
+    op: str
+    paths: tuple[Path, ...] = ()  # every file written or removed, in write order
+    session_changed: bool = False
+    review_changed: bool = False
+    files_changed: tuple[Path, ...] = ()  # the FILES part of ``paths``
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.paths)
+
+
+@dataclass(slots=True)
+class _Staged:
+    data: bytes | None  # None: remove the file
+    mode: int | None = None
+    mtime_ns: int | None = None
+    scan: bool = True
+    create_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    path: Path
+    data: bytes | None
+    mode: int | None = None
+    mtime_ns: int | None = None
+    create_only: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "data": None if self.data is None else base64.b64encode(self.data).decode("ascii"),
+            "mode": self.mode,
+            "mtime_ns": self.mtime_ns,
+            "create_only": self.create_only,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> _Write:
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+            raise ValueError("not a journal write")
+        data = raw.get("data")
+        return cls(
+            path=Path(raw["path"]),
+            data=None if data is None else base64.b64decode(data, validate=True),
+            mode=raw.get("mode") if isinstance(raw.get("mode"), int) else None,
+            mtime_ns=raw.get("mtime_ns") if isinstance(raw.get("mtime_ns"), int) else None,
+            create_only=raw.get("create_only") is True,
+        )
+
+
+def _key(path: Path | str) -> Path:
+    """Where a staged path is written: absolute, through a symlink to its target (so a
+    dotfile manager's link survives), never resolving the parent directories otherwise."""
+    path = Path(os.path.abspath(path))
+    if path.is_symlink():
+        return Path(os.path.realpath(path))
+    return path
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def open_transaction(root: Path) -> Transaction | None:
+    """The transaction this thread holds on the store at ``root``, if any."""
+    table: dict[str, Transaction] = getattr(_open, "by_root", {})
+    return table.get(os.path.abspath(root))
+
+
+class Transaction:
+    """Staged changes to one store's files, committed together (see the module docstring)."""
+
+    def __init__(self, store: Store, op: str, files: Iterable[str]) -> None:
+        self.store = store
+        self.op = op
+        self.files = set(files)
+        unknown = self.files - KINDS
+        if unknown:
+            raise TransactionError(f"unknown file kind {sorted(unknown)[0]!r}")
+        self._stack = contextlib.ExitStack()
+        self._session_lock_held = False
+        self._loaded: LoadedSession | None = None
+        self._session: dict[str, Any] | None = None
+        self._session_before = ""
+        self._review: dict[str, Any] | None = None
+        self._review_before = ""
+        self.review_notice: str | None = None
+        self._staged: dict[Path, _Staged] = {}
+        self._audits: list[tuple[str, str, str]] = []
+        self._on_write: list[Callable[[], None]] = []
+        self._after: list[Callable[[Commit], None]] = []
+        self.details: dict[str, Any] = {}
+        self.stamp_machine = True  # sync apply turns it off: a stamp would be a change itself
+
+    # --- locks ---------------------------------------------------------------------------
+
+    def _enter(self) -> None:
+        store = self.store
+        wait = store.config.lock_wait_seconds
+        self._stack.enter_context(store_flock(store.session_path, wait_seconds=wait))
+        if SESSION in self.files:
+            self._take_session_lock()
+        table: dict[str, Transaction] = getattr(_open, "by_root", None) or {}
+        _open.by_root = table
+        table[os.path.abspath(store.root)] = self
+        self._stack.callback(table.pop, os.path.abspath(store.root), None)
+        recover(store, inside=self)
+        if session_is_newer(store.session_path):
+            raise ReadOnlyStoreError(
+                f"{store.session_path} is from a newer memoir format; this store is read-only "
+                "until memoir-tui is upgraded (nothing was written)."
+            )
+
+    def _take_session_lock(self) -> None:
+        if self._session_lock_held:
+            return
+        store = self.store
+        self._stack.enter_context(
+            js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
+        )
+        self._session_lock_held = True
+        # Read again under the JavaScript tool's lock: it may have written since.
+        self._loaded = None
+        self._session = None
+
+    def join(self, files: Iterable[str]) -> None:
+        """An inner ``Store.transaction`` in the same thread: widen this one instead."""
+        wanted = set(files)
+        if SESSION in wanted and SESSION not in self.files:
+            if self._session is not None:
+                raise TransactionError(
+                    "the session was read before its lock was taken; declare it up front"
+                )
+            self._take_session_lock()
+        self.files |= wanted
+
+    def _close(self) -> None:
+        self._stack.close()
+
+    # --- reading -------------------------------------------------------------------------
+
+    def _require(self, kind: str) -> None:
+        if kind not in self.files:
+            raise TransactionError(f"transaction {self.op!r} did not declare {kind!r}")
+
+    def _load_session(self) -> LoadedSession:
+        if self._loaded is None:
+            self._loaded = load_session(self.store.session_path, now=self.store.clock())
+        return self._loaded
+
+    @property
+    def session(self) -> dict[str, Any]:
+        """The session's state, read under both locks; change it in place to write it."""
+        self._require(SESSION)
+        if self._session is None:
+            loaded = self._load_session()
+            if loaded.read_only:
+                raise ReadOnlyStoreError(f"{self.store.session_path} is read-only")
+            self._session = loaded.state
+            self._session_before = canonical_json(loaded.state)
+            sweep_stale_temps(self.store.session_path)
+        return self._session
+
+    @property
+    def session_notice(self) -> str | None:
+        return self._load_session().notice
+
+    @property
+    def review(self) -> dict[str, Any]:
+        """The review queue's state (``{"version", "items", …}``); change it in place."""
+        self._require(REVIEW)
+        if self._review is None:
+            path = self.store.root / REVIEW_FILE
+            loaded = load_review(path, quarantine=True)
+            if loaded.read_only:
+                raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
+            self.review_notice = loaded.notice
+            self._review = loaded.state
+            self._review_before = canonical_json(loaded.state)
+            sweep_stale_temps(path)
+        return self._review
+
+    @property
+    def machine(self) -> Machine:
+        return self.store.machine
+
+    def read_bytes(self, path: Path | str) -> bytes | None:
+        """A file as this transaction will leave it: staged bytes, else the disk's."""
+        key = _key(path)
+        if key in self._staged:
+            return self._staged[key].data
+        return _read(key)
+
+    def read_text(self, path: Path | str) -> str:
+        data = self.read_bytes(path)
+        if data is None:
+            raise FileNotFoundError(str(path))
+        return data.decode("utf-8")
+
+    def exists(self, path: Path | str) -> bool:
+        key = _key(path)
+        if key in self._staged:
+            return self._staged[key].data is not None
+        return key.is_file()
+
+    # --- staging ---------------------------------------------------------------------------
+
+    def write_bytes(
+        self,
+        path: Path | str,
+        data: bytes,
+        *,
+        mode: int | None = None,
+        mtime_ns: int | None = None,
+        scan: bool = True,
+        create_only: bool = False,
+    ) -> None:
+        """Stage new bytes for ``path`` (any file the store owns or edits)."""
+        self._require(FILES)
+        self._staged[_key(path)] = _Staged(data, mode, mtime_ns, scan, create_only)
+
+    def write_text(self, path: Path | str, text: str, **kwargs: Any) -> None:
+        self.write_bytes(path, text.encode("utf-8"), **kwargs)
+
+    def create(
+        self, path: Path | str, data: bytes, *, mode: int | None = None, scan: bool = True
+    ) -> None:
+        """Stage a new file; the commit refuses if ``path`` exists then (even if it appears)."""
+        if os.path.lexists(path):
+            raise FileExistsRefusal(f"{path} already exists")
+        self.write_bytes(path, data, mode=mode, scan=scan, create_only=True)
+
+    def remove(self, path: Path | str) -> None:
+        self._require(FILES)
+        key = Path(os.path.abspath(path))  # a link is removed, not its target
+        if not self.exists(key):
+            raise FileNotFoundError(str(path))
+        self._staged[key] = _Staged(None)
+
+    @property
+    def staged_paths(self) -> tuple[Path, ...]:
+        return tuple(self._staged)
+
+    def savepoint(self) -> dict[Path, _Staged]:
+        """The staged files now, to go back to if one step of a batch fails."""
+        return dict(self._staged)
+
+    def rollback_to(self, savepoint: dict[Path, _Staged]) -> None:
+        self._staged = dict(savepoint)
+
+    def audit(self, operation: str, list_name: str = "", key: str = "") -> None:
+        """Record a line for the audit log (written only if the commit changes something)."""
+        self._audits.append((operation, list_name, key))
+
+    def on_write(self, callback: Callable[[], None]) -> None:
+        """Run inside the locks, right after the files are written (journal appends, clean-up)."""
+        self._on_write.append(callback)
+
+    def after_commit(self, callback: Callable[[Commit], None]) -> None:
+        """Run once the locks are released, if the commit changed something."""
+        self._after.append(callback)
+
+    # --- committing ------------------------------------------------------------------------
+
+    def _plan(self) -> tuple[list[_Write], bool, bool]:
+        writes: list[_Write] = []
+        for path, staged in self._staged.items():
+            old = _read(path)
+            if staged.data == old and not (staged.create_only and old is not None):
+                continue
+            if staged.create_only and os.path.lexists(path):
+                raise FileExistsRefusal(f"{path} already exists; nothing was written")
+            if staged.scan and staged.data is not None:
+                _refuse_new_secrets(path, old, staged.data)
+            writes.append(
+                _Write(path, staged.data, staged.mode, staged.mtime_ns, staged.create_only)
+            )
+        review_changed = False
+        if self._review is not None and canonical_json(self._review) != self._review_before:
+            review = merge_review(self._review, self._review)
+            review["updated_at"] = self.store.clock()
+            writes.append(_Write(self.store.root / REVIEW_FILE, encode_review(review)))
+            review_changed = True
+        session_changed = False
+        if self._session is not None and canonical_json(self._session) != self._session_before:
+            state = self._session
+            if self.stamp_machine:
+                self.store.touch_machine(state)
+            out = dict(state)
+            out["version"] = SESSION_VERSION
+            out["updated_at"] = self.store.clock()
+            writes.append(_Write(self.store.session_path, encode_session(out)))
+            session_changed = True
+        return writes, session_changed, review_changed
+
+    def _commit(self) -> Commit:
+        writes, session_changed, review_changed = self._plan()
+        if not writes:
+            return Commit(self.op)
+        if len(writes) > 1:
+            _write_journal(self.store.root, self.op, writes)
+            _apply(writes)
+            _drop_journal(self.store.root)
+        else:
+            _apply(writes)
+        for callback in self._on_write:
+            callback()
+        files_changed = tuple(
+            w.path
+            for w in writes
+            if w.path not in (self.store.session_path, self.store.root / REVIEW_FILE)
+        )
+        if not self._audits:
+            list_name = SESSION if session_changed else REVIEW if review_changed else FILES
+            self._audits.append((self.op, list_name, ""))
+        self.store.append_audit(self._audits)
+        return Commit(
+            self.op,
+            tuple(w.path for w in writes),
+            session_changed,
+            review_changed,
+            files_changed,
+            dict(self.details),
+        )
+
+    def _after_commit(self, commit: Commit) -> None:
+        for callback in self._after:
+            callback(commit)
+
+
+@contextlib.contextmanager
+def run_transaction(store: Store, op: str, files: Iterable[str]) -> Iterator[Transaction]:
+    """``Store.transaction``: open (or join) a transaction, commit on a clean exit."""
+    outer = open_transaction(store.root)
+    if outer is not None:
+        outer.join(files)
+        yield outer
+        return
+    tx = Transaction(store, op, files)
+    try:
+        tx._enter()
+        yield tx
+        commit = tx._commit()
+    finally:
+        tx._close()
+    if commit.changed:
+        tx._after_commit(commit)
+        store.run_after_commit_hooks(commit)
+
+
+def _refuse_new_secrets(path: Path, old: bytes | None, new: bytes) -> None:
+    """A secret in ``new`` that ``old`` did not hold refuses the write (naming the rule)."""
+    from memoir_tui.core.secrets import SecretFoundError, find_secrets
+
+    try:
+        text = new.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # not text: nothing a person would read as memory
+    findings = find_secrets(text)
+    if not findings:
+        return
+    before = old.decode("utf-8", "replace") if old else ""
+    fresh = [f for f in findings if text[f.start : f.end] not in before]
+    if fresh:
+        raise SecretFoundError(str(path), fresh)
+
+
+# --- the redo journal -------------------------------------------------------------------------
+
+
+def journal_path(root: Path) -> Path:
+    return Path(root) / JOURNAL_FILE
+
+
+def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
+    payload = {"version": JOURNAL_VERSION, "op": op, "writes": [w.to_json() for w in writes]}
+    data = json.dumps(payload, separators=(",", ":")).encode("ascii")
+    # Atomic and private: the journal holds the new bytes (never more than the files will).
+    atomic_write_bytes(journal_path(root), data, mode=0o600)
+
+
+def _drop_journal(root: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        journal_path(root).unlink()
+    fsync_directory(root)
+
+
+def _apply(writes: Iterable[_Write]) -> None:
+    for w in writes:
+        if w.data is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(w.path)
+            fsync_directory(w.path.parent)
+            continue
+        if w.create_only:
+            _create_exclusively(w.path, w.data, w.mode)
+        else:
+            atomic_write_bytes(w.path, w.data, mode=w.mode)
+        if w.mtime_ns is not None:
+            with contextlib.suppress(OSError):
+                os.utime(w.path, ns=(w.mtime_ns, w.mtime_ns))
+
+
+def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
+    """Publish a new file by hard link, so a name that appeared meanwhile is never replaced."""
+    if _read(path) == data:
+        return  # rolled forward already
+    if os.path.lexists(path):
+        raise FileExistsRefusal(f"{path} already exists; nothing was written")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.create-{os.getpid()}-{threading.get_ident()}.tmp")
+    atomic_write_bytes(staging, data, mode=mode)
+    try:
+        try:
+            os.link(staging, path)
+        except FileExistsError:
+            raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
+        except OSError:  # no hard links here: check, then rename
+            if os.path.lexists(path):
+                raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
+            os.replace(staging, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(staging)
+    fsync_directory(path.parent)
+
+
+def recover(store: Store, *, inside: Transaction | None = None) -> bool:
+    """Complete a commit a killed process left half done; True if there was one.
+
+    Call it holding the store's locks (a transaction does, on entry). An
+    unreadable journal was never published whole (it is renamed into place
+    complete), so none of its writes happened: it is removed.
+    """
+    path = journal_path(store.root)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    try:
+        payload = json.loads(raw)
+        writes = [_Write.from_json(w) for w in payload["writes"]]
+        op = str(payload.get("op") or "commit")
+    except (ValueError, KeyError, TypeError):
+        log.warning("removing an unreadable commit journal %s", path)
+        _drop_journal(store.root)
+        return False
+    touches_session = any(w.path == store.session_path for w in writes)
+    with contextlib.ExitStack() as stack:
+        if touches_session and (inside is None or not inside._session_lock_held):
+            stack.enter_context(
+                js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
+            )
+        for w in writes:
+            try:
+                _apply([w])
+            except FileExistsRefusal:
+                continue  # an exclusive create that lost to a file made since: keep that file
+    _drop_journal(store.root)
+    store.append_audit([("recover_commit", "files", "")])
+    log.warning("completed an interrupted %s commit from %s", op, path)
+    return True
