@@ -156,13 +156,14 @@ def files_under(root: Path) -> dict[str, bytes]:
 
 
 def test_tool_names_and_aliases() -> None:
+    # The adapters' order; hosts they describe but install-mcp does not edit are left out.
     assert [t.name for t in known_tools()] == [
         "claude-code",
         "cursor",
+        "windsurf",
         "gemini",
         "codex",
         "vscode",
-        "windsurf",
         "zed",
     ]
     assert get_tool("claude").name == "claude-code"

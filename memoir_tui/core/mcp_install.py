@@ -3,9 +3,12 @@
 Each host tool keeps its MCP servers in a file of its own shape: a JSON object
 under ``mcpServers`` (Claude Code, Cursor, Gemini CLI, Windsurf), ``servers``
 (VS Code / Copilot) or ``context_servers`` (Zed, whose settings are JSON with
-comments), or TOML ``[mcp_servers.<name>]`` tables (Codex). Several of those
-files also hold a great deal of unrelated state (``~/.claude.json``, editor
-settings), so the one rule here is: **change our entry and nothing else**.
+comments), or TOML ``[mcp_servers.<name>]`` tables (Codex). Where each file
+lives, per scope and platform, and its shape come from the adapters' data
+(``memoir_tui.core.adapters``, each adapter's ``mcp`` hosts): this module
+spells no path. Several of those files also hold a great deal of unrelated
+state (``~/.claude.json``, editor settings), so the one rule here is:
+**change our entry and nothing else**.
 
 Design
 ------
@@ -63,6 +66,8 @@ Known limits: the Claude Code *local* scope (``projects[<dir>].mcpServers`` in
 ``~/.claude.json``) is not handled; a Codex entry written with dotted keys or as
 an inline table is refused (with a snippet to edit by hand) rather than
 rewritten; a TOML file without a final newline gets one back after a round trip.
+Hosts the adapters describe but mark not ``installable`` (Copilot CLI, Cline,
+Continue) are not offered.
 """
 
 from __future__ import annotations
@@ -74,13 +79,14 @@ import re
 import sys
 import tomllib
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, TextIO
 
+from memoir_tui.core.adapters import McpHost, mcp_hosts
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import atomic_write_bytes, atomic_write_text
 
@@ -131,7 +137,7 @@ class StaleConfigError(ConfigRefusedError):
     """The file changed between planning and applying; plan again."""
 
 
-# --------------------------------------------------------------------------- server + tools
+# --------------------------------------------------------------------------- server
 
 
 @dataclass(frozen=True)
@@ -175,199 +181,41 @@ class ServerSpec:
         )
 
 
-@dataclass(frozen=True)
-class HostTool:
-    """One host coding tool: where its MCP config lives and what an entry looks like."""
-
-    name: str
-    aliases: tuple[str, ...]
-    file_format: Literal["json", "toml"]
-    servers_key: str
-    # Fixed keys the tool expects beside command/args/env, e.g. Claude's "type": "stdio".
-    entry_extras: tuple[tuple[str, str], ...]
-    user_file: Callable[[Path, Mapping[str, str], str], Path]
-    project_file: Callable[[Path], Path] | None
-    # True when the file exists only to list MCP servers (see "Empty containers").
-    dedicated_user_file: bool
-    dedicated_project_file: bool
-
-    @property
-    def managed_keys(self) -> tuple[str, ...]:
-        return (*(k for k, _ in self.entry_extras), "command", "args", "env")
-
-    def entry_for(self, server: ServerSpec) -> dict[str, Any]:
-        entry: dict[str, Any] = dict(self.entry_extras)
-        entry["command"] = server.command
-        entry["args"] = list(server.args)
-        if server.env:
-            entry["env"] = dict(server.env)
-        return entry
+# --------------------------------------------------------------------------- tools
 
 
-def _env_dir(env: Mapping[str, str], var: str, home: Path) -> Path | None:
-    value = env.get(var, "")
-    if not value:
-        return None
-    # Expand "~" against the given home, never the real one.
-    if value == "~":
-        return home
-    if value.startswith("~/"):
-        return home / value[2:]
-    return Path(value)
+def managed_keys(host: McpHost) -> tuple[str, ...]:
+    """The keys of our entry that install sets (a user's other keys are kept)."""
+    return (*(k for k, _ in host.entry_extras), "command", "args", "env")
 
 
-def _xdg_config_home(home: Path, env: Mapping[str, str]) -> Path:
-    value = env.get("XDG_CONFIG_HOME", "")
-    # The XDG spec says a relative value is invalid and must be ignored.
-    if value and Path(value).is_absolute():
-        return Path(value)
-    return home / ".config"
+def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
+    """Our entry as ``host`` expects it: its fixed keys, then command, args, env."""
+    entry: dict[str, Any] = dict(host.entry_extras)
+    entry["command"] = server.command
+    entry["args"] = list(server.args)
+    if server.env:
+        entry["env"] = dict(server.env)
+    return entry
 
 
-def _appdata(home: Path, env: Mapping[str, str]) -> Path:
-    return _env_dir(env, "APPDATA", home) or home / "AppData" / "Roaming"
-
-
-def _claude_user_file(home: Path, env: Mapping[str, str], platform: str) -> Path:
-    return (_env_dir(env, "CLAUDE_CONFIG_DIR", home) or home) / ".claude.json"
-
-
-def _codex_user_file(home: Path, env: Mapping[str, str], platform: str) -> Path:
-    return (_env_dir(env, "CODEX_HOME", home) or home / ".codex") / "config.toml"
-
-
-def _vscode_user_file(home: Path, env: Mapping[str, str], platform: str) -> Path:
-    if platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif platform.startswith("win"):
-        base = _appdata(home, env)
-    else:
-        base = _xdg_config_home(home, env)
-    return base / "Code" / "User" / "mcp.json"
-
-
-def _zed_user_file(home: Path, env: Mapping[str, str], platform: str) -> Path:
-    # Zed: %APPDATA%\Zed on Windows, $XDG_CONFIG_HOME/zed on Linux, ~/.config/zed on macOS.
-    if platform.startswith("win"):
-        return _appdata(home, env) / "Zed" / "settings.json"
-    if platform == "darwin":
-        return home / ".config" / "zed" / "settings.json"
-    return _xdg_config_home(home, env) / "zed" / "settings.json"
-
-
-def _home_file(*parts: str) -> Callable[[Path, Mapping[str, str], str], Path]:
-    def resolve(home: Path, env: Mapping[str, str], platform: str) -> Path:
-        return home.joinpath(*parts)
-
-    return resolve
-
-
-def _project_file(*parts: str) -> Callable[[Path], Path]:
-    def resolve(project: Path) -> Path:
-        return project.joinpath(*parts)
-
-    return resolve
-
-
-_TOOLS: tuple[HostTool, ...] = (
-    HostTool(
-        name="claude-code",
-        aliases=("claude",),
-        file_format="json",
-        servers_key="mcpServers",
-        entry_extras=(("type", "stdio"),),
-        user_file=_claude_user_file,
-        project_file=_project_file(".mcp.json"),
-        dedicated_user_file=False,
-        dedicated_project_file=True,
-    ),
-    HostTool(
-        name="cursor",
-        aliases=(),
-        file_format="json",
-        servers_key="mcpServers",
-        entry_extras=(),
-        user_file=_home_file(".cursor", "mcp.json"),
-        project_file=_project_file(".cursor", "mcp.json"),
-        dedicated_user_file=True,
-        dedicated_project_file=True,
-    ),
-    HostTool(
-        name="gemini",
-        aliases=(),
-        file_format="json",
-        servers_key="mcpServers",
-        entry_extras=(),
-        user_file=_home_file(".gemini", "settings.json"),
-        project_file=_project_file(".gemini", "settings.json"),
-        dedicated_user_file=False,
-        dedicated_project_file=False,
-    ),
-    HostTool(
-        name="codex",
-        aliases=(),
-        file_format="toml",
-        servers_key="mcp_servers",
-        entry_extras=(),
-        user_file=_codex_user_file,
-        project_file=_project_file(".codex", "config.toml"),
-        dedicated_user_file=False,
-        dedicated_project_file=False,
-    ),
-    HostTool(
-        name="vscode",
-        aliases=("copilot",),
-        file_format="json",
-        servers_key="servers",
-        entry_extras=(("type", "stdio"),),
-        user_file=_vscode_user_file,
-        project_file=_project_file(".vscode", "mcp.json"),
-        dedicated_user_file=True,
-        dedicated_project_file=True,
-    ),
-    HostTool(
-        name="windsurf",
-        aliases=(),
-        file_format="json",
-        servers_key="mcpServers",
-        entry_extras=(),
-        user_file=_home_file(".codeium", "windsurf", "mcp_config.json"),
-        project_file=None,
-        dedicated_user_file=True,
-        dedicated_project_file=True,
-    ),
-    HostTool(
-        name="zed",
-        aliases=(),
-        file_format="json",
-        servers_key="context_servers",
-        # Zed's own settings migrator inserts "source": "custom" into command entries
-        # that lack it; writing it ourselves keeps our entry stable across Zed starts.
-        entry_extras=(("source", "custom"),),
-        user_file=_zed_user_file,
-        project_file=_project_file(".zed", "settings.json"),
-        dedicated_user_file=False,
-        dedicated_project_file=False,
-    ),
-)
-
-
-def known_tools() -> tuple[HostTool, ...]:
-    return _TOOLS
+def known_tools() -> tuple[McpHost, ...]:
+    """The hosts install-mcp edits, from the adapters' data."""
+    return mcp_hosts(installable=True)
 
 
 def describe_known_tools() -> str:
     parts = []
-    for tool in _TOOLS:
+    for tool in known_tools():
         alias = f" (alias {', '.join(tool.aliases)})" if tool.aliases else ""
         parts.append(tool.name + alias)
     return ", ".join(parts)
 
 
-def get_tool(name: str) -> HostTool:
+def get_tool(name: str) -> McpHost:
     """The tool named ``name`` or one of its aliases (case-insensitive)."""
     wanted = name.strip().lower()
-    for tool in _TOOLS:
+    for tool in known_tools():
         if wanted == tool.name or wanted in tool.aliases:
             return tool
     raise UnknownToolError(name)
@@ -377,40 +225,41 @@ def get_tool(name: str) -> HostTool:
 class ConfigTarget:
     """The file a tool reads for one scope, and whether it is a dedicated MCP file."""
 
-    tool: HostTool
+    tool: McpHost
     scope: Scope
     path: Path
     dedicated: bool
 
 
 def resolve_target(
-    tool: str | HostTool,
+    tool: str | McpHost,
     *,
     home: Path,
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
     platform: str | None = None,
 ) -> ConfigTarget:
-    host = tool if isinstance(tool, HostTool) else get_tool(tool)
+    host = tool if isinstance(tool, McpHost) else get_tool(tool)
     env = env if env is not None else {}
     platform = platform or sys.platform
     if project is None:
         return ConfigTarget(
-            host, "user", host.user_file(Path(home), env, platform), host.dedicated_user_file
+            host, "user", host.user_file(Path(home), env, platform), host.dedicated_user
         )
-    if host.project_file is None:
+    project = Path(project)
+    path = host.project_file(project)
+    if path is None:
         raise UnsupportedScopeError(
             f"{host.name} has no project-level MCP config file; "
             "install it for the user instead (without --project)"
         )
-    project = Path(project)
     if not project.is_dir():
         raise InvalidProjectError(f"project directory {project} does not exist")
-    return ConfigTarget(host, "project", host.project_file(project), host.dedicated_project_file)
+    return ConfigTarget(host, "project", path, host.dedicated_project)
 
 
 def resolve_config_path(
-    tool: str | HostTool,
+    tool: str | McpHost,
     *,
     home: Path,
     project: Path | None = None,
@@ -453,7 +302,7 @@ def backup_path_for(path: Path) -> Path:
 
 
 def plan_install(
-    tool: str | HostTool,
+    tool: str | McpHost,
     *,
     home: Path,
     project: Path | None = None,
@@ -467,7 +316,7 @@ def plan_install(
 
 
 def plan_uninstall(
-    tool: str | HostTool,
+    tool: str | McpHost,
     *,
     home: Path,
     project: Path | None = None,
@@ -591,14 +440,14 @@ def _merged_entry(current: Any, desired: dict[str, Any], managed: Sequence[str])
     return merged
 
 
-def manual_snippet(tool: str | HostTool, server: ServerSpec | None = None) -> str:
+def manual_snippet(tool: str | McpHost, server: ServerSpec | None = None) -> str:
     """What to add by hand when we refuse to edit a file."""
-    host = tool if isinstance(tool, HostTool) else get_tool(tool)
+    host = tool if isinstance(tool, McpHost) else get_tool(tool)
     server = server or ServerSpec()
-    entry = host.entry_for(server)
+    entry = entry_for(host, server)
     if host.file_format == "toml":
         return _render_toml_table(server.name, entry, "\n")
-    return json.dumps({host.servers_key: {server.name: entry}}, indent=2, ensure_ascii=False)
+    return json.dumps({host.container: {server.name: entry}}, indent=2, ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------- JSON / JSONC
@@ -949,7 +798,7 @@ def _remove_member_edits(text: str, obj: _Node, member: _Member) -> list[_Edit]:
 
 
 def _fresh_json(target: ConfigTarget, name: str, entry: dict[str, Any]) -> str:
-    doc = {target.tool.servers_key: {name: entry}}
+    doc = {target.tool.container: {name: entry}}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -957,8 +806,8 @@ def _edit_json(
     text: str | None, target: ConfigTarget, server: ServerSpec, install: bool
 ) -> str | None:
     tool, path, name = target.tool, target.path, server.name
-    key = tool.servers_key
-    desired = tool.entry_for(server)
+    key = tool.container
+    desired = entry_for(tool, server)
     if text is None or _is_blank(text.lstrip("\ufeff")):
         # A missing or empty file holds no servers: create it on install, leave it otherwise.
         if not install:
@@ -978,7 +827,7 @@ def _edit_json(
 
     if install:
         servers = container.value.value if container else {}
-        merged = _merged_entry(servers.get(name), desired, tool.managed_keys)
+        merged = _merged_entry(servers.get(name), desired, managed_keys(tool))
         if name in servers and servers[name] == merged:
             return text
         if container is None:
@@ -1340,7 +1189,7 @@ def _edit_toml(
     text: str | None, target: ConfigTarget, server: ServerSpec, install: bool
 ) -> str | None:
     tool, path, name = target.tool, target.path, server.name
-    desired = tool.entry_for(server)
+    desired = entry_for(tool, server)
     if text is None:
         return _render_toml_table(name, desired, "\n") if install else None
     bom, body = _split_bom(text)
@@ -1349,7 +1198,7 @@ def _edit_toml(
     if servers is not None and not isinstance(servers, dict):
         raise ConfigParseError(path, "'mcp_servers' is not a table")
     servers = servers or {}
-    merged = _merged_entry(servers.get(name), desired, tool.managed_keys)
+    merged = _merged_entry(servers.get(name), desired, managed_keys(tool))
     if install and name in servers and servers[name] == merged:
         return text
     if not install and name not in servers:
