@@ -15,7 +15,7 @@ Design
 * Planning is separate from writing. ``plan_install`` / ``plan_uninstall``
   read the file and return a frozen :class:`ConfigChange` (path, old text, new
   text, unified diff); ``apply_change`` is the one function that writes. A dry
-  run is a plan that is printed instead of applied. Paths are resolved from an
+  run is a plan that is shown instead of applied. Paths are resolved from an
   explicit ``home`` and ``env`` mapping (never ``Path.home()`` or
   ``os.environ`` implicitly), so tests and previews run on scratch directories.
 * Edits are textual, never a reserialisation: ``memoir_tui.core.config_splice``
@@ -67,7 +67,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, TextIO
+from typing import Any, Literal
 
 from memoir_tui.core import config_splice
 from memoir_tui.core.adapters import McpHost, mcp_hosts
@@ -453,82 +453,3 @@ def _edit(text: str | None, target: ConfigTarget, server: ServerSpec, install: b
         raise ConfigParseError(target.path, exc.reason) from None
     except ConfigTextError as exc:
         raise ConfigRefusedError(target.path, exc.reason) from None
-
-
-# --------------------------------------------------------------------------- CLI face
-
-
-def run_install_cli(
-    tool: str,
-    project: Path | None,
-    dry_run: bool,
-    uninstall: bool,
-    *,
-    home: Path,
-    env: Mapping[str, str],
-    out: TextIO,
-    server: ServerSpec | None = None,
-    platform: str | None = None,
-) -> int:
-    """``memoir-tui install-mcp`` / ``uninstall-mcp``: plan, then print the diff or apply.
-
-    Exit codes: 0 done (or nothing to do), 1 refused (unparseable file, unsafe
-    edit, write failure; the file is untouched), 2 usage (unknown tool, a scope
-    the tool lacks, a missing project directory).
-    """
-    server = server or ServerSpec()
-    try:
-        host = get_tool(tool)
-    except UnknownToolError as exc:
-        print(f"memoir-tui: {exc}", file=out)
-        return 2
-    planner = plan_uninstall if uninstall else plan_install
-    try:
-        change = planner(
-            host, home=home, project=project, server=server, env=env, platform=platform
-        )
-    except (UnsupportedScopeError, InvalidProjectError) as exc:
-        print(f"memoir-tui: {exc}", file=out)
-        return 2
-    except ConfigRefusedError as exc:
-        print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
-        print("The file was left untouched.", file=out)
-        if not uninstall:
-            print(f"To register the server by hand, merge this into {exc.path}:", file=out)
-            print(manual_snippet(host, server), file=out)
-        return 1
-
-    where = f"{host.name} ({change.scope})"
-    if not change.changed:
-        if uninstall:
-            print(
-                f"MCP server {server.name!r} is not registered for {where} in {change.path}; "
-                "nothing to do",
-                file=out,
-            )
-        else:
-            print(
-                f"MCP server {server.name!r} is already registered for {where} "
-                f"in {change.path}; nothing to do",
-                file=out,
-            )
-        return 0
-    if dry_run:
-        out.write(change.diff)
-        print(f"(dry run: {change.path} was not written)", file=out)
-        return 0
-    try:
-        backup = apply_change(change)
-    except ConfigRefusedError as exc:
-        print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
-        return 1
-    except OSError as exc:
-        print(f"memoir-tui: could not write {change.path}: {exc}", file=out)
-        return 1
-    verb = "Removed" if uninstall else "Registered"
-    preposition = "from" if uninstall else "in"
-    kept = f"; original saved as {backup}" if backup else ""
-    print(
-        f"{verb} MCP server {server.name!r} for {where} {preposition} {change.path}{kept}", file=out
-    )
-    return 0
