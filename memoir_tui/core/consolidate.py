@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from memoir_tui.core import frontmatter
-from memoir_tui.core.adapters import tool_dir
+from memoir_tui.core.adapters import project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
@@ -160,17 +160,7 @@ def claude_memory_dirs(home: Path, env: Mapping[str, str] | None = None) -> list
     The Claude dir is ``$CLAUDE_CONFIG_DIR`` when ``env`` (default: the
     process environment) sets it, else ``<home>/.claude``.
     """
-    projects = tool_dir("claude-code", Path(home), env) / "projects"
-    try:
-        names = sorted(os.listdir(projects))
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        d = projects / name / "memory"
-        if d.is_dir() and not d.is_symlink():
-            out.append(d)
-    return out
+    return project_memory_dirs("claude-code", Path(home), env)
 
 
 def memory_dirs(

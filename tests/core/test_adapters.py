@@ -21,6 +21,7 @@ from memoir_tui.core.adapters import (
     tool_dir,
     transcripts_dir,
 )
+from memoir_tui.core.inject import find_targets
 from memoir_tui.core.mcp_install import UnknownToolError, get_tool, known_tools
 
 
@@ -122,3 +123,23 @@ def test_instruction_files_match_the_notes() -> None:
     assert (windsurf.paths, windsurf.limit) == (("memories/global_rules.md",), 6000)
     assert not targets["claude-project", "project"].create  # never switch AGENTS.md off
     assert {f.tool for f in INSTRUCTION_FILES} <= {a.name for a in ADAPTERS}
+
+
+def test_inject_finds_its_files_through_the_registry(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codeium/windsurf").mkdir(parents=True)
+    linked, covered = tmp_path / "linked", tmp_path / "covered"
+    for repo in (linked, covered):
+        repo.mkdir()
+        (repo / "CLAUDE.md").write_text("rules\n")
+    (linked / "AGENTS.md").symlink_to("CLAUDE.md")  # one file, two names: the first wins
+    (covered / "AGENTS.md").write_text("shared\n")
+    (covered / "AGENTS.override.md").write_text("codex\n")  # Codex reads this instead
+
+    found = [(t.name, t.path, t.limit) for t in find_targets(home, [linked, covered], env={})]
+    assert found == [
+        ("windsurf", home / ".codeium/windsurf/memories/global_rules.md", 6000),
+        ("claude-project", linked / "CLAUDE.md", None),
+        ("claude-project", covered / "CLAUDE.md", None),
+        ("agents-md", covered / "AGENTS.override.md", 32768),
+    ]
