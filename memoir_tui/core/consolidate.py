@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from memoir_tui.core import frontmatter
-from memoir_tui.core.adapters import project_memory_dirs
+from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from memoir_tui.core.store import Store
 
 DISMISSED_FILE = "consolidate-dismissed.json"
-INDEX_NAME = "MEMORY.md"
+INDEX_NAME = CLAUDE_MEMORY_INDEX
 DAY_MS = 86_400_000
 
 # Kinds, in report order, with the group (checklist) each belongs to.
@@ -672,7 +672,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_oversize",
-                f"MEMORY.md over Claude Code's load limit: {refs(state.path)}",
+                f"{INDEX_NAME} over Claude Code's load limit: {refs(state.path)}",
                 f"{' and '.join(over)}; everything after line {cut_line} is silently dropped "
                 "at session start. Shorten the index lines or merge entries.",
                 "\n".join(evidence),
@@ -686,7 +686,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_dead_lines",
-                f"MEMORY.md lines point at missing files: {refs(state.path)}",
+                f"{INDEX_NAME} lines point at missing files: {refs(state.path)}",
                 f"{len(state.dead)} index line(s) link to files that do not exist. "
                 "Fixing removes those lines.",
                 "\n".join(
@@ -702,7 +702,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_missing_files",
-                f"Memory files missing from MEMORY.md: {refs(state.path)}",
+                f"Memory files missing from {INDEX_NAME}: {refs(state.path)}",
                 f"{len(state.missing)} file(s) in the folder are not in the index, so Claude "
                 "Code never sees them. Fixing appends a line for each.",
                 "\n".join(str(p) for p in state.missing),
