@@ -194,11 +194,12 @@ class InstructionFile:
     ``paths`` are relative to the tool's directory (``scope="global"``) or to a
     project directory: the first that is a file is the one; when none is and
     ``create`` is set, the last is created, provided ``requires`` (relative, ""
-    for the base itself) is a directory. A file is skipped when ``defers_to``
-    is a file beside it that it imports (``@name``: the tool reads the block
-    there), or when every group of ``covered_by`` has a file (each of its readers
-    has its own). ``limit`` is the whole file's size limit in ``unit``;
-    ``own_file`` marks a file that exists only for the block.
+    for the base itself) is a directory. ``locate`` skips the file when every
+    group of ``covered_by`` has a file (each of its readers has its own); inject
+    also skips it when ``defers_to`` is a file beside it that it imports
+    (``@name``: the tool reads the block there), which takes reading it.
+    ``limit`` is the whole file's size limit in ``unit``; ``own_file`` marks a
+    file that exists only for the block.
     """
 
     target: str  # inject's name for it ([inject] targets)
