@@ -74,16 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_status)
 
-    for name, uninstall in (("install-mcp", False), ("uninstall-mcp", True)):
-        verb = "remove the server from" if uninstall else "register the server in"
-        p = sub.add_parser(name, help=f"{verb} a host tool's MCP configuration")
-        p.add_argument(
-            "tool", help="claude-code, cursor, gemini, codex, vscode/copilot, windsurf, zed"
-        )
-        p.add_argument("--project", type=Path, help="use the project-scope file in this directory")
-        p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
-        p.set_defaults(run=cmd_install_mcp, uninstall=uninstall)
-
     _register_command_modules(sub)
     return parser
 
@@ -225,32 +215,3 @@ def cmd_status(ns: argparse.Namespace) -> int:
     ws = store.working_set(all_projects=ns.all_projects, at_ms=at_ms)
     sys.stdout.write(render_working_set(ws, store_path=store.root))
     return 0
-
-
-def cmd_install_mcp(ns: argparse.Namespace) -> int:
-    import os
-    import shutil
-
-    from memoir_tui.core.mcp_install import ServerSpec, run_install_cli
-
-    # The host tool starts the server with its own PATH, so name the
-    # executable absolutely: the console script if installed, else this Python.
-    store_root = ns.store or (
-        Path(os.environ["MEMOIR_HOME"]) if os.environ.get("MEMOIR_HOME") else None
-    )
-    env = {"MEMOIR_HOME": str(store_root.expanduser().resolve())} if store_root else {}
-    script = shutil.which("memoir-tui")
-    if script:
-        server = ServerSpec(command=str(Path(script).resolve()), env=env)
-    else:
-        server = ServerSpec.python_module(sys.executable, env=env)
-    return run_install_cli(
-        ns.tool,
-        ns.project,
-        ns.dry_run,
-        ns.uninstall,
-        home=Path.home(),
-        env=os.environ,
-        out=sys.stdout,
-        server=server,
-    )

@@ -10,6 +10,10 @@ from memoir_tui.commands import open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    # The adapters' data only: the capture machinery loads when the command runs.
+    from memoir_tui.core.adapters import describe_dir, get_adapter
+
+    transcripts = describe_dir("claude-code", get_adapter("claude-code").transcripts or "")
     p = subparsers.add_parser(
         "capture",
         help="find candidate decisions in Claude Code transcripts and queue them for review",
@@ -29,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--projects-dir",
         type=Path,
         metavar="DIR",
-        help="transcript folder (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)",
+        help=f"transcript folder (default: {transcripts})",
     )
     p.add_argument("--max-files", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-bytes", type=int, default=None, help=argparse.SUPPRESS)

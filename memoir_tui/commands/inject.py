@@ -10,12 +10,15 @@ from memoir_tui.commands import open_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    # The adapters' data only: inject itself loads when the command runs.
+    from memoir_tui.core.adapters import instruction_files_shown
+
     p = sub.add_parser(
         "inject",
         help="write the pinned working-set block into each assistant's instruction file",
-        description="Writes the working set between the memoir markers in Claude Code, "
-        "Codex, Gemini, Windsurf and Cursor files (and, with --project, a repository's "
-        "CLAUDE.md / AGENTS.md / GEMINI.md / .cursor/rules). Nothing outside the markers "
+        description="Writes the working set between the memoir markers in "
+        f"{', '.join(instruction_files_shown('global'))} (and, with --project, a repository's "
+        f"{' / '.join(instruction_files_shown('project'))}). Nothing outside the markers "
         "changes. Set [inject] enabled = true in memoir-tui.toml to do this after every change.",
     )
     p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
@@ -35,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_inject(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.adapters import get_adapter
     from memoir_tui.core.inject import apply_inject, plan_inject
 
     store = open_store(ns)
@@ -47,7 +51,8 @@ def cmd_inject(ns: argparse.Namespace) -> int:
         remove=ns.remove,
     )
     if not changes:
-        print("No targets found (no assistant folders such as ~/.claude under this home).")
+        claude = get_adapter("claude-code").roots[0].shown()
+        print(f"No targets found (no assistant folders such as {claude} under this home).")
         return 0
     if not ns.dry_run:
         changes = apply_inject(store, changes)

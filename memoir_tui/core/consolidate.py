@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from memoir_tui.core import frontmatter
-from memoir_tui.core.adapters import tool_dir
+from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from memoir_tui.core.transaction import Transaction
 
 DISMISSED_FILE = "consolidate-dismissed.json"
-INDEX_NAME = "MEMORY.md"
+INDEX_NAME = CLAUDE_MEMORY_INDEX
 DAY_MS = 86_400_000
 
 # Kinds, in report order, with the group (checklist) each belongs to.
@@ -163,17 +163,7 @@ def claude_memory_dirs(home: Path, env: Mapping[str, str] | None = None) -> list
     The Claude dir is ``$CLAUDE_CONFIG_DIR`` when ``env`` (default: the
     process environment) sets it, else ``<home>/.claude``.
     """
-    projects = tool_dir("claude-code", Path(home), env) / "projects"
-    try:
-        names = sorted(os.listdir(projects))
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        d = projects / name / "memory"
-        if d.is_dir() and not d.is_symlink():
-            out.append(d)
-    return out
+    return project_memory_dirs("claude-code", Path(home), env)
 
 
 def memory_dirs(
@@ -685,7 +675,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_oversize",
-                f"MEMORY.md over Claude Code's load limit: {refs(state.path)}",
+                f"{INDEX_NAME} over Claude Code's load limit: {refs(state.path)}",
                 f"{' and '.join(over)}; everything after line {cut_line} is silently dropped "
                 "at session start. Shorten the index lines or merge entries.",
                 "\n".join(evidence),
@@ -699,7 +689,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_dead_lines",
-                f"MEMORY.md lines point at missing files: {refs(state.path)}",
+                f"{INDEX_NAME} lines point at missing files: {refs(state.path)}",
                 f"{len(state.dead)} index line(s) link to files that do not exist. "
                 "Fixing removes those lines.",
                 "\n".join(
@@ -715,7 +705,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
         out.append(
             _make(
                 "index_missing_files",
-                f"Memory files missing from MEMORY.md: {refs(state.path)}",
+                f"Memory files missing from {INDEX_NAME}: {refs(state.path)}",
                 f"{len(state.missing)} file(s) in the folder are not in the index, so Claude "
                 "Code never sees them. Fixing appends a line for each.",
                 "\n".join(str(p) for p in state.missing),

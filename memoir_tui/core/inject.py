@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.adapters import tool_dir
+from memoir_tui.core.adapters import INSTRUCTION_FILES, InstructionFile, tool_dir
 from memoir_tui.core.config import INJECT_TARGETS, InjectConfig
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import iso_now, parse_date_ms, text_hash
@@ -64,7 +64,6 @@ _BEGIN_RE = re.compile(r"<!--\s*memoir:session-block[^>]*-->")
 _END_RE = re.compile(r"<!--\s*/memoir:session-block\s*-->")
 
 HEADING = "## Working set (memoir)"
-CURSOR_FILE = "memoir-session.mdc"  # the JavaScript tool's name, so both share one file
 CURSOR_HEADER = (
     "---\n"
     "description: memoir working set (goals, next actions, open questions, decisions)\n"
@@ -72,8 +71,6 @@ CURSOR_HEADER = (
     "alwaysApply: true\n"
     "---\n"
 )
-WINDSURF_GLOBAL_LIMIT = 6_000  # characters, the whole global_rules.md
-CODEX_LIMIT = 32 * 1024  # bytes: Codex's project_doc_max_bytes default
 MAX_TARGET_BYTES = 4 * 1024 * 1024  # Claude Code skips files above 4 MiB
 
 SECTION_CAPS = {"goals": 5, "next_actions": 8, "open_questions": 5, "decisions": 5}
@@ -102,17 +99,13 @@ class InjectTarget:
     create: bool = False  # may be created when missing
 
 
-def _first_file(*paths: Path) -> Path | None:
-    return next((p for p in paths if p.is_file()), None)
-
-
-def _imports_agents(claude_md: Path) -> bool:
-    """A CLAUDE.md that imports ``@AGENTS.md`` gets the block through that file."""
+def _imports(path: Path, name: str) -> bool:
+    """A file that imports ``@name`` (e.g. a CLAUDE.md importing AGENTS.md) reads it."""
     try:
-        text = claude_md.read_bytes().decode("utf-8", "replace")
+        text = path.read_bytes().decode("utf-8", "replace")
     except OSError:
         return False
-    return bool(re.search(r"(?m)^\s*@(?:\./)?AGENTS\.md\s*$", text))
+    return bool(re.search(rf"(?m)^\s*@(?:\./)?{re.escape(name)}\s*$", text))
 
 
 def find_targets(
@@ -120,65 +113,49 @@ def find_targets(
 ) -> list[InjectTarget]:
     """The files the block goes into, for the tools that are present.
 
-    Claude Code's and Codex's folders follow ``$CLAUDE_CONFIG_DIR`` and
-    ``$CODEX_HOME`` in ``env`` (default: the process environment), as the
-    tools themselves do. Global files are created only when the tool's own
-    folder exists. In a project nothing is ever created except Cursor's own
-    rule file (when the project has ``.cursor/``); in particular no CLAUDE.md
-    is created, because one would switch Claude Code's AGENTS.md fallback off.
+    Which files, and when each may be created, is the adapters' data
+    (``INSTRUCTION_FILES``). Tool folders follow their environment overrides
+    (``$CLAUDE_CONFIG_DIR``, ``$CODEX_HOME``) in ``env`` (default: the process
+    environment), as the tools themselves do. Global files are created only
+    when the tool's own folder exists. In a project nothing is ever created
+    except Cursor's own rule file (when the project has Cursor's folder); in
+    particular no CLAUDE.md is created, because one would switch Claude Code's
+    AGENTS.md fallback off.
     """
     home = Path(home)
     out: list[InjectTarget] = []
-    claude = tool_dir("claude-code", home, env)
-    if claude.is_dir():
-        out.append(InjectTarget("claude", claude / "CLAUDE.md", create=True))
-    codex = tool_dir("codex", home, env)
-    if codex.is_dir():
-        override = codex / "AGENTS.override.md"  # when present it replaces AGENTS.md
-        path = override if override.is_file() else codex / "AGENTS.md"
-        out.append(InjectTarget("codex", path, limit=CODEX_LIMIT, unit="bytes", create=True))
-    if (home / ".gemini").is_dir():
-        out.append(InjectTarget("gemini", home / ".gemini" / "GEMINI.md", create=True))
-    windsurf = home / ".codeium" / "windsurf"
-    if windsurf.is_dir():
+
+    def add(found: InstructionFile, path: Path, scope: Path | None) -> None:
         out.append(
             InjectTarget(
-                "windsurf",
-                windsurf / "memories" / "global_rules.md",
-                limit=WINDSURF_GLOBAL_LIMIT,
-                create=True,
+                found.target,
+                path,
+                scope=scope,
+                limit=found.limit,
+                unit=found.unit,
+                own_file=found.own_file,
+                create=found.create,
             )
         )
-    cursor_global = home / ".cursor" / "rules" / CURSOR_FILE
-    if cursor_global.is_file():  # Cursor documents no global rules file; keep one up to date
-        out.append(InjectTarget("cursor", cursor_global, own_file=True))
+
+    for f in INSTRUCTION_FILES:
+        if f.scope == "global":
+            path = f.locate(tool_dir(f.tool, home, env))
+            if path is not None:
+                add(f, path, None)
     for project in projects:
         p = Path(project)
         if not p.is_dir():
             continue
-        claude_md = _first_file(p / "CLAUDE.md", p / ".claude" / "CLAUDE.md")
-        agents = p / "AGENTS.md"
-        override = p / "AGENTS.override.md"
-        if claude_md is not None and not (agents.is_file() and _imports_agents(claude_md)):
-            out.append(InjectTarget("claude-project", claude_md, scope=p))
-        if override.is_file():
-            out.append(
-                InjectTarget("agents-md", override, scope=p, limit=CODEX_LIMIT, unit="bytes")
-            )
-        if agents.is_file() and (not override.is_file() or claude_md is None):
-            out.append(InjectTarget("agents-md", agents, scope=p, limit=CODEX_LIMIT, unit="bytes"))
-        if (p / "GEMINI.md").is_file():
-            out.append(InjectTarget("gemini-project", p / "GEMINI.md", scope=p))
-        if (p / ".cursor").is_dir():
-            out.append(
-                InjectTarget(
-                    "cursor",
-                    p / ".cursor" / "rules" / CURSOR_FILE,
-                    scope=p,
-                    own_file=True,
-                    create=True,
-                )
-            )
+        for f in INSTRUCTION_FILES:
+            if f.scope != "project":
+                continue
+            path = f.locate(p)
+            if path is None:
+                continue
+            if f.defers_to and (p / f.defers_to).is_file() and _imports(path, f.defers_to):
+                continue
+            add(f, path, p)
     seen: set[str] = set()
     unique = []
     for t in out:

@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
 from textual.worker import get_current_worker
 
+from memoir_tui.core.adapters import instruction_files_shown
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.inject import InjectChange, apply_inject, plan_inject
 from memoir_tui.core.model import WorkingSet
@@ -55,9 +56,10 @@ INJECT_WARNING = (
     "as it is. A file that changed since this plan is refused, not overwritten."
 )
 
+_GLOBAL_FILES = instruction_files_shown("global")
 NO_TARGETS = (
-    "No assistant found under this home: the block goes into ~/.claude/CLAUDE.md, "
-    "~/.codex/AGENTS.md, ~/.gemini/GEMINI.md, Windsurf's global rules and Cursor's rules "
+    "No assistant found under this home: the block goes into "
+    f"{', '.join(_GLOBAL_FILES[:-1])} and {_GLOBAL_FILES[-1]} "
     "when their folders exist ([inject] projects adds repositories)."
 )
 

@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 from textual.worker import get_current_worker
 
+from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.fields import home_relative, theme_colours
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 SESSION = "session"
 VALIDATED_TOOLS = ("memoir", "claude-code")
-INDEX_FILES = ("MEMORY.md",)
+INDEX_FILES = (CLAUDE_MEMORY_INDEX,)
 
 
 def project_label(project: str) -> str:

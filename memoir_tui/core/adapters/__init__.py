@@ -1,9 +1,13 @@
-"""Host tools as data: where each keeps its memory, rules and MCP config.
+"""Host tools as data: where each keeps its memory, rules, instructions and MCP config.
 
-Each ``Adapter`` is a frozen value read by one generic walker
-(``memoir_tui.core.adapters.walk``); adding a tool means adding a value here,
-not code. Paths follow ../shared/HOST_TOOLS.md: every location is probed, a
-missing directory is simply absent.
+This module is the only place that spells a host tool's folders and file names
+(a guard test holds every other module to that). Each ``Adapter`` is a frozen
+value read by one generic walker (``memoir_tui.core.adapters.walk``); inject
+reads ``INSTRUCTION_FILES``, capture and consolidate read Claude Code's
+folders through ``transcripts_dir`` and ``project_memory_dirs``, and
+``mcp_install`` reads each adapter's ``mcp`` hosts. Adding a tool means adding
+a value here, not code. Paths follow ../shared/HOST_TOOLS.md: every location is
+probed, a missing directory is simply absent.
 
 A location's ``pattern`` is relative to the tool's root (global) or to a
 project directory (project), ``/``-separated, with ``*`` (one path segment,
@@ -73,12 +77,22 @@ def is_markdown(name: str) -> bool:
     return name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
+def expand_home(value: str, home: Path) -> Path:
+    """A directory named in the environment, ``~`` meaning ``home`` (never the real one)."""
+    if value == "~":
+        return home
+    if value.startswith("~/"):
+        return home / value[2:]
+    return Path(os.path.expanduser(value))
+
+
 @dataclass(frozen=True, slots=True)
 class Root:
-    """A tool's global directory: ``$env`` if set, else ``default`` under ``base``.
+    """A tool's directory: ``$env`` if set, else ``default`` under ``base``.
 
     ``base`` is ``home`` (``$HOME``), ``config`` (``$XDG_CONFIG_HOME``, else
-    ``~/.config``) or ``store`` (the memoir store directory).
+    ``~/.config``), ``appdata`` (Windows' ``%APPDATA%``, else
+    ``~/AppData/Roaming``) or ``store`` (the memoir store directory).
     """
 
     default: str
@@ -87,14 +101,29 @@ class Root:
 
     def resolve(self, home: Path, env: Mapping[str, str], store_root: Path | None) -> Path | None:
         if self.env and env.get(self.env):
-            return Path(os.path.expanduser(env[self.env]))
+            return expand_home(env[self.env], home)
         if self.base == "store":
             return store_root / self.default if store_root is not None else None
         if self.base == "config":
             xdg = env.get("XDG_CONFIG_HOME")
-            config = Path(xdg) if xdg and os.path.isabs(xdg) else home / ".config"
-            return config / self.default if self.default else config
-        return home / self.default if self.default else home
+            # The XDG spec says a relative value is invalid and must be ignored.
+            base = Path(xdg) if xdg and os.path.isabs(xdg) else home / ".config"
+        elif self.base == "appdata":
+            appdata = env.get("APPDATA")
+            base = expand_home(appdata, home) if appdata else home / "AppData" / "Roaming"
+        else:
+            base = home
+        return base / self.default if self.default else base
+
+    def shown(self, sub: str = "") -> str:
+        """How a face names this directory (or ``sub`` in it): its default, ``~`` the home."""
+        text = {"home": "~", "config": "~/.config", "appdata": "%APPDATA%", "store": "<store>"}[
+            self.base
+        ]
+        for part in (self.default, sub):
+            if part:
+                text += "/" + part
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +139,96 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class UserFile:
+    """A user-level config file: ``file`` under ``root``, on platforms starting ``platform``.
+
+    ``platform`` is a ``sys.platform`` prefix (``darwin``, ``win``); ``""`` is any.
+    """
+
+    root: Root
+    file: str
+    platform: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class McpHost:
+    """Where one host registers MCP servers, per scope and platform, and the file's shape.
+
+    ``name`` is what ``install-mcp`` calls it (a host can be a face of an adapter:
+    VS Code is Copilot's editor). ``container`` is the key (JSON) or table (TOML)
+    holding one entry per server; ``entry_extras`` are fixed keys the host expects
+    beside ``command``/``args``/``env``. A file is ``dedicated`` when it exists
+    only to list MCP servers (an emptied container stays there as ``{}``); shared
+    settings files are not. ``installable`` is False for hosts described here but
+    not edited by ``install-mcp`` (a YAML list, a path that is a pattern, an entry
+    shape we have not verified).
+    """
+
+    name: str
+    user: tuple[UserFile, ...]  # the first whose platform matches
+    project: str | None = None  # relative to the project directory; None = no project file
+    aliases: tuple[str, ...] = ()
+    file_format: str = "json"  # "json" (comments and trailing commas tolerated) | "toml" | "yaml"
+    container: str = "mcpServers"
+    entry_extras: tuple[tuple[str, str], ...] = ()
+    dedicated_user: bool = True
+    dedicated_project: bool = True
+    installable: bool = True
+
+    def user_file(self, home: Path, env: Mapping[str, str], platform: str) -> Path:
+        for candidate in self.user:
+            if platform.startswith(candidate.platform):
+                root = candidate.root.resolve(home, env, None)
+                assert root is not None  # user files never live in the store
+                return root / candidate.file
+        raise LookupError(f"{self.name} has no user config file for {platform}")
+
+    def project_file(self, project: Path) -> Path | None:
+        return project / self.project if self.project is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionFile:
+    """An always-loaded file that inject writes the pinned block into.
+
+    ``paths`` are relative to the tool's directory (``scope="global"``) or to a
+    project directory: the first that is a file is the one; when none is and
+    ``create`` is set, the last is created, provided ``requires`` (relative, ""
+    for the base itself) is a directory. ``locate`` skips the file when every
+    group of ``covered_by`` has a file (each of its readers has its own); inject
+    also skips it when ``defers_to`` is a file beside it that it imports
+    (``@name``: the tool reads the block there), which takes reading it.
+    ``limit`` is the whole file's size limit in ``unit``; ``own_file`` marks a
+    file that exists only for the block.
+    """
+
+    target: str  # inject's name for it ([inject] targets)
+    tool: str  # the adapter whose directory ``paths`` are relative to (global scope)
+    scope: str  # "global" | "project"
+    paths: tuple[str, ...]
+    create: bool = False
+    requires: str = ""
+    limit: int | None = None
+    unit: str = "chars"  # "chars" | "bytes"
+    own_file: bool = False
+    defers_to: str | None = None
+    covered_by: tuple[tuple[str, ...], ...] = ()
+
+    def locate(self, base: Path) -> Path | None:
+        """The file under ``base`` the block goes into, or None when there is none to use."""
+        if self.covered_by and all(
+            any((base / name).is_file() for name in group) for group in self.covered_by
+        ):
+            return None
+        found = next((base / p for p in self.paths if (base / p).is_file()), None)
+        if found is not None:
+            return found
+        if self.create and (base / self.requires).is_dir():
+            return base / self.paths[-1]
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class Adapter:
     """One host tool (or the store itself), as data."""
 
@@ -119,7 +238,9 @@ class Adapter:
     global_files: tuple[Location, ...] = ()
     project_files: tuple[Location, ...] = ()
     suffixes: tuple[str, ...] = MARKDOWN_SUFFIXES  # file filter; exact names in patterns pass
-    mcp_config: tuple[str, ...] = ()  # "~/…" home-relative or "<project>/…"; descriptive
+    mcp: tuple[McpHost, ...] = ()
+    # where session transcripts live, relative to the first root (one directory per project)
+    transcripts: str | None = None
     # where a new memory file goes (``memoir_remember``): ``write_global`` relative to the
     # tool's first root; ``write_project`` relative to the project directory, or, when it
     # holds "<project>", to the tool's root with the Claude Code project directory there
@@ -147,6 +268,33 @@ class Adapter:
         return out
 
 
+# Names more than one value below spells.
+CLAUDE_DIR = ".claude"
+CLAUDE_MD = "CLAUDE.md"
+CLAUDE_PROJECTS = "projects"  # <claude dir>/projects/<project>/: transcripts and memory
+CLAUDE_MEMORY_INDEX = "MEMORY.md"  # the auto-memory index Claude Code loads (200 lines/25 KB)
+AGENTS_MD = "AGENTS.md"
+AGENTS_OVERRIDE_MD = "AGENTS.override.md"  # Codex: replaces AGENTS.md in its directory
+GEMINI_MD = "GEMINI.md"
+INJECT_CURSOR_FILE = "memoir-session.mdc"  # the JavaScript tool's name, so both share one file
+CODEX_DOC_LIMIT = 32 * 1024  # bytes: Codex's project_doc_max_bytes default
+WINDSURF_GLOBAL_LIMIT = 6_000  # characters, the whole global_rules.md
+_VSCODE_USER = (
+    ("darwin", Root("Library/Application Support/Code/User")),
+    ("win", Root("Code/User", base="appdata")),
+    ("", Root("Code/User", base="config")),
+)
+_CLINE_SETTINGS = "globalStorage/saoudrizwan.claude-dev/settings"
+
+
+def _in_vscode(sub: str, name: str) -> tuple[UserFile, ...]:
+    """A file in VS Code's user directory, per platform."""
+    return tuple(
+        UserFile(Root(f"{root.default}/{sub}" if sub else root.default, base=root.base), name, p)
+        for p, root in _VSCODE_USER
+    )
+
+
 ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="memoir",
@@ -158,20 +306,36 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="claude-code",
         label="Claude Code",
-        write_project="projects/<project>/memory",
-        roots=(Root(".claude", env="CLAUDE_CONFIG_DIR"),),
+        write_project=f"{CLAUDE_PROJECTS}/<project>/memory",
+        roots=(Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR"),),
+        transcripts=CLAUDE_PROJECTS,
         global_files=(
-            Location("CLAUDE.md", kind="instructions"),
+            Location(CLAUDE_MD, kind="instructions"),
             Location("rules/**/*.md", kind="rules"),
-            Location("projects/<project>/memory/*.md", kind="memory", always="MEMORY.md"),
+            Location(
+                f"{CLAUDE_PROJECTS}/<project>/memory/*.md",
+                kind="memory",
+                always=CLAUDE_MEMORY_INDEX,
+            ),
         ),
         project_files=(
-            Location("CLAUDE.md", kind="instructions"),
-            Location(".claude/CLAUDE.md", kind="instructions"),
+            Location(CLAUDE_MD, kind="instructions"),
+            Location(f"{CLAUDE_DIR}/{CLAUDE_MD}", kind="instructions"),
             Location("CLAUDE.local.md", kind="instructions"),
-            Location(".claude/rules/**/*.md", kind="rules"),
+            Location(f"{CLAUDE_DIR}/rules/**/*.md", kind="rules"),
         ),
-        mcp_config=("~/.claude.json", "<project>/.mcp.json"),
+        mcp=(
+            McpHost(
+                name="claude-code",
+                aliases=("claude",),
+                # user scope: ~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json (not inside
+                # ~/.claude); the file holds unrelated state too, so it is not dedicated
+                user=(UserFile(Root("", env="CLAUDE_CONFIG_DIR"), ".claude.json"),),
+                project=".mcp.json",
+                entry_extras=(("type", "stdio"),),
+                dedicated_user=False,
+            ),
+        ),
     ),
     Adapter(
         name="cursor",
@@ -184,7 +348,13 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".cursorrules", kind="rules"),
         ),
         suffixes=(".mdc",),
-        mcp_config=("~/.cursor/mcp.json", "<project>/.cursor/mcp.json"),
+        mcp=(
+            McpHost(
+                name="cursor",
+                user=(UserFile(Root(".cursor"), "mcp.json"),),
+                project=".cursor/mcp.json",
+            ),
+        ),
     ),
     Adapter(
         name="windsurf",
@@ -201,18 +371,31 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".devin/rules/**/*.md", kind="rules", always=None),
             Location(".windsurfrules", kind="rules"),
         ),
-        mcp_config=("~/.codeium/windsurf/mcp_config.json",),
+        # Windsurf documents no project-level MCP file.
+        mcp=(
+            McpHost(
+                name="windsurf", user=(UserFile(Root(".codeium/windsurf"), "mcp_config.json"),)
+            ),
+        ),
     ),
     Adapter(
         name="gemini",
         label="Gemini CLI",
         roots=(Root(".gemini"),),
-        global_files=(Location("GEMINI.md", kind="instructions"),),
+        global_files=(Location(GEMINI_MD, kind="instructions"),),
         project_files=(
-            Location("GEMINI.md", kind="instructions"),
-            Location(".gemini/GEMINI.md", kind="instructions"),
+            Location(GEMINI_MD, kind="instructions"),
+            Location(f".gemini/{GEMINI_MD}", kind="instructions"),
         ),
-        mcp_config=("~/.gemini/settings.json", "<project>/.gemini/settings.json"),
+        mcp=(
+            McpHost(
+                name="gemini",
+                user=(UserFile(Root(".gemini"), "settings.json"),),
+                project=".gemini/settings.json",
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
     ),
     Adapter(
         name="codex",
@@ -220,12 +403,23 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_global="memories",
         roots=(Root(".codex", env="CODEX_HOME"),),
         global_files=(
-            Location("AGENTS.override.md", kind="instructions"),
-            Location("AGENTS.md", kind="instructions"),
+            Location(AGENTS_OVERRIDE_MD, kind="instructions"),
+            Location(AGENTS_MD, kind="instructions"),
             Location("memories/*.md", kind="memory", always=None),
         ),
-        project_files=(Location("AGENTS.override.md", kind="instructions"),),
-        mcp_config=("~/.codex/config.toml", "<project>/.codex/config.toml"),
+        project_files=(Location(AGENTS_OVERRIDE_MD, kind="instructions"),),
+        mcp=(
+            McpHost(
+                name="codex",
+                user=(UserFile(Root(".codex", env="CODEX_HOME"), "config.toml"),),
+                # read only in trusted projects
+                project=".codex/config.toml",
+                file_format="toml",
+                container="mcp_servers",
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
     ),
     Adapter(
         name="copilot",
@@ -242,10 +436,24 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".github/copilot-instructions.md", kind="instructions"),
             Location(".github/instructions/**/*.instructions.md", kind="rules", always=None),
         ),
-        mcp_config=(
-            "<project>/.vscode/mcp.json",
-            "<project>/.mcp.json",
-            "~/.copilot/mcp-config.json",
+        mcp=(
+            # Copilot in VS Code: the profile's mcp.json and .vscode/mcp.json, under "servers".
+            McpHost(
+                name="vscode",
+                aliases=("copilot",),
+                user=_in_vscode("", "mcp.json"),
+                project=".vscode/mcp.json",
+                container="servers",
+                entry_extras=(("type", "stdio"),),
+            ),
+            # Copilot's portable format (Copilot CLI): "mcpServers". Not edited yet: the
+            # entry shape it wants (e.g. a "tools" list) is not in our notes.
+            McpHost(
+                name="copilot-cli",
+                user=(UserFile(Root(".copilot", env="COPILOT_HOME"), "mcp-config.json"),),
+                project=".mcp.json",
+                installable=False,
+            ),
         ),
     ),
     Adapter(
@@ -260,9 +468,12 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".cline/rules/**/*.md", kind="rules"),
             Location(".clinerules", kind="rules"),
         ),
-        mcp_config=(
-            "~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
-            "cline_mcp_settings.json",
+        mcp=(
+            McpHost(
+                name="cline",
+                user=_in_vscode(_CLINE_SETTINGS, "cline_mcp_settings.json"),
+                installable=False,
+            ),
         ),
     ),
     Adapter(
@@ -276,14 +487,41 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".continue/rules/*.md", kind="rules", always=None),
             Location(".continuerules", kind="rules"),
         ),
-        mcp_config=("~/.continue/config.yaml", "<project>/.continue/mcpServers/*.yaml"),
+        mcp=(
+            # a YAML list, and per-project block files
+            McpHost(
+                name="continue",
+                user=(UserFile(Root(".continue"), "config.yaml"),),
+                project=".continue/mcpServers/*.yaml",
+                file_format="yaml",
+                dedicated_user=False,
+                installable=False,
+            ),
+        ),
     ),
     Adapter(
         name="zed",
         label="Zed",
         roots=(Root("zed", base="config"),),
         project_files=(Location(".rules", kind="rules"),),
-        mcp_config=("~/.config/zed/settings.json", "<project>/.zed/settings.json"),
+        mcp=(
+            McpHost(
+                name="zed",
+                # %APPDATA%\Zed on Windows, ~/.config/zed on macOS, $XDG_CONFIG_HOME/zed on Linux
+                user=(
+                    UserFile(Root("Zed", base="appdata"), "settings.json", "win"),
+                    UserFile(Root(".config/zed"), "settings.json", "darwin"),
+                    UserFile(Root("zed", base="config"), "settings.json"),
+                ),
+                project=".zed/settings.json",
+                container="context_servers",
+                # Zed's own settings migrator inserts "source": "custom" into command entries
+                # that lack it; writing it ourselves keeps our entry stable across Zed starts.
+                entry_extras=(("source", "custom"),),
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
     ),
     Adapter(
         name="aider",
@@ -294,15 +532,79 @@ ADAPTERS: tuple[Adapter, ...] = (
         name="agents-md",
         label="AGENTS.md",
         roots=(Root(".agents"), Root("opencode", base="config")),
-        global_files=(Location("AGENTS.md", kind="instructions"),),
+        global_files=(Location(AGENTS_MD, kind="instructions"),),
         project_files=(
-            Location("AGENTS.md", kind="instructions"),
+            Location(AGENTS_MD, kind="instructions"),
             Location("AGENT.md", kind="instructions"),
         ),
     ),
 )
 
 BY_NAME: dict[str, Adapter] = {a.name: a for a in ADAPTERS}
+
+# The always-loaded files inject writes the pinned block into, in the order it visits
+# them: the global files (under each tool's directory), then each project's. Order
+# matters: when two paths name one file (AGENTS.md linked to CLAUDE.md), the first wins.
+INSTRUCTION_FILES: tuple[InstructionFile, ...] = (
+    InstructionFile("claude", "claude-code", "global", (CLAUDE_MD,), create=True),
+    InstructionFile(
+        "codex",
+        "codex",
+        "global",
+        (AGENTS_OVERRIDE_MD, AGENTS_MD),  # an override, when present, replaces AGENTS.md
+        create=True,
+        limit=CODEX_DOC_LIMIT,
+        unit="bytes",
+    ),
+    InstructionFile("gemini", "gemini", "global", (GEMINI_MD,), create=True),
+    InstructionFile(
+        "windsurf",
+        "windsurf",
+        "global",
+        ("memories/global_rules.md",),
+        create=True,
+        limit=WINDSURF_GLOBAL_LIMIT,
+    ),
+    # Cursor documents no global rules file: keep the JavaScript tool's one up to date.
+    InstructionFile("cursor", "cursor", "global", (f"rules/{INJECT_CURSOR_FILE}",), own_file=True),
+    # Never created in a project: a new CLAUDE.md would switch Claude Code's AGENTS.md
+    # fallback off.
+    InstructionFile(
+        "claude-project",
+        "claude-code",
+        "project",
+        (CLAUDE_MD, f"{CLAUDE_DIR}/{CLAUDE_MD}"),
+        defers_to=AGENTS_MD,
+    ),
+    InstructionFile(
+        "agents-md",
+        "codex",
+        "project",
+        (AGENTS_OVERRIDE_MD,),
+        limit=CODEX_DOC_LIMIT,
+        unit="bytes",
+    ),
+    # Read by Codex (unless overridden) and Claude Code (when there is no CLAUDE.md).
+    InstructionFile(
+        "agents-md",
+        "agents-md",
+        "project",
+        (AGENTS_MD,),
+        limit=CODEX_DOC_LIMIT,
+        unit="bytes",
+        covered_by=((AGENTS_OVERRIDE_MD,), (CLAUDE_MD, f"{CLAUDE_DIR}/{CLAUDE_MD}")),
+    ),
+    InstructionFile("gemini-project", "gemini", "project", (GEMINI_MD,)),
+    InstructionFile(
+        "cursor",
+        "cursor",
+        "project",
+        (f".cursor/rules/{INJECT_CURSOR_FILE}",),
+        create=True,
+        requires=".cursor",
+        own_file=True,
+    ),
+)
 
 
 def get_adapter(name: str) -> Adapter:
@@ -326,3 +628,67 @@ def tool_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Pat
     root = get_adapter(name).roots[0].resolve(home, os.environ if env is None else env, None)
     assert root is not None  # only the store's own adapter has no home-based root
     return root
+
+
+def transcripts_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where ``name`` keeps its session transcripts (Claude Code: ``<claude dir>/projects``)."""
+    sub = get_adapter(name).transcripts
+    if sub is None:
+        raise ValueError(f"{name} keeps no transcripts we read")
+    return tool_dir(name, home, env) / sub
+
+
+def project_memory_dirs(name: str, home: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """A tool's per-project memory folders (Claude Code: ``<claude dir>/projects/*/memory``).
+
+    Read from its ``<project>`` memory locations; sorted, symlinked folders left out.
+    """
+    root = tool_dir(name, home, env)
+    out: list[Path] = []
+    for loc in get_adapter(name).global_files:
+        if loc.kind != "memory" or "<project>/" not in loc.pattern:
+            continue
+        before, _, after = loc.pattern.partition("<project>/")
+        holder = root / before.rstrip("/") if before else root
+        inner = after.rpartition("/")[0]
+        try:
+            names = sorted(os.listdir(holder))
+        except OSError:
+            continue
+        for entry in names:
+            d = holder / entry / inner if inner else holder / entry
+            if d.is_dir() and not d.is_symlink():
+                out.append(d)
+    return out
+
+
+def describe_dir(name: str, sub: str = "") -> str:
+    """A tool's directory (or ``sub`` in it) for help texts: ``$CODEX_HOME, else ~/.codex``."""
+    root = get_adapter(name).roots[0]
+    if root.env:
+        return f"${root.env}{'/' + sub if sub else ''}, else {root.shown(sub)}"
+    return root.shown(sub)
+
+
+def instruction_files_shown(scope: str) -> list[str]:
+    """Inject's files for help texts: ``~/.claude/CLAUDE.md`` …, or project-relative paths.
+
+    Global files are named by the path inject creates (the last of their ``paths``).
+    """
+    out: list[str] = []
+    for f in INSTRUCTION_FILES:
+        if f.scope != scope:
+            continue
+        paths = (get_adapter(f.tool).roots[0].shown(f.paths[-1]),) if scope == "global" else f.paths
+        out += [p for p in paths if p not in out]
+    return out
+
+
+def mcp_hosts(*, installable: bool | None = None) -> tuple[McpHost, ...]:
+    """Every host's MCP registration, in adapter order (``installable`` filters)."""
+    return tuple(
+        host
+        for adapter in ADAPTERS
+        for host in adapter.mcp
+        if installable is None or host.installable == installable
+    )

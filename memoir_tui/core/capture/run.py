@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.capture.extract import Candidate, ProjectRef, extract_candidates
+from memoir_tui.core.adapters import transcripts_dir
+from memoir_tui.core.capture.extract import TOOL, Candidate, ProjectRef, extract_candidates
 from memoir_tui.core.capture.state import (
     HEAD_LEN,
     STATE_FILE,
@@ -65,13 +66,10 @@ def parse_duration(text: str) -> float:
 
 
 def default_projects_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``$CLAUDE_CONFIG_DIR/projects`` if set, else ``~/.claude/projects``."""
+    """Claude Code's transcripts: ``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``."""
     env = os.environ if environ is None else environ
-    config = env.get("CLAUDE_CONFIG_DIR")
-    if config:
-        return Path(os.path.expanduser(config)) / "projects"
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".claude" / "projects"
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    return transcripts_dir(TOOL, home, env)
 
 
 @dataclass(slots=True)
