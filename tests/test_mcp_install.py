@@ -28,7 +28,6 @@ from memoir_tui.core.mcp_install import (
     StaleConfigError,
     UnknownToolError,
     UnsupportedScopeError,
-    apply_change,
     backup_path_for,
     get_tool,
     known_tools,
@@ -39,6 +38,16 @@ from memoir_tui.core.mcp_install import (
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mcp_configs"
+
+
+def apply_change(change: ConfigChange) -> Path | None:
+    """The one write, through a scratch store's door (as the command does)."""
+    from memoir_tui.core.mcp_install import apply_change as apply_through
+    from memoir_tui.core.store import Store
+
+    return apply_through(Store(actor="cli"), change)
+
+
 NO_ENV: dict[str, str] = {}
 SERVERS_KEY = {
     "claude-code": "mcpServers",

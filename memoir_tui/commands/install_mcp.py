@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from memoir_tui.commands import open_store
+
 if TYPE_CHECKING:
     from memoir_tui.core.mcp_install import ServerSpec
+    from memoir_tui.core.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +50,7 @@ def cmd_install_mcp(ns: argparse.Namespace) -> int:
     else:
         server = ServerSpec.python_module(sys.executable, env=env)
     return run_install_cli(
+        open_store(ns),
         ns.tool,
         ns.project,
         ns.dry_run,
@@ -59,6 +63,7 @@ def cmd_install_mcp(ns: argparse.Namespace) -> int:
 
 
 def run_install_cli(
+    store: Store,
     tool: str,
     project: Path | None,
     dry_run: bool,
@@ -76,6 +81,7 @@ def run_install_cli(
     edit, write failure; the file is untouched), 2 usage (unknown tool, a scope
     the tool lacks, a missing project directory).
     """
+    from memoir_tui.core.errors import MemoirError
     from memoir_tui.core.mcp_install import (
         ConfigRefusedError,
         InvalidProjectError,
@@ -131,9 +137,12 @@ def run_install_cli(
         print(f"(dry run: {change.path} was not written)", file=out)
         return 0
     try:
-        backup = apply_change(change)
+        backup = apply_change(store, change)
     except ConfigRefusedError as exc:
         print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
+        return 1
+    except MemoirError as exc:  # a read-only store, a lock that timed out, a secret
+        print(f"memoir-tui: {exc}", file=out)
         return 1
     except OSError as exc:
         print(f"memoir-tui: could not write {change.path}: {exc}", file=out)

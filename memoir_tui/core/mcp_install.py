@@ -67,13 +67,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memoir_tui.core import config_splice
 from memoir_tui.core.adapters import McpHost, mcp_hosts
 from memoir_tui.core.config_splice import ConfigTextError, UnparseableConfig
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_bytes, atomic_write_text
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.items import FILES
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
 
 SERVER_NAME = "memoir-tui"
 DEFAULT_COMMAND = "memoir-tui"
@@ -328,32 +332,36 @@ def _plan(target: ConfigTarget, server: ServerSpec, action: Action) -> ConfigCha
     )
 
 
-def apply_change(change: ConfigChange) -> Path | None:
-    """Write a planned change: the one write install-mcp makes. Returns the backup it made.
+def apply_change(store: Store, change: ConfigChange) -> Path | None:
+    """Write a planned change through the store's door (locked, atomic, audited; the
+    backup and the edit land together). Returns the backup it made.
 
     Nothing is written when the plan has no change. The file must still hold
-    exactly ``change.old_text`` (else :class:`StaleConfigError`). Keep every
-    write here, so the whole of install can go through one transaction.
+    exactly ``change.old_text`` (else :class:`StaleConfigError`).
     """
     if not change.changed:
         return None
     if change.new_text is None:  # pragma: no cover - plans never delete files
         raise ValueError("a change that deletes the file is not supported")
     path = change.path
-    # Write through a symlink (dotfile managers) instead of replacing the link itself.
+    # Written through a symlink (dotfile managers): the transaction keeps the link.
     target = path.resolve() if path.is_symlink() else path
-    current = _read_bytes(target)
-    current_text = None if current is None else current.decode("utf-8", errors="replace")
-    if current_text != change.old_text:
-        raise StaleConfigError(path, "the file changed since the change was planned; run again")
     backup_created: Path | None = None
-    if current is not None:
-        backup = backup_path_for(path)
-        # Keep the oldest backup: it is the file as it was before memoir-tui ever touched it.
-        if not backup.exists() and not backup.is_symlink():
-            atomic_write_bytes(backup, current, mode=target.stat().st_mode & 0o7777)
-            backup_created = backup
-    atomic_write_text(target, change.new_text)
+    op = "uninstall_mcp" if change.action == "uninstall" else "install_mcp"
+    with store.transaction(op, files=(FILES,)) as tx:
+        current = tx.read_bytes(target)
+        current_text = None if current is None else current.decode("utf-8", errors="replace")
+        if current_text != change.old_text:
+            raise StaleConfigError(path, "the file changed since the change was planned; run again")
+        if current is not None:
+            backup = backup_path_for(path)
+            # Keep the oldest backup: the file as it was before memoir-tui ever touched it.
+            if not backup.exists() and not backup.is_symlink():
+                tx.create(backup, current, mode=target.stat().st_mode & 0o7777, scan=False)
+                backup_created = backup
+        # Other servers' entries may carry their own tokens: only what we add is new.
+        tx.write_text(target, change.new_text)
+        tx.audit(op, "mcp_config", text_hash(str(target)))
     return backup_created
 
 

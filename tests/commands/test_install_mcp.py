@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from memoir_tui.commands.install_mcp import run_install_cli
-from memoir_tui.core import mcp_install
+from memoir_tui.core import transaction
 from memoir_tui.core.mcp_install import ServerSpec, backup_path_for
+from memoir_tui.core.store import Store
 from tests.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
 
 
@@ -35,6 +36,7 @@ def project(tmp_path: Path) -> Path:
 def cli(tool: str, home: Path, project: Path | None = None, **kw: Any) -> tuple[int, str]:
     out = io.StringIO()
     code = run_install_cli(
+        Store(actor="cli"),
         tool,
         project,
         kw.pop("dry_run", False),
@@ -128,7 +130,7 @@ def test_cli_write_failure_exits_1(home: Path, monkeypatch: pytest.MonkeyPatch) 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(mcp_install, "atomic_write_text", refuse)
+    monkeypatch.setattr(transaction, "atomic_write_bytes", refuse)  # every write of the door
     code, output = cli("cursor", home)
     assert code == 1 and "could not write" in output and "Permission denied" in output
     assert path.read_bytes() == (FIXTURES / "cursor_mcp.json").read_bytes()
@@ -140,3 +142,13 @@ def test_cli_passes_the_server_spec(home: Path) -> None:
     assert code == 0
     entry = load(home / ".config/zed/settings.json")["context_servers"]["memoir-tui"]
     assert entry == expected_entry("zed", server)
+
+
+def test_install_and_uninstall_are_audited(home: Path) -> None:
+    from memoir_tui.core.audit import read_audit
+
+    store = Store(actor="cli")
+    assert cli("cursor", home)[0] == 0
+    assert read_audit(store.root, limit=1)[0].operation == "install_mcp"
+    assert cli("cursor", home, uninstall=True)[0] == 0
+    assert read_audit(store.root, limit=1)[0].operation == "uninstall_mcp"
