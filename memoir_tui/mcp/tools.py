@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
-from memoir_tui.core.items import clean_text
+from memoir_tui.core.items import Outcome, clean_text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.store import Store
 
@@ -508,43 +508,31 @@ def resume(store: Store, project: str | None = None) -> Reply:
 # --- writing tools -----------------------------------------------------------------------
 
 
-def _rotated(before: Sequence[Item], after: Sequence[Item], added: str) -> list[str]:
-    kept = {identity(i.text) for i in after} | {identity(added)}
-    return [i.text for i in before if identity(i.text) not in kept]
+def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
+    """What a full list pushed out to make room (the store says; nothing is recomputed)."""
+    if not outcome.rotated:
+        return ""
+    return f"\nThe {noun} list holds {cap}; the oldest rotated out: " + "; ".join(
+        f'"{t}"' for t in outcome.rotated
+    )
 
 
 def set_goal(store: Store, text: str) -> Reply:
     text = clean_text(text, "goal")
-    cap = store.config.caps.goals
-    before = store.working_set().goals
     outcome = store.add_goal(text)
     if not outcome.changed:
         return Reply(f"Goal already set: {text} (nothing changed)")
-    reply = f"Goal set: {text}"
-    if len(before) >= cap:
-        rotated = _rotated(before, store.working_set().goals, text)
-        if rotated:
-            reply += f"\nThe goals list holds {cap}; the oldest rotated out: " + "; ".join(
-                f'"{t}"' for t in rotated
-            )
-    return Reply(reply)
+    return Reply(f"Goal set: {text}" + _rotation_note(outcome, "goals", store.config.caps.goals))
 
 
 def add_next(store: Store, text: str) -> Reply:
     text = clean_text(text, "next action")
-    cap = store.config.caps.next_actions
-    before = store.working_set().next_actions
     outcome = store.add_next_action(text)
     if not outcome.changed:
         return Reply(f"Already a next action: {text} (nothing changed)")
-    reply = f"Next: {text}"
-    if len(before) >= cap:
-        rotated = _rotated(before, store.working_set().next_actions, text)
-        if rotated:
-            reply += f"\nThe next-actions list holds {cap}; the oldest rotated out: " + "; ".join(
-                f'"{t}"' for t in rotated
-            )
-    return Reply(reply)
+    return Reply(
+        f"Next: {text}" + _rotation_note(outcome, "next-actions", store.config.caps.next_actions)
+    )
 
 
 def complete_next(store: Store, match: str) -> Reply:
