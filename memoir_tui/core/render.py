@@ -17,19 +17,26 @@ def render_working_set(
     lines: list[str] = []
     if store_path is not None:
         lines.append(f"store: {store_path}")
+    lines.append(scope_line(ws))
     sections = (
         ("Goals", ws.goals),
         ("Next actions", ws.next_actions),
         ("Open questions", ws.open_questions),
     )
+    every = ws.project is None
     for title, items in sections:
         lines.append(f"\n{title} ({len(items)})")
-        lines.extend(f"  - {i.text}  [{_day(i.date)} · {i.machine_label or '?'}]" for i in items)
+        lines.extend(
+            f"  - {i.text}  [{_where(i.date, i.machine_label, i.project_label if every else '')}]"
+            for i in items
+        )
         if not items:
             lines.append("  (none)")
     lines.append(f"\nDecisions ({len(ws.decisions)}; showing {min(decisions, len(ws.decisions))})")
     for d in ws.decisions[:decisions]:
-        lines.append(f"  - {d.text}  [{_day(d.date)} · {d.machine_label or '?'}]")
+        lines.append(
+            f"  - {d.text}  [{_where(d.date, d.machine_label, d.project_label if every else '')}]"
+        )
         if d.why:
             lines.append(f"      why: {d.why}")
         if d.rejected:
@@ -42,3 +49,17 @@ def render_working_set(
             f"\nLast session: {_day(last.date)} on {last.machine_label or '?'}: {last.summary}"
         )
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _where(date: str, machine: str, project: str) -> str:
+    return " · ".join(p for p in (_day(date), machine or "?", project) if p)
+
+
+def scope_line(ws: WorkingSet) -> str:
+    """Which project a view covers, and what it leaves out (never silently)."""
+    if ws.project is None:
+        return "scope: every project"
+    line = f"scope: {ws.project_label} (and global items)"
+    if ws.elsewhere_total:
+        line += f"; {ws.elsewhere_total} more in other projects (--all-projects shows them)"
+    return line

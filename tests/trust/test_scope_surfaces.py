@@ -67,6 +67,8 @@ def test_cli_status_is_scoped_to_the_working_directory(two_projects):
     assert "ALPHA-GOAL" in a and "ALPHA-DECISION" in a and "GLOBAL-GOAL" in a
     assert "BETA" not in a
     assert "BETA-GOAL" in b and "GLOBAL-GOAL" in b and "ALPHA" not in b
+    # … and says what it leaves out, never silently.
+    assert "scope: ~/code/beta (and global items); 3 more in other projects" in b
     everything = cli(alpha, "status", "--all-projects")
     assert "ALPHA-GOAL" in everything and "BETA-GOAL" in everything
     assert "ALPHA-GOAL" not in cli(alpha, "status", "--as-of", "2000-01-01")
