@@ -36,6 +36,7 @@ from memoir_tui.core.mcp_install import (
     plan_uninstall,
     resolve_config_path,
 )
+from tests.core.test_config_splice import strip_jsonc
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mcp_configs"
 
@@ -62,29 +63,6 @@ ALL_TOOLS = tuple(SERVERS_KEY)
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def strip_jsonc(text: str) -> str:
-    """An independent JSONC -> JSON converter for checking results (not the module's reader)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            i = text.index("*/", i) + 2
-        else:
-            out.append(c)
-            i += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
 
 
 def load(path: Path) -> Any:

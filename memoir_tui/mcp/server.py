@@ -48,6 +48,15 @@ INSTRUCTIONS = (
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+AllProjects = Annotated[
+    bool,
+    Field(
+        description="Every project's items, not only this project's and global ones "
+        "(scoped answers say how many other projects hold)"
+    ),
+]
+
+
 def _writes(*, idempotent: bool, destructive: bool = False) -> ToolAnnotations:
     return ToolAnnotations(
         read_only_hint=False,
@@ -136,13 +145,7 @@ def build_server(store_root: Path | None = None) -> MCPServer:
 
     @tool("memoir status", READ_ONLY)
     def memoir_status(
-        all_projects: Annotated[
-            bool,
-            Field(
-                description="Every project's items, not only this project's and global ones "
-                "(scoped answers say how many other projects hold)"
-            ),
-        ] = False,
+        all_projects: AllProjects = False,
     ) -> Annotated[CallToolResult, StatusView]:
         """Show where the memoir store is, whether it is writable, this machine, and how
         many goals, next actions, questions and decisions it holds."""
@@ -150,13 +153,7 @@ def build_server(store_root: Path | None = None) -> MCPServer:
 
     @tool("Current session", READ_ONLY)
     def memoir_session(
-        all_projects: Annotated[
-            bool,
-            Field(
-                description="Every project's items, not only this project's and global ones "
-                "(scoped answers say how many other projects hold)"
-            ),
-        ] = False,
+        all_projects: AllProjects = False,
     ) -> Annotated[CallToolResult, SessionView]:
         """Show the current session state: goals, next actions, open questions, recent
         decisions (with why), recent sessions and the machines sharing this store. Use it
@@ -169,13 +166,7 @@ def build_server(store_root: Path | None = None) -> MCPServer:
             str,
             Field(description="Keyword or phrase to look for in decision text, why or rejected"),
         ],
-        all_projects: Annotated[
-            bool,
-            Field(
-                description="Every project's items, not only this project's and global ones "
-                "(scoped answers say how many other projects hold)"
-            ),
-        ] = False,
+        all_projects: AllProjects = False,
     ) -> Annotated[CallToolResult, WhyView]:
         """Look up recorded decisions by keyword: each match comes with why it was made,
         the alternative rejected and its date. Use it before reopening a settled choice."""
