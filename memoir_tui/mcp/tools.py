@@ -660,13 +660,17 @@ class CandidateOut(BaseModel):
 class ReviewView(BaseModel):
     candidates: list[CandidateOut]
     total: int
+    notice: str | None = Field(
+        default=None, description="the queue file is damaged or from a newer version"
+    )
 
 
 REVIEW_SHOWN = 20
 
 
 def review_list(store: Store) -> Reply:
-    items = store.review.list_items()
+    loaded = store.review.load()
+    items = store.review.items_of(loaded)
     shown = [
         CandidateOut(
             id=i.short_id,
@@ -683,13 +687,15 @@ def review_list(store: Store) -> Reply:
         )
         for i in items[:REVIEW_SHOWN]
     ]
-    data = ReviewView(candidates=shown, total=len(items))
+    notice = loaded.notice if (loaded.damaged or loaded.read_only) else None
+    data = ReviewView(candidates=shown, total=len(items), notice=notice)
     if not items:
-        return Reply("No candidates wait for review.", data)
+        return Reply(f"Notice: {notice}" if notice else "No candidates wait for review.", data)
     lines = [
         f"{len(items)} captured candidate(s) wait for a person to pin or reject"
         + (f" (newest {len(shown)} shown)" if len(items) > len(shown) else "")
         + ". Assistant-sourced ones are only what an assistant said, not a decision.",
+        *([f"Notice: {notice}"] if notice else []),
     ]
     for c in shown:
         lines.append(f"- {c.id} {' '.join(c.badges)} {c.text}")

@@ -89,3 +89,17 @@ def test_interrupted_writes_leave_no_temp_file_behind(store: Store) -> None:
     stale.write_text('{"text": "purged long ago"}')
     store.add_goal("second")
     assert not stale.exists()
+
+
+async def test_mcp_review_says_when_the_queue_is_damaged(store_dir: Path) -> None:
+    from mcp import Client
+
+    from memoir_tui.mcp.server import build_server
+
+    (store_dir / "review.json").write_text("{not json")
+    async with Client(build_server(store_dir)) as client:
+        result = await client.call_tool("memoir_review", {})
+    text = result.content[0].text
+    assert "cannot be read" in text and "No candidates" not in text
+    assert result.structured_content["notice"]
+    assert (store_dir / "review.json").read_text() == "{not json"  # a read changes nothing
