@@ -156,7 +156,10 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     store = open_store(ns)
     try:
         decision = store.find_decision(
-            ns.substring, include_hidden=ns.purge, all_projects=ns.all_projects
+            ns.substring,
+            include_hidden=ns.purge,
+            all_projects=ns.all_projects,
+            hidden_substrings=ns.purge,  # a person purging what they hid earlier
         )
     except AmbiguousMatchError as err:
         print(f"memoir-tui: {err}:", file=sys.stderr)

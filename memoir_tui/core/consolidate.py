@@ -33,7 +33,7 @@ from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import identity, parse_date_ms, parse_iso_ms
-from memoir_tui.core.items import FILES, SESSION
+from memoir_tui.core.items import FILES, SESSION, Undo
 from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
 
 if TYPE_CHECKING:
@@ -823,6 +823,7 @@ class ApplyResult:
     trash: TrashRecord | None  # None when no file changed (keep, complete)
     applied: tuple[Applied, ...] = ()
     failed: tuple[tuple[str, str], ...] = ()  # (proposal id, reason)
+    undo: Undo | None = None  # restores the files and reopens what it completed
 
     @property
     def trash_id(self) -> str | None:
@@ -897,6 +898,7 @@ class Consolidator:
                 applied.append(Applied(proposal.id, action, message))
             if batch.removed:
                 _drop_index_lines(batch)
+            reopen: list[dict[str, Any]] = []
             for proposal in completes:
                 try:
                     outcome = store.complete_next_action(proposal.session_text)
@@ -904,6 +906,8 @@ class Consolidator:
                     failed.append((proposal.id, str(exc)))
                     continue
                 applied.append(Applied(proposal.id, COMPLETE, outcome.message))
+                if outcome.undo is not None:
+                    reopen.append(outcome.undo.arg("item"))
             if keeps:
                 _dismiss_in(tx, store, keeps)
                 applied += [Applied(p.id, KEEP, f"kept: {p.title}") for p in keeps]
@@ -912,7 +916,11 @@ class Consolidator:
             for a in applied:
                 tx.audit(f"consolidate_{a.action}", "entries")
         record = store.trash.get(trash_id) if trash_id else None
-        return ApplyResult(record, tuple(applied), tuple(failed))
+        steps = [Undo("revive_actions", "reopen", (("items", tuple(reopen)),))] if reopen else []
+        if trash_id:
+            steps.insert(0, Undo("trash_restore", f"restore {trash_id}", (("id", trash_id),)))
+        undo = Undo(steps[0].op, "the clean-up", steps[0].args, tuple(steps[1:])) if steps else None
+        return ApplyResult(record, tuple(applied), tuple(failed), undo)
 
     def dismiss(self, proposals: Iterable[Proposal]) -> int:
         """Record "keep" for these proposals: they are never proposed again."""

@@ -32,6 +32,7 @@ class AfterCommitHook:
     location: str
     enabled: Callable[[Config], bool]
     ops_skipped: frozenset[str] = frozenset()
+    only_ops: frozenset[str] | None = None  # None: after every commit
 
     def load(self) -> Callable[[Store, Commit], Any]:
         module_name, _, function = self.location.partition(":")
@@ -48,12 +49,20 @@ AFTER_COMMIT_HOOKS: tuple[AfterCommitHook, ...] = (
         enabled=lambda config: config.inject.enabled,
         ops_skipped=frozenset({"inject"}),  # its own writes never trigger it again
     ),
+    AfterCommitHook(
+        "purge-caches",
+        "memoir_tui.core.purge:scrub_caches_after_purge",
+        enabled=lambda config: True,
+        only_ops=frozenset({"purge_decision"}),
+    ),
 )
 
 
 def run_after_commit_hooks(store: Store, commit: Commit) -> None:
     for hook in AFTER_COMMIT_HOOKS:
         if commit.op in hook.ops_skipped or not hook.enabled(store.config):
+            continue
+        if hook.only_ops is not None and commit.op not in hook.only_ops:
             continue
         try:
             hook.load()(store, commit)

@@ -163,14 +163,41 @@ def validity_window(valid_from: str | None, valid_until: str | None) -> dict[str
     return window
 
 
+# Each live list, the tombstone list that takes its items out (temporal: an item dated
+# at or before the tombstone's ``done_at`` is gone; a later re-add is a revival), and
+# the noun people read.
+TOMBSTONE_LIST = {
+    "goals": "completed_goals",
+    "next_actions": "completed_actions",
+    "open_questions": "closed_questions",
+}
+NOUNS = {"goals": "goal", "next_actions": "next action", "open_questions": "question"}
+
+
 # --- what a change did -------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """How to take a change back: a store operation (``Store.undo`` runs it) and its
+    arguments. ``steps`` chains several (a pin: retract the decision, requeue)."""
+
+    op: str
+    label: str  # what undoing does, in words ("reopen: Write the changelog")
+    args: tuple[tuple[str, Any], ...] = ()
+    steps: tuple[Undo, ...] = ()
+
+    def arg(self, name: str, default: Any = None) -> Any:
+        return dict(self.args).get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a change did, for the face to show: a sentence, the item's key, what rotated."""
+    """What a change did, for the face to show: a sentence, the item's key, what rotated,
+    and how to take it back (``undo`` is None when it cannot be: hide, purge)."""
 
     changed: bool
     message: str
     key: str = ""
     rotated: tuple[str, ...] = ()  # texts a full list pushed out to make room
+    undo: Undo | None = None

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.identity import canonical_json, identity, parse_date_ms
+from memoir_tui.core.identity import canonical_json, identity, is_text_hash, parse_date_ms
 from memoir_tui.core.items import (
     DATE_FIELDS,
     SESSION_VERSION,
@@ -39,8 +39,12 @@ from memoir_tui.core.items import (
 )
 
 # completed_goals (goal tombstones) comes from newer JavaScript builds; we
-# honour it with the same temporal rule as completed_actions.
-KNOWN_CURRENT_KEYS = frozenset({*DATE_FIELDS, "completed_goals"})
+# honour it with the same temporal rule as completed_actions. closed_questions
+# and retracted_decisions are this project's extensions with the same rule
+# (a JavaScript tool keeps them as unknown fields, but does not apply them).
+KNOWN_CURRENT_KEYS = frozenset(
+    {*DATE_FIELDS, "completed_goals", "closed_questions", "retracted_decisions"}
+)
 KNOWN_TOP_KEYS = frozenset(
     {"version", "created_at", "updated_at", "machines", "current", "history"}
 )
@@ -115,16 +119,20 @@ def union_newest(items: Iterable[dict[str, Any]], date_field: str) -> list[dict[
 
 
 def merge_decisions(
-    items: Iterable[dict[str, Any]], caps: Caps = DEFAULT_CAPS
+    items: Iterable[dict[str, Any]],
+    caps: Caps = DEFAULT_CAPS,
+    retracted: Iterable[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """Union of decisions with sticky hidden and purged tombstones.
 
     Visible decisions come first (newest first, capped), then the tombstones
-    (newest first, under their own budget) — the reference's order.
+    (newest first, under their own budget) — the reference's order. Retracted
+    ones are dropped before the cap, so they never take a live one's place.
     """
     merged: list[dict[str, Any]] = []
     for copies in _group(items, decision_key).values():
         merged.append(_merge_decision_copies(copies))
+    merged = suppress_retracted(merged, retracted)
     visible = [d for d in merged if not is_hidden(d)]
     hidden = [d for d in merged if is_hidden(d)]
     return (
@@ -184,6 +192,36 @@ def suppress_completed(
         if done_at is not None and parse_date_ms(action.get(date_field)) <= done_at:
             continue
         kept.append(action)
+    return kept
+
+
+def _hash_items(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [i for i in value if isinstance(i, dict) and is_text_hash(i.get("text_hash"))]
+
+
+def merge_retracted(
+    items: Iterable[dict[str, Any]], caps: Caps = DEFAULT_CAPS
+) -> list[dict[str, Any]]:
+    """Retraction tombstones (``{text_hash, done_at}``): union by hash, newest ``done_at``."""
+    groups = _group(items, lambda i: i["text_hash"])
+    winners = [_newest(copies, "done_at") for copies in groups.values()]
+    return _sort_newest_first(winners, "done_at")[: caps.completed_actions]
+
+
+def suppress_retracted(
+    decisions: Iterable[dict[str, Any]], retracted: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Drop every visible decision dated at or before its retraction; a hidden or
+    purged one stays (hiding is absolute and must keep spreading)."""
+    done = {t["text_hash"]: parse_date_ms(t.get("done_at")) for t in retracted}
+    kept = []
+    for d in decisions:
+        done_at = done.get(decision_key(d))
+        if done_at is not None and not is_hidden(d) and parse_date_ms(d.get("date")) <= done_at:
+            continue
+        kept.append(d)
     return kept
 
 
@@ -298,21 +336,38 @@ def merge_sessions(
     completed = merge_completed(both("completed_actions"), caps)
     next_actions = suppress_completed(union_newest(both("next_actions"), "added"), completed)
 
+    # The extension tombstone lists appear in the result only if a side has them,
+    # so a merge never adds keys a store did not use.
+    extra: dict[str, list[dict[str, Any]]] = {}
     goals = union_newest(both("goals"), "set_on")
-    completed_goals = None
-    if "completed_goals" in ca or "completed_goals" in cb:
-        completed_goals = merge_completed(both("completed_goals"), caps)
-        goals = suppress_completed(goals, completed_goals, "set_on")
+    questions = union_newest(both("open_questions"), "asked")
+    for live_key, tomb_key, field in (
+        ("goals", "completed_goals", "set_on"),
+        ("open_questions", "closed_questions", "asked"),
+    ):
+        if tomb_key in ca or tomb_key in cb:
+            extra[tomb_key] = merge_completed(both(tomb_key), caps)
+            if live_key == "goals":
+                goals = suppress_completed(goals, extra[tomb_key], field)
+            else:
+                questions = suppress_completed(questions, extra[tomb_key], field)
+    retracted: list[dict[str, Any]] = []
+    if "retracted_decisions" in ca or "retracted_decisions" in cb:
+        retracted = merge_retracted(
+            _hash_items(ca.get("retracted_decisions")) + _hash_items(cb.get("retracted_decisions")),
+            caps,
+        )
+        extra["retracted_decisions"] = retracted
+    decisions = merge_decisions(both("decisions"), caps, retracted)
 
     current: dict[str, Any] = {
         "goals": goals[: caps.goals],
         "next_actions": next_actions[: caps.next_actions],
         "completed_actions": completed,
-        "open_questions": union_newest(both("open_questions"), "asked")[: caps.open_questions],
-        "decisions": merge_decisions(both("decisions"), caps),
+        "open_questions": questions[: caps.open_questions],
+        "decisions": decisions,
     }
-    if completed_goals is not None:
-        current["completed_goals"] = completed_goals
+    current.update(extra)
     current.update(_merge_unknown(ca, cb, KNOWN_CURRENT_KEYS))
 
     merged: dict[str, Any] = {"version": SESSION_VERSION}

@@ -10,20 +10,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.identity import identity, parse_date_ms
 from memoir_tui.core.items import (
     DATE_FIELDS,
+    PROVENANCE_FIELDS,
     decision_key,
     is_hidden,
     is_purged,
     well_formed_items,
 )
-from memoir_tui.core.merge import suppress_completed
+from memoir_tui.core.merge import suppress_completed, suppress_retracted
 from memoir_tui.core.scope import is_visible, project_names, readable_project
 
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def provenance(item: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Where an item came from, as recorded (the provenance fields it carries)."""
+    return tuple(
+        (key, item[key])
+        for key in PROVENANCE_FIELDS
+        if key not in ("project", "project_label") and isinstance(item.get(key), str) and item[key]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +47,25 @@ class Item:
     machine_label: str
     project: str
     project_label: str = ""  # the project as a person reads it; "" for a global item
+    provenance: tuple[tuple[str, str], ...] = ()  # (field, value): source, extractor, …
+    reworded_from: str = ""  # the identity hash of the wording this one replaced
+
+    @property
+    def key(self) -> str:
+        """The row key of this item: its identity (text trimmed and case-folded)."""
+        return identity(self.text)
 
 
 @dataclass(frozen=True, slots=True)
 class CompletedAction:
+    """A tombstone of a live list: a completed action, a completed or removed goal, a
+    closed question. ``reason`` says why it left ("completed", "removed", "answered",
+    "reworded", "rotated", "undone")."""
+
     text: str
     done_at: str
+    reason: str = "completed"
+    answer: str = ""  # a closed question's answer, when one was given
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +83,9 @@ class Decision:
     purged: bool = False
     source: str = ""  # "assistant" when captured from what an assistant said
     project_label: str = ""
+    provenance: tuple[tuple[str, str], ...] = ()
+    reworded_from: str = ""  # identity hash of the decision this one rewords
+    reworded_to: str = ""  # (on a tombstone) the identity hash of its new wording
 
     def matches(self, needle: str) -> bool:
         """Case-insensitive substring search over text, why and rejected."""
@@ -96,6 +122,8 @@ class WorkingSet:
     tombstones: tuple[Decision, ...]  # hidden and purged, for audit views
     history: tuple[HistoryEntry, ...]
     machines: tuple[MachineInfo, ...]
+    completed_goals: tuple[CompletedAction, ...] = ()
+    closed_questions: tuple[CompletedAction, ...] = ()
     project: str | None = None  # the scope this view was made for; None: every project
     project_label: str = ""  # that scope as a person reads it ("" for every project)
     elsewhere: Mapping[str, int] = field(default_factory=dict)
@@ -172,6 +200,8 @@ def working_set(
             raw = suppress_completed(raw, done_by_then("completed_goals"), "set_on")
         if key == "next_actions":
             raw = suppress_completed(raw, done_by_then("completed_actions"))
+        if key == "open_questions":
+            raw = suppress_completed(raw, done_by_then("closed_questions"), "asked")
         return tuple(
             Item(
                 kind=kind,
@@ -181,8 +211,22 @@ def working_set(
                 machine_label=label(i),
                 project=_str(i.get("project")),
                 project_label=project_label(i),
+                provenance=provenance(i),
+                reworded_from=_str(i.get("reworded_from")),
             )
             for i in _newest_first(raw, field)
+        )
+
+    def closed(key: str) -> tuple[CompletedAction, ...]:
+        return tuple(
+            CompletedAction(
+                text=c["text"],
+                done_at=_str(c.get("done_at")),
+                reason=_str(c.get("reason"))
+                or ("answered" if key == "closed_questions" else "completed"),
+                answer=_str(c.get("answer")),
+            )
+            for c in _newest_first(well_formed_items(current.get(key)), "done_at")
         )
 
     def decision(d: dict[str, Any]) -> Decision:
@@ -200,6 +244,9 @@ def working_set(
             purged=is_purged(d),
             source=_str(d.get("source")),
             project_label=project_label(d),
+            provenance=provenance(d),
+            reworded_from=_str(d.get("reworded_from")),
+            reworded_to=_str(d.get("reworded_to")),
         )
 
     def in_scope(d: dict[str, Any]) -> bool:
@@ -208,7 +255,16 @@ def working_set(
             {k: v for k, v in d.items() if k not in ("hidden", "text_hash")}, "decisions"
         )
 
-    raw_decisions = _newest_first(well_formed_items(current.get("decisions")), "date")
+    retracted = [
+        t
+        for t in (current.get("retracted_decisions") or [])
+        if isinstance(t, dict)
+        and isinstance(t.get("text_hash"), str)
+        and (believed_at_ms is None or parse_date_ms(t.get("done_at")) <= believed_at_ms)
+    ]
+    raw_decisions = _newest_first(
+        suppress_retracted(well_formed_items(current.get("decisions")), retracted), "date"
+    )
     live = [decision(d) for d in raw_decisions if visible(d, "decisions")]
     tombstones = [decision(d) for d in raw_decisions if is_hidden(d) and in_scope(d)]
     history_raw = state.get("history") if isinstance(state.get("history"), list) else []
@@ -244,10 +300,9 @@ def working_set(
         goals=items("goals", "goal", "set_on"),
         next_actions=items("next_actions", "next_action", "added"),
         open_questions=items("open_questions", "question", "asked"),
-        completed_actions=tuple(
-            CompletedAction(text=c["text"], done_at=_str(c.get("done_at")))
-            for c in _newest_first(well_formed_items(current.get("completed_actions")), "done_at")
-        ),
+        completed_actions=closed("completed_actions"),
+        completed_goals=closed("completed_goals"),
+        closed_questions=closed("closed_questions"),
         decisions=tuple(live),
         tombstones=tuple(tombstones),
         history=history,

@@ -43,7 +43,7 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome
+from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome, Undo
 from memoir_tui.core.session import quarantine_copy
 
 if TYPE_CHECKING:
@@ -653,7 +653,13 @@ class ReviewQueue:
         if refused is not None:
             raise NearHiddenError(refused)
         assert outcome is not None
-        return Outcome(True, f"pinned: {outcome.message}", outcome.key)
+        requeue = Undo("requeue_candidate", "back to the queue", (("id", item_key(item)),))
+        undo = (
+            Undo(outcome.undo.op, f"unpin: {final_text}", outcome.undo.args, (requeue,))
+            if outcome.undo is not None
+            else None
+        )
+        return Outcome(True, f"pinned: {outcome.message}", outcome.key, undo=undo)
 
     def reject(self, candidate_id: str) -> Outcome:
         """Reject a candidate for ever: a tombstone keeps the same text from being proposed."""
@@ -672,7 +678,33 @@ class ReviewQueue:
             item["rejected_at"] = store.clock()
             item["rejected_by"] = store.machine.id
             tx.audit("reject_candidate", "review", key)
-        return Outcome(True, f"rejected: {text}", key)
+        undo = Undo("requeue_candidate", f"back to the queue: {text}", (("id", key),))
+        return Outcome(True, f"rejected: {text}", key, undo=undo)
+
+    def requeue(self, candidate_id: str) -> Outcome:
+        """Undo a pin or a reject here: the item waits in the queue again. (A replica that
+        already saw the pin or the "no" keeps it: in a merge the furthest state wins, so a
+        person's decision is never undone by a stale copy.)"""
+        with self.store.transaction("requeue_candidate", files=(REVIEW,)) as tx:
+            item = _resolve(tx.review, candidate_id)
+            if item.get("purged") is True:
+                raise CandidateStateError("a purged candidate cannot come back")
+            if _state_of(item) == CANDIDATE:
+                return Outcome(False, f"already waiting: {item['text']}", item_key(item))
+            for field in (
+                "pinned_at",
+                "pinned_key",
+                "pinned_by",
+                "pinned_text",
+                "forced",
+                "rejected_at",
+                "rejected_by",
+            ):
+                item.pop(field, None)
+            item["state"] = CANDIDATE
+            item["captured_at"] = self.store.clock()
+            tx.audit("requeue_candidate", "review", item_key(item))
+        return Outcome(True, f"back in the queue: {item['text']}", item_key(item))
 
     def merge_replica(self, remote: Mapping[str, Any]) -> Outcome:
         """Merge another replica's review queue into this store's."""

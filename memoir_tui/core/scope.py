@@ -76,10 +76,11 @@ LIST_DATE_FIELDS: dict[str, str] = {
     "decisions": "date",
     "completed_actions": "done_at",
     "completed_goals": "done_at",
+    "closed_questions": "done_at",
     "history": "date",
 }
 # Lists whose items are completion records themselves: ``done_at`` there is their date.
-_TOMBSTONE_LISTS = frozenset({"completed_actions", "completed_goals"})
+_TOMBSTONE_LISTS = frozenset({"completed_actions", "completed_goals", "closed_questions"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,15 +23,21 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.config import Config, load_config
 from memoir_tui.core.errors import (
     AmbiguousMatchError,
+    EmptyTextError,
     ForgottenDecisionError,
     NoMatchError,
 )
 from memoir_tui.core.hooks import run_after_commit_hooks
 from memoir_tui.core.identity import identity, is_text_hash, iso_now, parse_date_ms, text_hash
 from memoir_tui.core.items import (
+    DATE_FIELDS,
+    FILES,
+    NOUNS,
     REVIEW,
     SESSION,
+    TOMBSTONE_LIST,
     Outcome,
+    Undo,
     clean_provenance,
     clean_text,
     decision_key,
@@ -246,6 +252,10 @@ class Store:
     def run_after_commit_hooks(self, commit: Commit) -> None:
         run_after_commit_hooks(self, commit)
 
+    def undo(self, undo: Undo) -> Outcome:
+        """Take an act back by writing its inverse through the same door (one commit)."""
+        return undo_change(self, undo)
+
     # --- services -------------------------------------------------------------------
 
     @property
@@ -294,6 +304,42 @@ class Store:
         item.update({k: v for k, v in extra.items() if v not in (None, "")})
         return item
 
+    def _tombstone(
+        self, state: dict[str, Any], list_key: str, item: dict[str, Any], reason: str, **extra: Any
+    ) -> None:
+        """Record that ``item`` left ``list_key`` (a temporal tombstone, so no replica brings
+        the wording back, and a later re-add is a deliberate revival)."""
+        current = state["current"]
+        tomb_key = TOMBSTONE_LIST[list_key]
+        ident = identity(item["text"])
+        current[list_key] = [
+            i for i in current[list_key] if not (has_text(i) and identity(i["text"]) == ident)
+        ]
+        tombstones = [
+            t for t in well_formed_items(current.get(tomb_key)) if identity(t["text"]) != ident
+        ]
+        record: dict[str, Any] = {"text": item["text"], "done_at": self.clock()}
+        if reason != "completed":
+            record["reason"] = reason
+        record.update({k: v for k, v in extra.items() if v not in (None, "")})
+        tombstones.append(record)
+        current[tomb_key] = _sorted_capped(
+            tombstones, "done_at", self.config.caps.completed_actions
+        )
+
+    def would_rotate(self, list_key: str) -> tuple[str, ...]:
+        """What adding one more item to ``list_key`` would push out (oldest first), so a
+        face can ask before it happens."""
+        ws = self.working_set(all_projects=True)
+        items = {
+            "goals": ws.goals,
+            "next_actions": ws.next_actions,
+            "open_questions": ws.open_questions,
+        }[list_key]
+        cap = getattr(self.config.caps, list_key)
+        over = len(items) + 1 - cap
+        return tuple(i.text for i in reversed(items))[: max(over, 0)]
+
     @_unchanged_is_outcome
     def _add_item(
         self,
@@ -303,6 +349,7 @@ class Store:
         text: str,
         noun: str,
         validity: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Outcome:
         text = clean_text(text, noun)
         validity = validity or {}
@@ -313,16 +360,31 @@ class Store:
             existing = [i for i in well_formed_items(items) if identity(i["text"]) == ident]
             if existing:
                 raise _Unchanged(f"{noun} already listed: {existing[0]['text']}")
-            items.append(self._stamp(text, date_field, **validity))
+            items.append(self._stamp(text, date_field, **validity, **(extra or {})))
             tx.audit(f"add_{list_key}", list_key, text_hash(text))
-            others = [i for i in items if not has_text(i)]
             kept = _sorted_capped(well_formed_items(items), date_field, cap)
-            rotated = tuple(i["text"] for i in well_formed_items(items) if i not in kept)
-            state["current"][list_key] = kept + others
+            pushed_out = [i for i in well_formed_items(items) if i not in kept]
+            for old in pushed_out:
+                # Nothing leaves a list silently: a rotated item is a tombstone a person
+                # can read (and take back), not a disappearance.
+                self._tombstone(state, list_key, old, "rotated")
+            others = [i for i in state["current"][list_key] if not has_text(i)]
+            state["current"][list_key] = kept + others  # newest first, as the reference writes
+            rotated = tuple(i["text"] for i in pushed_out)
         message = f"{noun} added: {text}"
         if rotated:
             message += f" (the list is full; rotated out: {'; '.join(rotated)})"
-        return Outcome(True, message, identity(text), rotated)
+        steps = tuple(
+            Undo("revive_item", f"bring back: {i['text']}", (("list", list_key), ("item", i)))
+            for i in pushed_out
+        )
+        undo = Undo(
+            "remove_item",
+            f"take back: {text}",
+            (("list", list_key), ("text", text), ("reason", "undone")),
+            steps,
+        )
+        return Outcome(True, message, identity(text), rotated, undo)
 
     def add_goal(
         self, text: str, *, valid_from: str | None = None, valid_until: str | None = None
@@ -340,39 +402,159 @@ class Store:
             "open_questions", "asked", self.config.caps.open_questions, text, "question"
         )
 
+    def _one_item(self, state: dict[str, Any], list_key: str, match: str) -> dict[str, Any]:
+        """Exactly one live item of ``list_key`` named by its text or a unique substring."""
+        noun = NOUNS[list_key]
+        needle = identity(clean_text(match, "match"))
+        items = well_formed_items(state["current"][list_key])
+        exact = [i for i in items if identity(i["text"]) == needle]
+        hits = exact or [i for i in items if needle in identity(i["text"])]
+        if not hits:
+            raise NoMatchError(f"no {noun} matches {match!r}")
+        if len({identity(i["text"]) for i in hits}) > 1:
+            raise AmbiguousMatchError(
+                f"{len(hits)} {noun}s match {match!r}; be more specific",
+                [i["text"] for i in hits],
+            )
+        return hits[0]
+
+    def remove_item(self, list_key: str, match: str, *, reason: str = "removed") -> Outcome:
+        """Take a goal, next action or question off its list, keeping a record (a
+        temporal tombstone) that undo, or a later re-add, can revive."""
+        noun = NOUNS[list_key]
+        with self.transaction(f"remove_{list_key}") as tx:
+            item = dict(self._one_item(tx.session, list_key, match))
+            self._tombstone(tx.session, list_key, item, reason)
+            tx.audit(f"remove_{list_key}", list_key, text_hash(item["text"]))
+        undo = Undo(
+            "revive_item", f"bring back: {item['text']}", (("list", list_key), ("item", item))
+        )
+        return Outcome(True, f"{noun} removed: {item['text']}", identity(item["text"]), undo=undo)
+
+    @_unchanged_is_outcome
+    def revive_item(
+        self, list_key: str, item: dict[str, Any] | None = None, *, text: str | None = None
+    ) -> Outcome:
+        """Put an item back on its list, dated now (after its tombstone, so the revival
+        wins every merge); ``item`` keeps its fields, ``text`` alone makes a fresh one."""
+        noun = NOUNS[list_key]
+        date_field = DATE_FIELDS[list_key]
+        wording = clean_text(item["text"] if item else text, noun)
+        with self.transaction(f"revive_{list_key}") as tx:
+            items = tx.session["current"][list_key]
+            if any(identity(i["text"]) == identity(wording) for i in well_formed_items(items)):
+                raise _Unchanged(f"{noun} already listed: {wording}")
+            fields = {
+                k: v
+                for k, v in (item or {}).items()
+                if k not in ("text", date_field, "machine_id", "done_at")
+            }
+            revived = self._stamp(wording, date_field)
+            revived.update({k: v for k, v in fields.items() if k not in revived})
+            items.append(revived)
+            cap = getattr(self.config.caps, list_key)
+            kept = _sorted_capped(well_formed_items(items), date_field, cap)
+            for old in [i for i in well_formed_items(items) if i not in kept]:
+                self._tombstone(tx.session, list_key, old, "rotated")
+            others = [i for i in tx.session["current"][list_key] if not has_text(i)]
+            tx.session["current"][list_key] = kept + others
+            tx.audit(f"revive_{list_key}", list_key, text_hash(wording))
+        undo = Undo(
+            "remove_item",
+            f"take back: {wording}",
+            (("list", list_key), ("text", wording), ("reason", "undone")),
+        )
+        return Outcome(True, f"{noun} back: {wording}", identity(wording), undo=undo)
+
+    def reword_item(self, list_key: str, match: str, new_text: str) -> Outcome:
+        """A new wording is a new identity (FORMAT §4.1): the new item is written and the
+        old wording gets a tombstone, so no replica brings it back."""
+        noun = NOUNS[list_key]
+        new_text = clean_text(new_text, noun)
+        date_field = DATE_FIELDS[list_key]
+        with self.transaction(f"reword_{list_key}") as tx:
+            old = dict(self._one_item(tx.session, list_key, match))
+            if identity(old["text"]) == identity(new_text):
+                return self._respell(tx, list_key, old, new_text)
+            items = tx.session["current"][list_key]
+            if any(identity(i["text"]) == identity(new_text) for i in well_formed_items(items)):
+                raise AmbiguousMatchError(f"another {noun} already reads {new_text!r}", [new_text])
+            self._tombstone(tx.session, list_key, old, "reworded", reworded_to=text_hash(new_text))
+            fresh = self._stamp(new_text, date_field, reworded_from=text_hash(old["text"]))
+            for k, v in old.items():
+                if k not in ("text", date_field, "machine_id") and k not in fresh:
+                    fresh[k] = v
+            tx.session["current"][list_key].append(fresh)
+            tx.audit(f"reword_{list_key}", list_key, text_hash(new_text))
+        undo = Undo(
+            "remove_item",
+            f"back to: {old['text']}",
+            (("list", list_key), ("text", new_text), ("reason", "undone")),
+            (
+                Undo(
+                    "revive_item", f"bring back: {old['text']}", (("list", list_key), ("item", old))
+                ),
+            ),
+        )
+        return Outcome(True, f"{noun} reworded: {new_text}", identity(new_text), undo=undo)
+
+    def _respell(
+        self, tx: Transaction, list_key: str, old: dict[str, Any], new_text: str
+    ) -> Outcome:
+        """Same identity, other spelling (case, spaces): an edit in place, dated now."""
+        noun = NOUNS[list_key]
+        date_field = DATE_FIELDS[list_key]
+        for item in well_formed_items(tx.session["current"][list_key]):
+            if identity(item["text"]) == identity(old["text"]):
+                item["text"] = new_text
+                item[date_field] = self.clock()
+        tx.audit(f"reword_{list_key}", list_key, text_hash(new_text))
+        undo = Undo(
+            "reword_item",
+            f"back to: {old['text']}",
+            (("list", list_key), ("match", new_text), ("text", old["text"])),
+        )
+        return Outcome(True, f"{noun} reworded: {new_text}", identity(new_text), undo=undo)
+
+    def close_question(
+        self, match: str, *, answer: str | None = None, as_decision: bool = False
+    ) -> Outcome:
+        """Close a question as answered (with an optional answer, which can become a
+        decision in the same commit)."""
+        answer = clean_text(answer, "answer", required=False)
+        if as_decision and not answer:
+            raise EmptyTextError("give the answer to record it as a decision")
+        noted: Outcome | None = None
+        with self.transaction("close_question") as tx:
+            question = dict(self._one_item(tx.session, "open_questions", match))
+            self._tombstone(tx.session, "open_questions", question, "answered", answer=answer)
+            tx.audit("close_question", "open_questions", text_hash(question["text"]))
+            if as_decision:
+                noted = self.note_decision(answer, why=f"answers the question: {question['text']}")
+        revive = Undo(
+            "revive_item",
+            f"reopen: {question['text']}",
+            (("list", "open_questions"), ("item", question)),
+        )
+        if noted is not None and noted.undo is not None:
+            undo = Undo(revive.op, revive.label, revive.args, (noted.undo,))
+        else:
+            undo = revive
+        message = f"question closed: {question['text']}" + (
+            f"; decision noted: {answer}" if noted is not None else ""
+        )
+        return Outcome(True, message, identity(question["text"]), undo=undo)
+
     def complete_next_action(self, match: str) -> Outcome:
         """Complete by exact identity, or by a substring matching exactly one action."""
-        needle = identity(clean_text(match, "match"))
         with self.transaction("complete_next_action") as tx:
-            current = tx.session["current"]
-            actions = well_formed_items(current["next_actions"])
-            exact = [a for a in actions if identity(a["text"]) == needle]
-            hits = exact or [a for a in actions if needle in identity(a["text"])]
-            if not hits:
-                raise NoMatchError(f"no next action matches {match!r}")
-            if len({identity(a["text"]) for a in hits}) > 1:
-                raise AmbiguousMatchError(
-                    f"{len(hits)} next actions match {match!r}; be more specific",
-                    [a["text"] for a in hits],
-                )
-            done = hits[0]
-            ident = identity(done["text"])
-            current["next_actions"] = [
-                a
-                for a in current["next_actions"]
-                if not (has_text(a) and identity(a["text"]) == ident)
-            ]
-            tombstones = [
-                t
-                for t in well_formed_items(current.get("completed_actions"))
-                if identity(t["text"]) != ident
-            ]
-            tombstones.append({"text": done["text"], "done_at": self.clock()})
+            done = dict(self._one_item(tx.session, "next_actions", match))
+            self._tombstone(tx.session, "next_actions", done, "completed")
             tx.audit("complete_next_action", "next_actions", text_hash(done["text"]))
-            current["completed_actions"] = _sorted_capped(
-                tombstones, "done_at", self.config.caps.completed_actions
-            )
-        return Outcome(True, f"completed: {done['text']}", ident)
+        undo = Undo(
+            "revive_item", f"reopen: {done['text']}", (("list", "next_actions"), ("item", done))
+        )
+        return Outcome(True, f"completed: {done['text']}", identity(done["text"]), undo=undo)
 
     def record_session_end(
         self, summary: str, files_touched: Sequence[str] = (), duration_min: float | None = None
@@ -429,6 +611,9 @@ class Store:
                         + "; forgetting is permanent, so it cannot be noted again. Reword it if "
                         "it is genuinely a new decision."
                     )
+            previous = next(
+                (dict(d) for d in well_formed_items(decisions) if decision_key(d) == key), None
+            )
             kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
             entry = self._stamp(text, "date", **extra)
             tx.audit("note_decision", "decisions", key)
@@ -437,8 +622,160 @@ class Store:
             if rejected:
                 entry["rejected"] = rejected
             kept.append(entry)
-            tx.session["current"]["decisions"] = self._cap_decisions(kept)
-        return Outcome(True, f"decision noted: {text}", key)
+            rotated = self._store_decisions(tx.session, kept)
+        if previous is None:
+            undo = Undo("retract_decision", f"take back: {text}", (("key", key),))
+        else:
+            undo = Undo("restore_decision", f"restore: {text}", (("entry", previous),))
+        message = f"decision noted: {text}"
+        if rotated:
+            message += f" (the list is full; rotated out: {'; '.join(rotated)})"
+        return Outcome(True, message, key, rotated, undo)
+
+    def _store_decisions(self, state: dict[str, Any], decisions: list[Any]) -> tuple[str, ...]:
+        """Cap the decisions; one that rotates out is kept as a readable retraction."""
+        kept = self._cap_decisions(decisions)
+        gone = [d for d in well_formed_items(decisions) if not is_hidden(d) and d not in kept]
+        for d in gone:
+            self._retract(state, decision_key(d), "rotated", text=d["text"])
+        state["current"]["decisions"] = kept
+        return tuple(d["text"] for d in gone)
+
+    def _retract(self, state: dict[str, Any], key: str, reason: str, **extra: Any) -> None:
+        current = state["current"]
+        retracted = [
+            t
+            for t in current.get("retracted_decisions") or []
+            if isinstance(t, dict) and t.get("text_hash") != key
+        ]
+        record: dict[str, Any] = {"text_hash": key, "done_at": self.clock(), "reason": reason}
+        record.update({k: v for k, v in extra.items() if v not in (None, "")})
+        retracted.append(record)
+        current["retracted_decisions"] = _sorted_capped(
+            retracted, "done_at", self.config.caps.completed_actions
+        )
+
+    def retract_decision(self, key: str, *, reason: str = "undone") -> Outcome:
+        """Take back a decision noted by mistake (undo). Not forgetting: the same text may
+        be noted again later (a temporal tombstone; hiding is the permanent one)."""
+        with self.transaction("retract_decision") as tx:
+            target = dict(_decision_by_key(tx.session, key))
+            if is_hidden(target):
+                raise ForgottenDecisionError("that decision is forgotten already")
+            tx.session["current"]["decisions"] = [
+                d
+                for d in tx.session["current"]["decisions"]
+                if not (has_text(d) and decision_key(d) == key)
+            ]
+            self._retract(tx.session, key, reason)
+            tx.audit("retract_decision", "decisions", key)
+        undo = Undo("restore_decision", f"restore: {target['text']}", (("entry", target),))
+        return Outcome(True, f"decision taken back: {target['text']}", key, undo=undo)
+
+    def restore_decision(self, entry: dict[str, Any]) -> Outcome:
+        """Put a decision back as it was (its why, rejected and provenance), dated now."""
+        key = decision_key(entry)
+        with self.transaction("restore_decision") as tx:
+            decisions = tx.session["current"]["decisions"]
+            for d in well_formed_items(decisions):
+                if decision_key(d) == key and is_hidden(d):
+                    raise ForgottenDecisionError(
+                        "that decision was forgotten since; forgetting cannot be undone"
+                    )
+            previous = next(
+                (dict(d) for d in well_formed_items(decisions) if decision_key(d) == key), None
+            )
+            restored = {k: v for k, v in entry.items() if k not in ("hidden", "hidden_at")}
+            restored["date"] = self.clock()
+            restored["machine_id"] = self.machine.id
+            kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
+            kept.append(restored)
+            self._store_decisions(tx.session, kept)
+            tx.audit("restore_decision", "decisions", key)
+        if previous is None:
+            undo = Undo("retract_decision", f"take back: {entry['text']}", (("key", key),))
+        else:
+            undo = Undo("restore_decision", f"restore: {entry['text']}", (("entry", previous),))
+        return Outcome(True, f"decision restored: {entry['text']}", key, undo=undo)
+
+    def edit_decision(
+        self,
+        key: str,
+        *,
+        text: str | None = None,
+        why: str | None = None,
+        rejected: str | None = None,
+    ) -> Outcome:
+        """Change why and rejected in place (dated now, so the edit wins merges); a new
+        text is a new identity: the new decision is written and the old wording is
+        forgotten (hidden for ever, like ``hide_decision``), which cannot be undone."""
+        with self.transaction("edit_decision") as tx:
+            old = dict(_decision_by_key(tx.session, key))
+            if is_hidden(old):
+                raise ForgottenDecisionError("a forgotten decision cannot be edited")
+            new_text = old["text"] if text is None else clean_text(text, "decision")
+            new_why = old.get("why", "") if why is None else clean_text(why, "why", required=False)
+            new_rejected = (
+                old.get("rejected", "")
+                if rejected is None
+                else clean_text(rejected, "rejected", required=False)
+            )
+            if identity(new_text) != identity(old["text"]):
+                return self._reword_decision(tx, old, new_text, new_why, new_rejected)
+            if (new_text, new_why, new_rejected) == (
+                old["text"],
+                old.get("why", ""),
+                old.get("rejected", ""),
+            ):
+                return Outcome(False, "nothing to change", key)
+            current = {k: v for k, v in old.items() if k not in ("why", "rejected")}
+            current.update(text=new_text, date=self.clock(), machine_id=self.machine.id)
+            if new_why:
+                current["why"] = new_why
+            if new_rejected:
+                current["rejected"] = new_rejected
+            decisions = tx.session["current"]["decisions"]
+            kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
+            kept.append(current)
+            self._store_decisions(tx.session, kept)
+            tx.audit("edit_decision", "decisions", key)
+        undo = Undo("restore_decision", f"restore: {old['text']}", (("entry", old),))
+        return Outcome(True, f"decision edited: {new_text}", key, undo=undo)
+
+    def _reword_decision(
+        self, tx: Transaction, old: dict[str, Any], text: str, why: str, rejected: str
+    ) -> Outcome:
+        key, new_key = decision_key(old), text_hash(text)
+        decisions = tx.session["current"]["decisions"]
+        for d in well_formed_items(decisions):
+            if decision_key(d) == new_key:
+                raise ForgottenDecisionError(
+                    "a decision with the new text exists or was forgotten; choose another wording"
+                )
+        for d in well_formed_items(decisions):
+            if decision_key(d) == key:
+                d["hidden"] = True
+                d["hidden_at"] = self.clock()
+                d["reworded_to"] = new_key
+        fresh = {
+            k: v
+            for k, v in old.items()
+            if k not in ("text", "why", "rejected", "date", "machine_id", "hidden", "hidden_at")
+        }
+        fresh.update(self._stamp(text, "date"))
+        fresh["reworded_from"] = key
+        if why:
+            fresh["why"] = why
+        if rejected:
+            fresh["rejected"] = rejected
+        decisions.append(fresh)
+        self._store_decisions(tx.session, decisions)
+        tx.audit("reword_decision", "decisions", new_key)
+        return Outcome(
+            True,
+            f"decision reworded: {text} (the old wording is forgotten: that cannot be undone)",
+            new_key,
+        )
 
     def _cap_decisions(self, decisions: list[Any]) -> list[Any]:
         caps = self.config.caps
@@ -454,7 +791,12 @@ class Store:
         return [d for d in pool if d.matches(needle)]
 
     def find_decision(
-        self, needle: str, *, include_hidden: bool = False, all_projects: bool = False
+        self,
+        needle: str,
+        *,
+        include_hidden: bool = False,
+        all_projects: bool = False,
+        hidden_substrings: bool = False,
     ) -> Decision:
         """The one way every face says "which decision": exactly one, or a refusal.
 
@@ -462,8 +804,9 @@ class Store:
         — both over every project, so a leaked secret can be forgotten from anywhere
         — then a substring matching exactly one visible decision in scope (every
         project with ``all_projects``). ``include_hidden`` lets a hash or the exact
-        text name a hidden decision too (to purge it); a substring never reaches a
-        forgotten one, so an ambiguous answer can never list forgotten text.
+        text name a hidden decision too (to purge it); a substring reaches a forgotten
+        one only with ``hidden_substrings`` — for a person at their own terminal; an
+        agent's ambiguous answer must never list forgotten text.
         """
         needle = clean_text(needle, "match")
         everywhere = self.working_set(all_projects=True)
@@ -478,7 +821,10 @@ class Store:
         if exact:
             return exact[0]
         scoped = all_projects or not self.scoped
-        visible = everywhere.decisions if scoped else self.working_set().decisions
+        here = everywhere if scoped else self.working_set()
+        visible = here.decisions
+        if include_hidden and hidden_substrings:
+            visible += tuple(d for d in here.tombstones if not d.purged)
         hits = [d for d in visible if wanted in identity(d.text)]
         if len(hits) == 1:
             return hits[0]
@@ -524,12 +870,14 @@ class Store:
     def purge_decision(self, key: str) -> Outcome:
         """Hide and redact: text, why and rejected leave the session and the review queue
         in one commit; only the hash stays. Purging again scrubs the queue again."""
-        with self.transaction("purge_decision", files=(SESSION, REVIEW)) as tx:
+        with self.transaction("purge_decision", files=(SESSION, REVIEW, FILES)) as tx:
             state = tx.session
             decisions = state["current"]["decisions"]
             target = _decision_by_key(state, key)
             already = is_purged(target)
             if not already:
+                words = [target.get(k) for k in ("text", "why", "rejected")]
+                scrub_quarantined_copies(tx, self.root, [w for w in words if w])
                 hidden_at = target.get("hidden_at") if is_hidden(target) else None
                 redacted = purged_form({**target, "text_hash": decision_key(target)})
                 redacted["hidden_at"] = hidden_at if isinstance(hidden_at, str) else self.clock()
@@ -537,6 +885,9 @@ class Store:
                 rest = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
                 rest.append(redacted)
                 state["current"]["decisions"] = self._cap_decisions(rest)
+            for record in state["current"].get("retracted_decisions") or []:
+                if isinstance(record, dict) and record.get("text_hash") == key:
+                    record.pop("text", None)  # a rotated decision kept its words for people
             # A captured candidate or a near-hidden note may still hold the text.
             scrubbed = purge_from_review(tx.review, key, self.clock)
             if not already or scrubbed:
@@ -544,6 +895,56 @@ class Store:
         if already and not scrubbed:
             return Outcome(False, "that decision is already purged", key)
         return Outcome(True, "decision purged: only its hash remains", key)
+
+
+QUARANTINED = (
+    "session.json.corrupted-*",
+    "session.json.pre-migration-*",
+    "review.json.corrupted-*",
+)
+
+
+def scrub_quarantined_copies(tx: Transaction, root: Path, words: Sequence[str]) -> int:
+    """A purge reaches the copies kept aside of damaged or newer files too: every
+    occurrence of the purged words (as written, and as JSON writes them) becomes
+    ``[purged]``; the rest of each copy stays as it was."""
+    import json
+
+    forms = sorted(
+        {
+            w
+            for word in words
+            for w in (word, json.dumps(word, ensure_ascii=False)[1:-1], json.dumps(word)[1:-1])
+            if len(w) >= 3
+        },
+        key=len,
+        reverse=True,
+    )
+    changed = 0
+    for pattern in QUARANTINED:
+        for copy_path in sorted(root.glob(pattern)):
+            data = tx.read_bytes(copy_path)
+            if data is None:
+                continue
+            text = data.decode("utf-8", "surrogateescape")
+            new = text
+            for form in forms:
+                new = new.replace(form, "[purged]")
+            new = _scrub_torn_tail(new, forms)
+            if new != text:
+                tx.write_bytes(copy_path, new.encode("utf-8", "surrogateescape"), scan=False)
+                changed += 1
+    return changed
+
+
+def _scrub_torn_tail(text: str, forms: Sequence[str], *, at_least: int = 8) -> str:
+    """A damaged copy is most often a torn write: it may end in the first part of a
+    purged word. That part goes too."""
+    for form in forms:
+        for cut in range(len(form) - 1, at_least - 1, -1):
+            if text.endswith(form[:cut]):
+                return text[: len(text) - cut] + "[purged]"
+    return text
 
 
 def _decision_by_key(state: dict[str, Any], key: str) -> dict[str, Any]:
@@ -571,3 +972,47 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         tx.session.update(merged)
         tx.audit("merge_session", "session")
     return Outcome(True, f"merged into {output}")
+
+
+# --- undo: the inverse of an act, written through the same door -------------------------
+
+
+def _undo_remove_item(store: Store, undo: Undo) -> Outcome:
+    return store.remove_item(
+        undo.arg("list"), undo.arg("text"), reason=undo.arg("reason", "undone")
+    )
+
+
+def _undo_revive_item(store: Store, undo: Undo) -> Outcome:
+    return store.revive_item(undo.arg("list"), undo.arg("item"), text=undo.arg("text"))
+
+
+def _undo_reword_item(store: Store, undo: Undo) -> Outcome:
+    return store.reword_item(undo.arg("list"), undo.arg("match"), undo.arg("text"))
+
+
+UNDO_OPS: dict[str, Callable[[Store, Undo], Outcome]] = {
+    "remove_item": _undo_remove_item,
+    "revive_item": _undo_revive_item,
+    "reword_item": _undo_reword_item,
+    "retract_decision": lambda store, undo: store.retract_decision(undo.arg("key")),
+    "restore_decision": lambda store, undo: store.restore_decision(undo.arg("entry")),
+    "requeue_candidate": lambda store, undo: store.review.requeue(undo.arg("id")),
+    "trash_restore": lambda store, undo: store.trash.restore_outcome(undo.arg("id")),
+    "revive_actions": lambda store, undo: _revive_all(store, undo),
+}
+
+
+def _revive_all(store: Store, undo: Undo) -> Outcome:
+    done = [store.revive_item("next_actions", item) for item in undo.arg("items", ())]
+    return Outcome(any(o.changed for o in done), f"reopened {len(done)} next action(s)")
+
+
+def undo_change(store: Store, undo: Undo) -> Outcome:
+    """Run ``undo`` (and the steps chained to it) as one commit, recorded in the audit log
+    as ``undo`` followed by what it did."""
+    with store.transaction("undo", files=(SESSION, REVIEW, FILES)) as tx:
+        tx.audit("undo", "session")
+        outcomes = [UNDO_OPS[u.op](store, u) for u in (undo, *undo.steps)]
+    changed = any(o.changed for o in outcomes)
+    return Outcome(changed, f"undone: {undo.label}" if changed else outcomes[0].message)

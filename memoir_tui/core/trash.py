@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.items import FILES
+from memoir_tui.core.items import FILES, Outcome, Undo
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -89,6 +89,7 @@ class TrashRecord:
     status: str = ACTIVE  # ACTIVE | RESTORED | EMPTIED
     status_at: str = ""
     kind: str = APPLY  # APPLY | RESTORE_COPY
+    kept_as: str = ""  # (restored) the record that keeps what the restore overwrote
 
     @property
     def removed(self) -> tuple[Path, ...]:
@@ -151,12 +152,15 @@ class Trash:
         """Every apply, newest (last journaled) first, with its current status."""
         applies: dict[str, dict[str, Any]] = {}
         status: dict[str, tuple[str, str]] = {}
+        kept_as: dict[str, str] = {}
         for rec in self._raw_records():
             op = rec.get("op")
             if op == "apply":
                 applies[rec["id"]] = rec
             elif op == "restore":
                 status[rec["id"]] = (RESTORED, str(rec.get("at", "")))
+                if isinstance(rec.get("kept_as"), str):
+                    kept_as[rec["id"]] = rec["kept_as"]
             elif op == "empty":
                 status.setdefault(rec["id"], (EMPTIED, str(rec.get("at", ""))))
         out = []
@@ -189,6 +193,7 @@ class Trash:
                     st,
                     st_at,
                     kind,
+                    kept_as.get(rid, ""),
                 )
             )
         out.reverse()  # journal order is the truth; clocks can tie or go backwards
@@ -324,6 +329,17 @@ class Trash:
             tx.on_write(lambda: _remove_empty_dir(self.root / record.id))
             tx.audit("trash_restore", "trash")
         return self.get(record.id)
+
+    def restore_outcome(self, record_id: str, *, force: bool = False) -> Outcome:
+        """``restore`` for a face: what it did, and how to take it back (restore the copy
+        it kept of what it overwrote)."""
+        record = self.restore(record_id, force=force)
+        undo = (
+            Undo("trash_restore", f"redo {record.label}", (("id", record.kept_as),))
+            if record.kept_as
+            else None
+        )
+        return Outcome(True, f"restored {record.id} ({len(record.items)} file(s))", undo=undo)
 
     def empty(self, older_than_seconds: int, *, now: str | None = None) -> list[TrashRecord]:
         """Delete the saved copies of active applies older than the bound."""

@@ -175,6 +175,7 @@ class RecallIndex:
         self._stats_key: tuple[int, int] | None = None
         self._generation = next(_GENERATIONS)
         self._stats: tuple[int, tuple[float, ...], frozenset[str], tuple[str, ...]] | None = None
+        self._opened_ino: int | None = None
 
     # --- connection ---------------------------------------------------------------
 
@@ -182,7 +183,21 @@ class RecallIndex:
     def conn(self) -> sqlite3.Connection:
         if self._conn is None:
             self._conn = self._open()
+            with contextlib.suppress(OSError):
+                self._opened_ino = os.stat(self.path).st_ino
         return self._conn
+
+    def _reopen_if_replaced(self) -> None:
+        """A database removed under an open connection (a purge drops every index) is let
+        go of, so this process rebuilds it too instead of answering from the old file."""
+        if self._conn is None:
+            return
+        try:
+            ino = os.stat(self.path).st_ino
+        except OSError:
+            ino = None
+        if ino != self._opened_ino:
+            self.close()
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -320,6 +335,7 @@ class RecallIndex:
     def refresh(self, scope: Scope, *, full: bool | None = None) -> RefreshReport:
         """Bring the index up to date with the files; ``full=None`` decides by size."""
         started = time.perf_counter()
+        self._reopen_if_replaced()
         if full is None:
             full = self.file_count() <= self.full_check_files
         report = RefreshReport(full=full)

@@ -171,6 +171,11 @@ class SyncCopy:
             git.init()
         return git
 
+    def discard_history(self) -> None:
+        """Drop the repository (after a purge: its history holds the purged words); the
+        next sync starts a fresh one from the remote and pushes the purged state."""
+        self._discard_repo()
+
     def _discard_repo(self) -> None:
         if self.repo.exists():
             aside = self.repo.with_name(f"repo.git.old-{uuid.uuid4().hex[:8]}")

@@ -1,0 +1,72 @@
+"""After a purge: the caches that may still hold the purged words let go of them.
+
+The store's own files are redacted in the purge's commit (session, review queue,
+the copies kept aside of damaged files). Two caches live elsewhere and are
+rebuilt from the files whenever they are missing, so the safe way to purge
+them is to drop them:
+
+* the recall indexes (SQLite FTS5: a deleted row's terms stay in the index's
+  segments until they are merged, so editing them in place is not enough);
+* the local sync copy (a bare git repository whose history holds the old
+  blobs). The next sync fetches the remote again and pushes the purged state
+  as a new root commit, so the remote's history lets go of the words too.
+
+Both are best effort and never undo the purge: a running sync keeps its copy
+(its next cycle rebuilds it), a cache in use by another process is removed from
+the file system and that process re-creates it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import TYPE_CHECKING
+
+from memoir_tui.core.errors import MemoirError
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+    from memoir_tui.core.transaction import Commit
+
+log = logging.getLogger(__name__)
+
+
+def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
+    drop_recall_indexes()
+    drop_sync_copy(store)
+
+
+def drop_recall_indexes() -> int:
+    """Remove every recall index in the cache directory (they rebuild on the next query)."""
+    from memoir_tui.core.recall.index import cache_dir
+
+    removed = 0
+    directory = cache_dir()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return 0
+    for name in names:
+        if name.startswith("recall-") and ".sqlite3" in name:
+            with contextlib.suppress(OSError):
+                os.unlink(directory / name)
+                removed += 1
+    return removed
+
+
+def drop_sync_copy(store: Store) -> bool:
+    """Discard the local sync copy's repository (not its state) if no sync is running."""
+    from memoir_tui.core.sync.config import load_sync_config, sync_config_path
+    from memoir_tui.core.sync.engine import SyncCopy, sync_lock
+
+    if not sync_config_path(store.root).exists():
+        return False
+    try:
+        copy = SyncCopy(store, load_sync_config(store.root))
+        with sync_lock(copy.work_dir, wait=0):
+            copy.discard_history()
+    except (MemoirError, OSError) as exc:
+        log.warning("after the purge, the sync copy was left for the next sync: %s", exc)
+        return False
+    return True
