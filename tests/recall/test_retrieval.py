@@ -276,3 +276,17 @@ def test_claude_memory_of_a_project_without_transcripts_is_in_its_scope(world: W
         assert webshop.search("okapi") == []
     finally:
         webshop.close()
+
+
+def test_session_summaries_are_recalled(tmp_path) -> None:
+    from memoir_tui.core.recall.extract import session_docs
+    from memoir_tui.core.store import Store
+
+    store = Store(tmp_path / "store")
+    store.record_session_end(
+        "Moved the exporter to streaming writes", ["cli/export.py"], duration_min=40
+    )
+    docs, _ = session_docs(store.session_path)
+    (doc,) = [d for d in docs if d.type == "session"]
+    assert doc.name == "Moved the exporter to streaming writes"
+    assert "cli/export.py" in doc.text and "40 min" in doc.text

@@ -222,5 +222,27 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
                     updated=item.date,
                 )
             )
+    for h in ws.history:
+        # Session summaries are memory too: what was done, where, which files.
+        details = []
+        if h.files_touched:
+            details.append("files: " + ", ".join(h.files_touched))
+        if h.duration_min is not None:
+            details.append(f"{h.duration_min:g} min on {h.machine_label or 'a machine'}")
+        docs.append(
+            Doc(
+                path=path,
+                tool="memoir",
+                type="session",
+                kind="session",
+                name=h.summary,
+                link="",
+                description="",
+                project=_project_value(h.project) if h.project else "",
+                body="\n".join(details),
+                text="\n".join([h.summary, *details]),
+                updated=h.date,
+            )
+        )
     hidden = {d.key for d in ws.tombstones}
     return docs, hidden
