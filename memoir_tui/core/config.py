@@ -95,6 +95,7 @@ class Config:
     recall_full_check_files: int = 2000
     consolidate: ConsolidateSettings = field(default_factory=ConsolidateSettings)
     inject: InjectConfig = field(default_factory=InjectConfig)
+    theme: str | None = None  # [app] theme: the app's colour theme, remembered across runs
 
 
 def config_path(store_dir: Path) -> Path:
@@ -133,7 +134,7 @@ def load_config(store_dir: Path) -> Config:
     def fail(table: str, key: str, message: str) -> ConfigError:
         return ConfigError(path, f"{table}.{key}", message, _line_of(text, table, key))
 
-    known_tables = {"store", "caps", "recall", "consolidate", "inject"}
+    known_tables = {"store", "caps", "recall", "consolidate", "inject", "app"}
     for table, value in data.items():
         if table not in known_tables:
             raise ConfigError(
@@ -199,7 +200,67 @@ def load_config(store_dir: Path) -> Config:
         recall_full_check_files=full_check,
         consolidate=_load_consolidate(data.get("consolidate", {}), fail),
         inject=_load_inject(data.get("inject", {}), fail),
+        theme=_load_app(data.get("app", {}), fail),
     )
+
+
+def _load_app(table: dict[str, Any], fail: Any) -> str | None:
+    for key in table:
+        if key != "theme":
+            raise fail("app", key, "unknown key; known: theme")
+    theme = table.get("theme")
+    if theme is not None and (not isinstance(theme, str) or not theme.strip()):
+        raise fail("app", "theme", "must be a theme's name")
+    return theme.strip() if isinstance(theme, str) else None
+
+
+_SAFE_VALUE = re.compile(r"^[A-Za-z0-9 ._+-]{1,64}$")
+
+
+def with_setting(text: str, table: str, key: str, value: str) -> str:
+    """``text`` of a TOML file with ``[table] key = "value"`` set, every other line kept."""
+    if not _SAFE_VALUE.match(value):
+        raise ConfigError(Path(CONFIG_FILE), f"{table}.{key}", f"{value!r} is not a plain name")
+    line = f'{key} = "{value}"'
+    lines = text.splitlines(keepends=True)
+    current = None
+    header_at = None
+    for n, raw in enumerate(lines):
+        stripped = raw.strip()
+        header = re.match(r"^\[\s*([^\]]+?)\s*\]", stripped)
+        if header:
+            current = header.group(1).strip().strip('"')
+            if current == table:
+                header_at = n
+            continue
+        if current == table and re.match(rf'^"?{re.escape(key)}"?\s*=', stripped):
+            newline = "\n" if raw.endswith("\n") else ""
+            lines[n] = line + newline
+            return "".join(lines)
+    if header_at is not None:
+        lines.insert(header_at + 1, line + "\n")
+        return "".join(lines)
+    prefix = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    return text + prefix + f"[{table}]\n{line}\n"
+
+
+def remember_setting(store: Any, table: str, key: str, value: str) -> Path:
+    """Write one setting into ``memoir-tui.toml`` through the store's door (other lines,
+    comments included, kept); the result must still load, or nothing is written."""
+    from memoir_tui.core.items import FILES
+
+    path = config_path(store.root)
+    with store.transaction("remember_setting", files=(FILES,)) as tx:
+        old = tx.read_bytes(path)
+        text = old.decode("utf-8") if old is not None else ""
+        new = with_setting(text, table, key, value)
+        try:
+            tomllib.loads(new)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(path, "file", f"would not be valid TOML: {exc}") from None
+        tx.write_text(path, new)
+        tx.audit("remember_setting", "config")
+    return path
 
 
 def _load_consolidate(table: dict[str, Any], fail: Any) -> ConsolidateSettings:
@@ -281,5 +342,8 @@ def render_config(config: Config) -> str:
         "projects = [" + ", ".join(f'"{p}"' for p in config.inject.projects) + "]",
         f"max_block_chars = {config.inject.max_block_chars}",
         f"all_projects = {'true' if config.inject.all_projects else 'false'}",
+        "",
+        "[app]",
+        f'theme = "{config.theme}"' if config.theme else "# theme = (the app's default)",
     ]
     return "\n".join(lines) + "\n"

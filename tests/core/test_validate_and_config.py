@@ -95,3 +95,21 @@ def test_config_errors_name_key_and_line(tmp_path, text, key, line):
     assert err.value.key == key
     if line is not None:
         assert err.value.line == line and f":{line}:" in str(err.value)
+
+
+def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
+    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.config import load_config, remember_setting
+    from memoir_tui.core.store import Store
+
+    store = Store(tmp_path / "store")
+    remember_setting(store, "app", "theme", "gruvbox")
+    assert load_config(store.root).theme == "gruvbox"
+    path = store.root / "memoir-tui.toml"
+    path.write_text("# mine\n[caps]\ngoals = 3  # three\n\n[app]\ntheme = \"nord\"\n")
+    remember_setting(store, "app", "theme", "dracula")
+    assert path.read_text() == '# mine\n[caps]\ngoals = 3  # three\n\n[app]\ntheme = "dracula"\n'
+    assert load_config(store.root).caps.goals == 3
+    assert read_audit(store.root, limit=1)[0].operation == "remember_setting"
+    with pytest.raises(ConfigError):
+        remember_setting(store, "app", "theme", 'x"\n[evil]')
