@@ -97,6 +97,27 @@ def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --- filtering ---------------------------------------------------------------------------
+
+
+def folded(text: str) -> str:
+    """Case- and accent-insensitive form for matching ("Crème" and "creme" meet)."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def matches_words(query: str, *fields: str) -> bool:
+    """Every word of ``query`` appears in one of ``fields``, in any order, ignoring case
+    and accents (the filter every list uses)."""
+    words = folded(query).split()
+    if not words:
+        return True
+    haystack = "\n".join(folded(f) for f in fields if f)
+    return all(w in haystack for w in words)
+
+
 # --- text a person or a model hands us --------------------------------------------------
 
 

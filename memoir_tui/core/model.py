@@ -17,6 +17,7 @@ from memoir_tui.core.items import (
     decision_key,
     is_hidden,
     is_purged,
+    matches_words,
     well_formed_items,
 )
 from memoir_tui.core.merge import suppress_completed, suppress_retracted
@@ -88,9 +89,9 @@ class Decision:
     reworded_to: str = ""  # (on a tombstone) the identity hash of its new wording
 
     def matches(self, needle: str) -> bool:
-        """Case-insensitive substring search over text, why and rejected."""
-        needle = needle.lower()
-        return any(needle in field.lower() for field in (self.text, self.why, self.rejected))
+        """Every word of ``needle`` in text, why or rejected (any order, case and accents
+        ignored)."""
+        return matches_words(needle, self.text, self.why, self.rejected)
 
 
 @dataclass(frozen=True, slots=True)

@@ -283,3 +283,12 @@ def test_validity_window(store_dir, clock):
         store.note_decision("bad", valid_from="someday")
     with pytest.raises(InvalidDateError):
         store.note_decision("bad", valid_from="2026-02-01", valid_until="2026-01-01")
+
+
+def test_the_filter_matches_all_words_in_any_order_ignoring_case_and_accents() -> None:
+    from memoir_tui.core.items import matches_words
+
+    assert matches_words("cache sqlite", "Use SQLite", "for the cache")
+    assert matches_words("creme BRULEE", "Crème brûlée on Fridays")
+    assert not matches_words("cache redis", "Use SQLite", "for the cache")
+    assert matches_words("   ", "anything")
