@@ -97,6 +97,27 @@ def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --- words for people --------------------------------------------------------------------
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 tombstone``, ``2 tombstones``, ``0 decisions``."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def readable_date(value: Any) -> str:
+    """An ISO date-time as a person reads it in a sentence: ``1 Jul 2026, 09:00 UTC``;
+    a bare date as ``1 Jul 2026``; anything else as given."""
+    from datetime import UTC, datetime
+
+    if not is_iso_date(value):
+        return str(value or "")
+    ms = parse_date_ms(value)
+    when = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    day = f"{when.day} {when:%b %Y}"
+    return day if len(str(value).strip()) <= 10 else f"{day}, {when:%H:%M} UTC"
+
+
 # --- filtering ---------------------------------------------------------------------------
 
 

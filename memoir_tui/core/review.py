@@ -43,7 +43,7 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome, Undo
+from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome, Undo, readable_date
 from memoir_tui.core.session import quarantine_copy
 
 if TYPE_CHECKING:
@@ -621,10 +621,12 @@ class ReviewQueue:
             item = _resolve(tx.review, candidate_id)
             current = _state_of(item)
             if current == PINNED:
-                raise CandidateStateError(f"already pinned on {_str(item.get('pinned_at'))}")
+                raise CandidateStateError(
+                    f"already pinned on {readable_date(item.get('pinned_at'))}"
+                )
             if current == REJECTED:
                 raise CandidateStateError(
-                    f"this candidate was rejected on {_str(item.get('rejected_at'))}; "
+                    f"this candidate was rejected on {readable_date(item.get('rejected_at'))}; "
                     "rejections are permanent, so note the decision directly if you mean it"
                 )
             final_text = _redact(text) if text is not None else item["text"]

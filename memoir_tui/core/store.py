@@ -45,6 +45,7 @@ from memoir_tui.core.items import (
     is_hidden,
     is_purged,
     purged_form,
+    readable_date,
     validity_window,
     well_formed_items,
 )
@@ -607,7 +608,7 @@ class Store:
                 if is_hidden(d):
                     raise ForgottenDecisionError(
                         "a decision with this text was forgotten"
-                        + (f" on {d.get('hidden_at')}" if d.get("hidden_at") else "")
+                        + (f" on {readable_date(d.get('hidden_at'))}" if d.get("hidden_at") else "")
                         + "; forgetting is permanent, so it cannot be noted again. Reword it if "
                         "it is genuinely a new decision."
                     )

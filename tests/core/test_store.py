@@ -292,3 +292,14 @@ def test_the_filter_matches_all_words_in_any_order_ignoring_case_and_accents() -
     assert matches_words("creme BRULEE", "Crème brûlée on Fridays")
     assert not matches_words("cache redis", "Use SQLite", "for the cache")
     assert matches_words("   ", "anything")
+
+
+def test_dates_in_messages_read_as_a_person_reads_them(store) -> None:
+    from memoir_tui.core.errors import ForgottenDecisionError
+
+    store.note_decision("Ship on Fridays")
+    store.hide_decision(store.find_decision("Ship on Fridays").key)
+    with pytest.raises(ForgottenDecisionError) as err:
+        store.note_decision("ship on fridays")
+    assert re.search(r"forgotten on \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC;", str(err.value))
+    assert "T" not in str(err.value).split("forgotten on ")[1][:20]
