@@ -106,7 +106,7 @@ def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
     remember_setting(store, "app", "theme", "gruvbox")
     assert load_config(store.root).theme == "gruvbox"
     path = store.root / "memoir-tui.toml"
-    path.write_text("# mine\n[caps]\ngoals = 3  # three\n\n[app]\ntheme = \"nord\"\n")
+    path.write_text('# mine\n[caps]\ngoals = 3  # three\n\n[app]\ntheme = "nord"\n')
     remember_setting(store, "app", "theme", "dracula")
     assert path.read_text() == '# mine\n[caps]\ngoals = 3  # three\n\n[app]\ntheme = "dracula"\n'
     assert load_config(store.root).caps.goals == 3
