@@ -4,6 +4,13 @@ The environment is switched at import time, before any test module (or a
 subprocess it spawns) can resolve ``~``. At the end of the session the guard
 re-fingerprints the real home's memory directories and fails the run if
 anything there changed.
+
+Under pytest-xdist this module is imported by the controller and again by
+every worker. The workers are started by the controller after this import, so
+they inherit its scratch HOME; the real home is therefore handed down in
+``MEMOIR_TUI_TESTS_REAL_HOME`` and each worker makes a scratch HOME of its own.
+The guard runs in the controller (or in a run without workers), whose
+before/after fingerprints bracket every worker's whole run.
 """
 
 from __future__ import annotations
@@ -15,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-REAL_HOME = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+REAL_HOME_VAR = "MEMOIR_TUI_TESTS_REAL_HOME"
+REAL_HOME = Path(
+    os.environ.setdefault(REAL_HOME_VAR, os.environ.get("HOME") or os.path.expanduser("~"))
+)
 GUARDED = (
     ".config/memoir",
     ".config/memoir-tui",
@@ -64,7 +74,8 @@ def fingerprint(home: Path) -> dict[str, tuple[int, int]]:
 
 
 _BEFORE = fingerprint(REAL_HOME)
-SCRATCH = Path(tempfile.mkdtemp(prefix="memoir-tui-tests-"))
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+SCRATCH = Path(tempfile.mkdtemp(prefix=f"memoir-tui-tests-{_WORKER + '-' if _WORKER else ''}"))
 SCRATCH_HOME = SCRATCH / "home"
 SCRATCH_HOME.mkdir()
 os.environ["HOME"] = str(SCRATCH_HOME)
@@ -78,8 +89,10 @@ for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "MEMOIR_PASSPHRAS
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    after = fingerprint(REAL_HOME)
     shutil.rmtree(SCRATCH, ignore_errors=True)
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller guards the whole run
+    after = fingerprint(REAL_HOME)
     if after != _BEFORE:
         changed = sorted(k for k in set(after) | set(_BEFORE) if after.get(k) != _BEFORE.get(k))
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
