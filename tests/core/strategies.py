@@ -77,27 +77,41 @@ machines = st.dictionaries(
 )
 
 
-@st.composite
-def sessions(draw, max_items: int = 4):
-    def lst(strategy):
-        return draw(st.lists(strategy, max_size=max_items))
+# Built once: constructing strategies inside a draw re-validates them on every
+# example, which cost more than the merges the laws check.
+GOALS = _item("set_on")
+NEXT_ACTIONS = _item("added")
+OPEN_QUESTIONS = _item("asked")
+DECISIONS = decisions()
 
-    s = {
-        "version": 1,
-        "created_at": draw(dates),
-        "updated_at": draw(dates),
-        "machines": draw(machines),
-        "current": {
-            "goals": lst(_item("set_on")),
-            "next_actions": lst(_item("added")),
-            "completed_actions": lst(completed),
-            "open_questions": lst(_item("asked")),
-            "decisions": lst(decisions()),
-        },
-        "history": lst(history),
-    }
-    if draw(st.booleans()):
-        s["x_top"] = draw(st.integers(0, 5))
-    if draw(st.booleans()):
-        s["current"]["x_cur"] = draw(st.sampled_from(["a", "b"]))
-    return s
+
+def sessions(max_items: int = 4):
+    def lst(strategy):
+        return st.lists(strategy, max_size=max_items)
+
+    goals, next_actions, done = lst(GOALS), lst(NEXT_ACTIONS), lst(completed)
+    questions, decided, past = lst(OPEN_QUESTIONS), lst(DECISIONS), lst(history)
+
+    @st.composite
+    def session(draw):
+        s = {
+            "version": 1,
+            "created_at": draw(dates),
+            "updated_at": draw(dates),
+            "machines": draw(machines),
+            "current": {
+                "goals": draw(goals),
+                "next_actions": draw(next_actions),
+                "completed_actions": draw(done),
+                "open_questions": draw(questions),
+                "decisions": draw(decided),
+            },
+            "history": draw(past),
+        }
+        if draw(st.booleans()):
+            s["x_top"] = draw(st.integers(0, 5))
+        if draw(st.booleans()):
+            s["current"]["x_cur"] = draw(st.sampled_from(["a", "b"]))
+        return s
+
+    return session()
