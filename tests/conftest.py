@@ -5,6 +5,9 @@ subprocess it spawns) can resolve ``~``. At the end of the session the guard
 re-fingerprints the real home's memory directories and fails the run if
 anything there changed.
 
+Hypothesis profiles are registered here too: ``quick`` (every run, CI's
+too) and ``soak`` (ten times the examples), picked by ``HYPOTHESIS_PROFILE``.
+
 Under pytest-xdist this module is imported by the controller and again by
 every worker. The workers are started by the controller after this import, so
 they inherit its scratch HOME; the real home is therefore handed down in
@@ -21,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REAL_HOME_VAR = "MEMOIR_TUI_TESTS_REAL_HOME"
 REAL_HOME = Path(
@@ -102,6 +106,50 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(message, red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- Hypothesis profiles ------------------------------------------------------------
+
+PROFILE_VAR = "HYPOTHESIS_PROFILE"
+QUICK_EXAMPLES = 100
+# Both profiles turn off Hypothesis's timing checks (the per-example deadline
+# and the too_slow health check): on a loaded machine, with a worker per core,
+# they fail tests for being slow, not wrong. --durations shows what is slow.
+settings.register_profile(
+    "quick",
+    max_examples=QUICK_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,  # a failure in CI prints what reproduces it (no example database there)
+)
+settings.register_profile("soak", settings.get_profile("quick"), max_examples=10 * QUICK_EXAMPLES)
+PROFILES = ("quick", "soak")
+PROFILE = os.environ.get(PROFILE_VAR, "quick")
+if PROFILE in PROFILES:
+    settings.load_profile(PROFILE)
+
+
+def examples(quick: int) -> int:
+    """``quick`` examples under the quick profile, scaled like the loaded profile's default.
+
+    For a test whose examples cost more or less than most: ``@settings(max_examples=
+    examples(400))`` runs 400 by default and 4,000 under ``HYPOTHESIS_PROFILE=soak``.
+    """
+    return max(1, round(quick * settings.default.max_examples / QUICK_EXAMPLES))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if PROFILE not in PROFILES:
+        raise pytest.UsageError(f"{PROFILE_VAR}={PROFILE!r}: the profiles are {PROFILES}")
+    if "MERGE_EXAMPLES" in os.environ:
+        raise pytest.UsageError(
+            f"MERGE_EXAMPLES is gone: {PROFILE_VAR}=soak runs every property test longer"
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    name = settings.get_current_profile_name()
+    return f"hypothesis profile {name!r} ({PROFILE_VAR}=soak for the long soak)"
 
 
 @pytest.fixture

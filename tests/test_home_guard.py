@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REAL_HOME, REAL_HOME_VAR, SCRATCH_HOME, fingerprint
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.inner_pytest import run_inner_pytest
 
 
 def test_tests_run_on_a_scratch_home():
@@ -54,7 +52,7 @@ def test_{n}():
 
 
 def run_inner_suite(tmp_path: Path, *args: str, touch: bool) -> subprocess.CompletedProcess[str]:
-    """A pytest run in a fresh process with this conftest, on a fake "real" home."""
+    """A pytest run of four tests with this conftest, on a fake "real" home."""
     tmp_path.mkdir(exist_ok=True)
     fake_home = tmp_path / "real-home"
     (fake_home / ".claude").mkdir(parents=True)
@@ -68,30 +66,8 @@ def run_inner_suite(tmp_path: Path, *args: str, touch: bool) -> subprocess.Compl
             n=n, record=str(record), fake_home=str(fake_home), touch=touch and n == 3
         )
         (suite / f"test_inner_{n}.py").write_text(text)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.pop(REAL_HOME_VAR, None)  # a fresh run, as from a terminal
-    env["HOME"] = str(fake_home)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.conftest",  # this conftest, loaded as a plugin
-            # The plugins the inner tests do not need: each adds seconds to every process.
-            *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:asyncio"),
-            *("-p", "no:textual-snapshot", "-p", "no:syrupy"),
-            "--rootdir",
-            str(suite),
-            *args,
-            str(suite),
-        ],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {"HOME": str(fake_home)}  # and no real home handed down: a fresh run, as from a terminal
+    return run_inner_pytest(suite, *args, env=env, drop=(REAL_HOME_VAR,))
 
 
 def homes(tmp_path: Path) -> dict[str, dict[str, str]]:

@@ -41,6 +41,7 @@ from memoir_tui.core.mcp_install import (
     resolve_config_path,
     run_install_cli,
 )
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mcp_configs"
 NO_ENV: dict[str, str] = {}
@@ -724,9 +725,7 @@ json_values = st.recursive(
 )
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     doc=st.dictionaries(
         st.text(max_size=6).filter(lambda k: k != "mcpServers"), json_values, max_size=4
@@ -769,9 +768,7 @@ def test_any_json_file_round_trips(
     assert path.read_text(encoding="utf-8") == original
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     doc=st.dictionaries(
         st.text(max_size=6).filter(lambda k: k != "context_servers"), json_values, max_size=4

@@ -13,8 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
-REPO = TESTS.parent
+from tests.paths import REPO, TESTS
 
 PLUGIN = """
 import json

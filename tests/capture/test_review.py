@@ -28,6 +28,7 @@ from memoir_tui.core.review import (
     reject,
     similarity,
 )
+from tests.conftest import examples
 
 from .conftest import read_json
 
@@ -90,7 +91,7 @@ def keys(state: dict) -> set[str]:
     return {text_hash(i["text"]) for i in state["items"]}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(review_file(), review_file(), review_file())
 def test_merge_is_a_semilattice(a, b, c):
     ab = merge_review(a, b)
@@ -102,7 +103,7 @@ def test_merge_is_a_semilattice(a, b, c):
     assert len(ab["items"]) == len(keys(ab))  # one copy per identity
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50))
 @given(review_file(), review_file())
 def test_rejection_and_pinning_are_sticky(a, b):
     merged = {text_hash(i["text"]): i for i in merge_review(a, b)["items"]}

@@ -15,13 +15,12 @@ from unknown fields it preserves.
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core.identity import iso_from_ms, js_trim, parse_date_ms
 from memoir_tui.core.merge import merge_sessions
+from tests.conftest import examples
 
 JS_CAPS = {"goals": 3, "next_actions": 8, "open_questions": 5, "decisions": 10}
 
@@ -183,7 +182,7 @@ def ordinary_pair(draw):
     return side(hide_left), side(not hide_left)
 
 
-@settings(max_examples=int(os.environ.get("MERGE_EXAMPLES", "400")), deadline=None)
+@settings(max_examples=examples(400))
 @given(ordinary_pair())
 def test_agrees_with_the_reference_on_ordinary_inputs(pair):
     local, remote = pair

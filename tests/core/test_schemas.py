@@ -12,6 +12,7 @@ from memoir_tui.core.entries import ENTRY_TYPES, new_entry_meta
 from memoir_tui.core.identity import _ISO_RE
 from memoir_tui.core.merge import DEFAULT_CAPS, merge_sessions
 from memoir_tui.core.session import normalise_shape
+from tests.conftest import examples
 
 from .strategies import sessions
 
@@ -59,7 +60,7 @@ def _valid_dates_only(s: dict) -> bool:
     return "not a date" not in text and "2026-13-45" not in text and '""' not in text
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(sessions(), sessions())
 def test_merged_sessions_conform(a, b):
     if not (_valid_dates_only(a) and _valid_dates_only(b)):
