@@ -40,9 +40,9 @@ from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.conftest import JulyClock
+from tests.paths import REPO
 
 SIZE = (100, 30)
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

@@ -42,8 +42,9 @@ from memoir_tui.core.mcp_install import (
     run_install_cli,
 )
 from tests.conftest import examples
+from tests.paths import FIXTURES as TEST_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mcp_configs"
+FIXTURES = TEST_FIXTURES / "mcp_configs"
 NO_ENV: dict[str, str] = {}
 SERVERS_KEY = {
     "claude-code": "mcpServers",

@@ -3,7 +3,7 @@
 Deterministic on purpose: a fresh copy of the shipped demo fixtures, a fixed
 machine label, a fixed header path, a fixed clock, no file watcher, and no
 blinking cursors. Regenerate with
-``.venv/bin/pytest tests/test_app_snapshots.py --snapshot-update``.
+``.venv/bin/python -m pytest -n0 tests/app/test_app_snapshots.py --snapshot-update``.
 
 These are plain ``def`` tests: ``snap_compare`` runs its own event loop.
 """

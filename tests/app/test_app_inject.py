@@ -26,8 +26,9 @@ from memoir_tui.core.store import Store
 from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen
+from tests.paths import FIXTURES
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
+FIXTURE = FIXTURES / "consolidate_store"
 NOW = "2026-08-01T00:00:00.000Z"
 SIZE = (100, 30)
 PANE_KEY = pane_spec("inject").key

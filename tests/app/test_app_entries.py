@@ -21,7 +21,7 @@ from memoir_tui.screens.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.entry_view import EntryScreen, editor_command
-from tests.test_app_recall import HIDDEN_DECISION, SIZE, World, build_world, settle, write
+from tests.app.test_app_recall import HIDDEN_DECISION, SIZE, World, build_world, settle, write
 
 ENTRIES_KEY = pane_spec("entries").key
 

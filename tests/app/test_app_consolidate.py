@@ -34,8 +34,9 @@ from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalD
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
+from tests.paths import FIXTURES
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
+FIXTURE = FIXTURES / "consolidate_store"
 NOW = "2026-08-01T00:00:00.000Z"
 SIZE = (100, 30)
 PANE_KEY = pane_spec("consolidate").key
