@@ -15,7 +15,6 @@ import pytest
 from textual import events
 from textual.binding import Binding
 from textual.command import CommandPalette
-from textual.pilot import Pilot
 from textual.widgets import Input, Tab, TabbedContent, Tabs
 from textual.widgets._footer import FooterKey
 
@@ -39,29 +38,9 @@ from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
+from tests.app.helpers import SIZE, make_app, messages, settle
 from tests.conftest import JulyClock
 from tests.paths import REPO
-
-SIZE = (100, 30)
-
-
-@pytest.fixture
-def demo_store(tmp_path: Path) -> Store:
-    root = create_demo_store(tmp_path / "store")
-    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL)
-
-
-def make_app(store: Store, **kwargs: Any) -> MemoirApp:
-    kwargs.setdefault("display_path", "demo store")
-    kwargs.setdefault("poll_interval", None)
-    return MemoirApp(store, **kwargs)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
 
 # --- bindings ---------------------------------------------------------------------
 
@@ -171,8 +150,7 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
         assert str(root) in labels[1] or labels[1].startswith("~")
         assert labels[2] == "machine: laptop-7"
         assert "READ-ONLY" in labels
-        notices = [n.message for n in app._notifications]
-        assert any("newer memoir format" in m for m in notices)
+        assert any("newer memoir format" in m for m in messages(app))
         # Writing is refused by the core and shown as a readable error.
         await pilot.press("a")
         await settle(pilot)
@@ -313,7 +291,7 @@ async def test_unknown_theme_is_a_warning_not_a_crash(demo_store: Store) -> None
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "textual-dark"
-        assert any("no-such-theme" in n.message for n in app._notifications)
+        assert any("no-such-theme" in m for m in messages(app))
 
 
 # --- quitting -----------------------------------------------------------------------------
