@@ -174,10 +174,11 @@ def shown_keys(app: MemoirApp) -> set[str]:
 
 
 def plain(renderable: Any, width: int = 200) -> str:
-    """A Rich renderable as plain text, wide enough not to wrap what tests look for."""
+    """A Rich renderable as plain text, wide enough not to wrap what tests look for
+    (and without the padding at the end of each line)."""
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(renderable)
-    return console.export_text()
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
 
 
 def rendered(widget: Static) -> str:

@@ -7,7 +7,7 @@ then reads ``session.json`` from disk: what the person did must be on disk.
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.store import Store
@@ -30,6 +30,7 @@ from tests.app.helpers import (
     messages,
     on_disk,
     open_pane,
+    rendered,
     select_text,
     settle,
     texts,
@@ -282,8 +283,11 @@ async def test_hide_with_y(demo_store: Store) -> None:
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        body = str(app.screen.query_one("#confirm-body").render())
-        assert "Homebrew only" in body or app.screen._body is not None
+        # The dialog shows the decision in full, what was rejected included.
+        body = rendered(app.screen.query_one("#confirm-body", Static)).splitlines()
+        assert any(line.startswith("Text") and PIPX in line for line in body), body
+        rejected = [line for line in body if line.startswith("Rejected")]
+        assert rejected and rejected[0].endswith("PyInstaller single-file binary; Homebrew only")
         await pilot.press("y")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
