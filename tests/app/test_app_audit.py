@@ -188,7 +188,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
     ids = [b.id for b in bindings]
     assert all(i and i.startswith("audit.") for i in ids) and len(ids) == len(set(ids))
     assert all(c.binding_id in ids for c in AuditPane.COMMANDS)
-    assert NO_ITEM != GONE != FORGOTTEN
+    assert len({NO_ITEM, GONE, FORGOTTEN}) == 3  # a != b != c never compared a with c
 
 
 def test_audit_pane_snapshot(snap_compare: Any, store: Store) -> None:
