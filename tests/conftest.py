@@ -4,6 +4,16 @@ The environment is switched at import time, before any test module (or a
 subprocess it spawns) can resolve ``~``. At the end of the session the guard
 re-fingerprints the real home's memory directories and fails the run if
 anything there changed.
+
+Hypothesis profiles are registered here too: ``quick`` (every run, CI's
+too) and ``soak`` (ten times the examples), picked by ``HYPOTHESIS_PROFILE``.
+
+Under pytest-xdist this module is imported by the controller and again by
+every worker. The workers are started by the controller after this import, so
+they inherit its scratch HOME; the real home is therefore handed down in
+``MEMOIR_TUI_TESTS_REAL_HOME`` and each worker makes a scratch HOME of its own.
+The guard runs in the controller (or in a run without workers), whose
+before/after fingerprints bracket every worker's whole run.
 """
 
 from __future__ import annotations
@@ -14,8 +24,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-REAL_HOME = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+REAL_HOME_VAR = "MEMOIR_TUI_TESTS_REAL_HOME"
+REAL_HOME = Path(
+    os.environ.setdefault(REAL_HOME_VAR, os.environ.get("HOME") or os.path.expanduser("~"))
+)
 GUARDED = (
     ".config/memoir",
     ".config/memoir-tui",
@@ -64,7 +78,8 @@ def fingerprint(home: Path) -> dict[str, tuple[int, int]]:
 
 
 _BEFORE = fingerprint(REAL_HOME)
-SCRATCH = Path(tempfile.mkdtemp(prefix="memoir-tui-tests-"))
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+SCRATCH = Path(tempfile.mkdtemp(prefix=f"memoir-tui-tests-{_WORKER + '-' if _WORKER else ''}"))
 SCRATCH_HOME = SCRATCH / "home"
 SCRATCH_HOME.mkdir()
 os.environ["HOME"] = str(SCRATCH_HOME)
@@ -78,8 +93,10 @@ for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "MEMOIR_PASSPHRAS
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    after = fingerprint(REAL_HOME)
     shutil.rmtree(SCRATCH, ignore_errors=True)
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller guards the whole run
+    after = fingerprint(REAL_HOME)
     if after != _BEFORE:
         changed = sorted(k for k in set(after) | set(_BEFORE) if after.get(k) != _BEFORE.get(k))
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -89,6 +106,50 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line(message, red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- Hypothesis profiles ------------------------------------------------------------
+
+PROFILE_VAR = "HYPOTHESIS_PROFILE"
+QUICK_EXAMPLES = 100
+# Both profiles turn off Hypothesis's timing checks (the per-example deadline
+# and the too_slow health check): on a loaded machine, with a worker per core,
+# they fail tests for being slow, not wrong. --durations shows what is slow.
+settings.register_profile(
+    "quick",
+    max_examples=QUICK_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,  # a failure in CI prints what reproduces it (no example database there)
+)
+settings.register_profile("soak", settings.get_profile("quick"), max_examples=10 * QUICK_EXAMPLES)
+PROFILES = ("quick", "soak")
+PROFILE = os.environ.get(PROFILE_VAR, "quick")
+if PROFILE in PROFILES:
+    settings.load_profile(PROFILE)
+
+
+def examples(quick: int) -> int:
+    """``quick`` examples under the quick profile, scaled like the loaded profile's default.
+
+    For a test whose examples cost more or less than most: ``@settings(max_examples=
+    examples(400))`` runs 400 by default and 4,000 under ``HYPOTHESIS_PROFILE=soak``.
+    """
+    return max(1, round(quick * settings.default.max_examples / QUICK_EXAMPLES))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if PROFILE not in PROFILES:
+        raise pytest.UsageError(f"{PROFILE_VAR}={PROFILE!r}: the profiles are {PROFILES}")
+    if "MERGE_EXAMPLES" in os.environ:
+        raise pytest.UsageError(
+            f"MERGE_EXAMPLES is gone: {PROFILE_VAR}=soak runs every property test longer"
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    name = settings.get_current_profile_name()
+    return f"hypothesis profile {name!r} ({PROFILE_VAR}=soak for the long soak)"
 
 
 @pytest.fixture

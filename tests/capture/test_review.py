@@ -24,6 +24,7 @@ from memoir_tui.core.review import (
     near_hidden_match,
     similarity,
 )
+from tests.conftest import examples
 
 from .conftest import read_json
 
@@ -86,7 +87,7 @@ def keys(state: dict) -> set[str]:
     return {text_hash(i["text"]) for i in state["items"]}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(review_file(), review_file(), review_file())
 def test_merge_is_a_semilattice(a, b, c):
     ab = merge_review(a, b)
@@ -98,7 +99,7 @@ def test_merge_is_a_semilattice(a, b, c):
     assert len(ab["items"]) == len(keys(ab))  # one copy per identity
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50))
 @given(review_file(), review_file())
 def test_rejection_and_pinning_are_sticky(a, b):
     merged = {text_hash(i["text"]): i for i in merge_review(a, b)["items"]}

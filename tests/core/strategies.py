@@ -20,84 +20,113 @@ DATES = [iso_from_ms(BASE_MS + i * 60_000) for i in range(6)] + ["", "not a date
 MACHINES = ["m-aaaa", "m-bbbb", "m-cccc"]
 
 texts = st.sampled_from(TEXTS)
-dates = st.sampled_from(DATES)
-maybe_date = st.one_of(st.none(), dates)
 extra = st.dictionaries(st.sampled_from(["x_note", "x_rank"]), st.integers(0, 3), max_size=1)
 
 
-def _item(date_field: str):
-    return st.builds(
-        lambda text, date, machine, more: {
-            "text": text,
-            **({date_field: date} if date is not None else {}),
-            "machine_id": machine,
-            **more,
-        },
-        texts,
-        maybe_date,
-        st.sampled_from(MACHINES),
-        extra,
-    )
+class Parts:
+    """The strategies a session is drawn from, over one set of dates. Built once per
+    set: constructing strategies inside a draw re-validates them on every example,
+    which cost more than the merges the laws check."""
+
+    def __init__(self, date_values: list[str]) -> None:
+        dates = st.sampled_from(date_values)
+        maybe_date = st.one_of(st.none(), dates)
+        self.dates = dates
+        self.goals = self._item("set_on", maybe_date)
+        self.next_actions = self._item("added", maybe_date)
+        self.open_questions = self._item("asked", maybe_date)
+        self.decisions = self._decisions(dates, maybe_date)
+        self.completed = st.builds(lambda t, d: {"text": t, "done_at": d}, texts, dates)
+        self.history = st.builds(
+            lambda d, m, s: {"date": d, "machine_id": m, "summary": s, "files_touched": []},
+            dates,
+            st.sampled_from(MACHINES),
+            st.sampled_from(["did a", "did b"]),
+        )
+        self.machines = st.dictionaries(
+            st.sampled_from(MACHINES),
+            st.builds(
+                lambda label, seen: {"label": label, "last_seen": seen},
+                st.sampled_from(["a", "b"]),
+                dates,
+            ),
+            max_size=3,
+        )
+
+    @staticmethod
+    def _item(date_field: str, maybe_date):
+        return st.builds(
+            lambda text, date, machine, more: {
+                "text": text,
+                **({date_field: date} if date is not None else {}),
+                "machine_id": machine,
+                **more,
+            },
+            texts,
+            maybe_date,
+            st.sampled_from(MACHINES),
+            extra,
+        )
+
+    @staticmethod
+    def _decisions(dates, maybe_date):
+        @st.composite
+        def decision(draw):
+            text = draw(texts)
+            d = {"text": text, "machine_id": draw(st.sampled_from(MACHINES))}
+            date = draw(maybe_date)
+            if date is not None:
+                d["date"] = date
+            if draw(st.booleans()):
+                d["why"] = draw(st.sampled_from(["fast", "simple", "safe"]))
+            kind = draw(st.sampled_from(["live", "live", "hidden", "purged"]))
+            if kind in ("hidden", "purged"):
+                d["hidden"] = True
+                d["hidden_at"] = draw(dates)
+            if kind == "purged":
+                d = {k: v for k, v in d.items() if k not in ("why", "rejected")}
+                d["text_hash"] = text_hash(text)
+                d["text"] = "[purged]"
+            d.update(draw(extra))
+            return d
+
+        return decision()
 
 
-@st.composite
-def decisions(draw):
-    text = draw(texts)
-    d = {"text": text, "machine_id": draw(st.sampled_from(MACHINES))}
-    date = draw(maybe_date)
-    if date is not None:
-        d["date"] = date
-    if draw(st.booleans()):
-        d["why"] = draw(st.sampled_from(["fast", "simple", "safe"]))
-    kind = draw(st.sampled_from(["live", "live", "hidden", "purged"]))
-    if kind in ("hidden", "purged"):
-        d["hidden"] = True
-        d["hidden_at"] = draw(dates)
-    if kind == "purged":
-        d = {k: v for k, v in d.items() if k not in ("why", "rejected")}
-        d["text_hash"] = text_hash(text)
-        d["text"] = "[purged]"
-    d.update(draw(extra))
-    return d
+ANY_DATES = Parts(DATES)  # unparseable and empty dates among them
+VALID_DATES = Parts(DATES[:6])  # every date parseable (a missing one still happens)
 
 
-completed = st.builds(lambda t, d: {"text": t, "done_at": d}, texts, dates)
-history = st.builds(
-    lambda d, m, s: {"date": d, "machine_id": m, "summary": s, "files_touched": []},
-    dates,
-    st.sampled_from(MACHINES),
-    st.sampled_from(["did a", "did b"]),
-)
-machines = st.dictionaries(
-    st.sampled_from(MACHINES),
-    st.builds(
-        lambda label, seen: {"label": label, "last_seen": seen}, st.sampled_from(["a", "b"]), dates
-    ),
-    max_size=3,
-)
+def sessions(max_items: int = 4, *, valid_dates: bool = False):
+    parts = VALID_DATES if valid_dates else ANY_DATES
 
-
-@st.composite
-def sessions(draw, max_items: int = 4):
     def lst(strategy):
-        return draw(st.lists(strategy, max_size=max_items))
+        return st.lists(strategy, max_size=max_items)
 
-    s = {
-        "version": 1,
-        "created_at": draw(dates),
-        "updated_at": draw(dates),
-        "machines": draw(machines),
-        "current": {
-            "goals": lst(_item("set_on")),
-            "next_actions": lst(_item("added")),
-            "completed_actions": lst(completed),
-            "open_questions": lst(_item("asked")),
-            "decisions": lst(decisions()),
-        },
-        "history": lst(history),
-    }
-    if draw(st.booleans()):
-        s["x_top"] = draw(st.integers(0, 5))
-    if draw(st.booleans()):
-        s["current"]["x_cur"] = draw(st.sampled_from(["a", "b"]))
-    return s
+    goals, next_actions, done = lst(parts.goals), lst(parts.next_actions), lst(parts.completed)
+    questions, decided, past = lst(parts.open_questions), lst(parts.decisions), lst(parts.history)
+    dates, machines = parts.dates, parts.machines
+
+    @st.composite
+    def session(draw):
+        s = {
+            "version": 1,
+            "created_at": draw(dates),
+            "updated_at": draw(dates),
+            "machines": draw(machines),
+            "current": {
+                "goals": draw(goals),
+                "next_actions": draw(next_actions),
+                "completed_actions": draw(done),
+                "open_questions": draw(questions),
+                "decisions": draw(decided),
+            },
+            "history": draw(past),
+        }
+        if draw(st.booleans()):
+            s["x_top"] = draw(st.integers(0, 5))
+        if draw(st.booleans()):
+            s["current"]["x_cur"] = draw(st.sampled_from(["a", "b"]))
+        return s
+
+    return session()

@@ -19,6 +19,7 @@ from memoir_tui.core.entries import (
     render_entry,
 )
 from memoir_tui.core.frontmatter import FrontmatterError
+from tests.conftest import examples
 
 
 def write_entry(path, meta, body) -> None:
@@ -144,7 +145,7 @@ metas = st.dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(metas, st.text(max_size=80))
 def test_writer_round_trips_the_subset(meta, body):
     text = frontmatter.render(meta, body)
@@ -155,9 +156,7 @@ def test_writer_round_trips_the_subset(meta, body):
         assert text == body
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=st.binary(max_size=200))
 def test_fuzzed_files_never_crash_a_read(tmp_path, raw):
     path = tmp_path / "fuzz.md"

@@ -5,20 +5,20 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core.identity import identity, parse_date_ms, text_hash
 from memoir_tui.core.merge import Caps, decision_key, is_hidden, merge_sessions
+from tests.conftest import examples
 
 from .strategies import sessions
 
 BIG = Caps(goals=1000, next_actions=1000, open_questions=1000, decisions=1000, history=1000)
-# ~3,000 generated pairs and triples across the laws per run; set
-# MERGE_EXAMPLES=5000 for a longer soak.
-EXAMPLES = settings(max_examples=int(os.environ.get("MERGE_EXAMPLES", "400")), deadline=None)
+# ~3,000 generated pairs and triples across the laws per run; ten times as
+# many under HYPOTHESIS_PROFILE=soak (tests/conftest.py).
+EXAMPLES = settings(max_examples=examples(400))
 
 
 def m(a, b, caps=BIG):
@@ -123,7 +123,7 @@ def test_unknown_fields_survive(a, b):
             assert "x_cur" in merged["current"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(sessions(max_items=12), sessions(max_items=12))
 def test_visible_caps_never_cut_tombstones(a, b):
     caps = Caps(goals=1, next_actions=1, open_questions=1, decisions=1, history=1)

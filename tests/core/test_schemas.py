@@ -12,6 +12,7 @@ from memoir_tui.core.entries import ENTRY_TYPES, new_entry_meta
 from memoir_tui.core.identity import _ISO_RE
 from memoir_tui.core.merge import DEFAULT_CAPS, merge_sessions
 from memoir_tui.core.session import normalise_shape
+from tests.conftest import examples
 
 from .strategies import sessions
 
@@ -54,16 +55,11 @@ def test_new_entries_conform():
         assert not list(ENTRY.iter_errors(meta)), entry_type
 
 
-def _valid_dates_only(s: dict) -> bool:
-    text = json.dumps(s)
-    return "not a date" not in text and "2026-13-45" not in text and '""' not in text
-
-
-@settings(max_examples=150, deadline=None)
-@given(sessions(), sessions())
+# Only parseable dates: the schema's date pattern rejects the unparseable ones the
+# merge laws use. (Filtering those out afterwards left about 1 example in 15.)
+@settings(max_examples=examples(150))
+@given(sessions(valid_dates=True), sessions(valid_dates=True))
 def test_merged_sessions_conform(a, b):
-    if not (_valid_dates_only(a) and _valid_dates_only(b)):
-        return
     merged = normalise_shape(merge_sessions(a, b, caps=DEFAULT_CAPS))
     # the generator may leave a hidden copy without hidden_at only via missing dates
     errors = [e.message for e in SESSION.iter_errors(merged)]

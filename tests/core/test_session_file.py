@@ -19,6 +19,7 @@ from memoir_tui.core.session import (
     save_session,
 )
 from memoir_tui.core.validate import ERROR, validate_session_data
+from tests.conftest import examples
 
 
 def test_missing_file_is_an_empty_valid_state(tmp_path):
@@ -145,9 +146,7 @@ def _check_load_leaves_valid_store(path, raw: bytes):
     assert load_session(path).state["current"].keys() >= {"goals", "decisions"}
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=st.binary(max_size=300))
 def test_random_bytes_never_crash_a_load(tmp_path, raw):
     path = tmp_path / "fuzz" / "session.json"
@@ -155,9 +154,7 @@ def test_random_bytes_never_crash_a_load(tmp_path, raw):
     _check_load_leaves_valid_store(path, raw)
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=session_like, cut=st.integers(0, 400))
 def test_wrong_types_and_truncations_never_crash_a_load(tmp_path, data, cut):
     path = tmp_path / "fuzz2" / "session.json"

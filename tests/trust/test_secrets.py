@@ -11,7 +11,7 @@ import json
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core.errors import MemoirError
@@ -22,6 +22,7 @@ from memoir_tui.core.secrets import (
     find_secrets,
     redact,
 )
+from tests.conftest import examples
 
 # A random-looking alphabet soup (mixed case and digits), sliced to length.
 R = (
@@ -394,7 +395,7 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400))
 @given(st.lists(_FRAGMENTS | st.text(max_size=8), max_size=40).map("".join))
 def test_redact_leaves_nothing_to_find_and_never_raises(text):
     redacted = redact(text)
@@ -404,7 +405,7 @@ def test_redact_leaves_nothing_to_find_and_never_raises(text):
         assert f.preview.endswith("…")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(st.text())
 def test_arbitrary_text_never_raises(text):
     assert find_secrets(redact(text)) == []

@@ -7,28 +7,28 @@ identity hash to the item's current text, and never show a forgotten text.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
-from textual.pilot import Pilot
-from textual.widgets import Input
 
-from memoir_tui.app import MemoirApp
 from memoir_tui.core.audit import AuditRecord, append_audit
-from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
+from memoir_tui.core.demo import DEMO_MACHINE_LABEL
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
-from tests.conftest import JulyClock
-
-SIZE = (100, 30)
-AUDIT_KEY = pane_spec("audit").key
-DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
+from tests.app.helpers import (
+    DEMO_MACHINE_ID,
+    SIZE,
+    demo_store_in,
+    make_app,
+    open_pane,
+    pressing,
+    settle,
+    type_text,
+)
 
 CHANGELOG = "Write the changelog for 0.9"
 RENOVATE = "Adopt Renovate for dependency updates"
@@ -41,13 +41,13 @@ CANDIDATE = "We are going with Grafana for dashboards"
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     """A demo store with a log written by four faces; returns the app's Store."""
-    root = create_demo_store(tmp_path / "store")
-    clock = JulyClock()
+    app = demo_store_in(tmp_path)
+    root, clock = app.root, app.clock
 
     def face(actor: str) -> Store:
         return Store(root, clock=clock, machine_label=DEMO_MACHINE_LABEL, actor=actor)
 
-    cli, mcp, app, capture = face("cli"), face("mcp"), face("app"), face("capture")
+    cli, mcp, capture = face("cli"), face("mcp"), face("capture")
     cli.add_next_action(CHANGELOG)  # 1
     mcp.note_decision(RENOVATE, "grouped PRs")  # 2
     app.ask_question(ONCALL)  # 3
@@ -73,29 +73,6 @@ def store(tmp_path: Path) -> Store:
     return app
 
 
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.pause()
-    for _ in range(20):
-        if all(w.is_finished for w in pilot.app.workers):
-            break
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    await pilot.pause()
-
-
-async def open_audit(pilot: Pilot[Any]) -> AuditPane:
-    await settle(pilot)
-    await pilot.press(AUDIT_KEY)
-    await settle(pilot)
-    pane = pilot.app.query_one(AuditPane)
-    assert pilot.app.focused is pane.table
-    return pane
-
-
 def shown(pane: AuditPane) -> list[tuple[str, str, str]]:
     """(actor, operation, item) of each row in table order."""
     by_key: dict[str, AuditRow] = {r.key: r for r in pane.rows}
@@ -114,7 +91,7 @@ def table_text(pane: AuditPane) -> str:
 
 async def test_lists_mutations_newest_first_with_resolved_text(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_audit(pilot)
+        pane = await open_pane(pilot, AuditPane)
         assert shown(pane) == [
             ("cli", "add_goals", GONE),
             ("mcp", "complete_next_action", CHANGELOG),  # the completed action's text
@@ -145,7 +122,7 @@ async def test_lists_mutations_newest_first_with_resolved_text(store: Store) -> 
 
 async def test_filters_by_actor_operation_and_text(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_audit(pilot)
+        pane = await open_pane(pilot, AuditPane)
         assert pane.actors == ("app", "capture", "cli", "mcp")
         await pilot.press("a")  # app
         await settle(pilot)
@@ -173,8 +150,7 @@ async def test_filters_by_actor_operation_and_text(store: Store) -> None:
         # free text, as you type
         await pilot.press("slash")
         await settle(pilot)
-        assert isinstance(pilot.app.focused, Input)
-        pilot.app.focused.post_message(events.Paste("renovate"))
+        await type_text(pilot, "renovate")
         await settle(pilot)
         assert shown(pane) == [("mcp", "note_decision", RENOVATE)]
         # forgotten text cannot be found by searching for it
@@ -188,18 +164,16 @@ async def test_filters_by_actor_operation_and_text(store: Store) -> None:
 
 async def test_refreshes_after_a_write_from_the_app(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_audit(pilot)
+        pane = await open_pane(pilot, AuditPane)
         pilot.app.write(lambda s: s.add_goal("Ship 1.0 by August"))
         await settle(pilot)
         assert shown(pane)[0] == ("app", "add_goals", "Ship 1.0 by August")
         assert len(pane.rows) == 12
 
 
-async def test_empty_log_says_so(tmp_path: Path) -> None:
-    root = create_demo_store(tmp_path / "store")
-    store = Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
-    async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_audit(pilot)
+async def test_empty_log_says_so(demo_store: Store) -> None:
+    async with make_app(demo_store).run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, AuditPane)
         assert pane.table.row_count == 0
         assert "No changes recorded yet" in str(pane.query_one("#audit-status").render())
         await pilot.press("a", "o")  # nothing to cycle through: no error
@@ -213,18 +187,10 @@ def test_bindings_have_ids_and_key_tables() -> None:
     ids = [b.id for b in bindings]
     assert all(i and i.startswith("audit.") for i in ids) and len(ids) == len(set(ids))
     assert all(c.binding_id in ids for c in AuditPane.COMMANDS)
-    assert NO_ITEM != GONE != FORGOTTEN
-
-
-def keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run_before
+    assert len({NO_ITEM, GONE, FORGOTTEN}) == 3  # a != b != c never compared a with c
 
 
 def test_audit_pane_snapshot(snap_compare: Any, store: Store) -> None:
-    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=keys(AUDIT_KEY))
+    assert snap_compare(
+        make_app(store), terminal_size=SIZE, run_before=pressing(pane_spec("audit").key)
+    )

@@ -6,17 +6,9 @@ then reads ``session.json`` from disk: what the person did must be on disk.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
-from textual import events
-from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
-from memoir_tui.app import MemoirApp
-from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
@@ -29,68 +21,24 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
-from tests.conftest import JulyClock
+from tests.app.helpers import (
+    DEMO_MACHINE_ID,
+    SIZE,
+    decision_on_disk,
+    fill,
+    make_app,
+    messages,
+    on_disk,
+    open_pane,
+    rendered,
+    select_text,
+    settle,
+    texts,
+    type_text,
+)
 
-SIZE = (100, 30)
-DEMO_MACHINE_ID = "3f2b8c1e-6a4d-4e2f-9b71-0c5d2a8e4f13"
 PIPX = "Ship the CLI through pipx, not as a PyInstaller binary"
 NEWEST_ACTION = "Write the Alembic migration that adds updated_at to entries"
-
-
-@pytest.fixture
-def demo_store(tmp_path: Path) -> Store:
-    root = create_demo_store(tmp_path / "store")
-    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL)
-
-
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="demo store", poll_interval=None)
-
-
-def on_disk(store: Store) -> dict[str, Any]:
-    return json.loads(store.session_path.read_text(encoding="utf-8"))
-
-
-def texts(items: list[dict[str, Any]]) -> list[str]:
-    return [i["text"] for i in items]
-
-
-def decision_on_disk(store: Store, text: str) -> dict[str, Any]:
-    key = text_hash(text)
-    for d in on_disk(store)["current"]["decisions"]:
-        if d.get("text_hash") == key or (d["text"] != "[purged]" and text_hash(d["text"]) == key):
-            return d
-    raise AssertionError(f"{text!r} is not in session.json")
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let messages run, wait for Store writes in workers, then let the reload render."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def type_text(pilot: Pilot[Any], text: str) -> None:
-    """Paste ``text`` into the focused input (one event instead of a key per letter)."""
-    focused = pilot.app.focused
-    assert isinstance(focused, Input), focused
-    focused.post_message(events.Paste(text))
-    await pilot.pause()
-
-
-async def go_to_decisions(pilot: Pilot[Any]) -> DecisionsPane:
-    await pilot.press("2")
-    await settle(pilot)
-    pane = pilot.app.query_one(DecisionsPane)
-    assert pilot.app.focused is pane.table
-    return pane
-
-
-async def select_decision(pilot: Pilot[Any], pane: DecisionsPane, text: str) -> None:
-    assert pane.table.move_to_key(text_hash(text))
-    await pilot.pause()
-    selected = pane.selected()
-    assert selected is not None and selected.text == text
 
 
 # --- working set ------------------------------------------------------------------
@@ -192,8 +140,7 @@ async def test_complete_needs_the_next_actions_list(demo_store: Store) -> None:
         app.query_one("#goals", ItemTable).focus()
         await pilot.press("x")
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
-        assert any("Next actions" in m for m in messages)
+        assert any("Next actions" in m for m in messages(app))
     assert demo_store.session_path.read_bytes() == before
 
 
@@ -204,12 +151,7 @@ async def test_record_session_end(demo_store: Store) -> None:
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, SessionEndScreen)
-        await type_text(pilot, "CSV export done")
-        await pilot.press("enter")
-        await type_text(pilot, "cli/export.py, cli/tests/test_export.py")
-        await pilot.press("enter")
-        await type_text(pilot, "45")
-        await pilot.press("enter")
+        await fill(pilot, "CSV export done", "cli/export.py, cli/tests/test_export.py", "45")
         await settle(pilot)
         assert not isinstance(app.screen, SessionEndScreen)
     history = on_disk(demo_store)["history"]
@@ -241,16 +183,16 @@ async def test_session_end_with_e_requires_a_summary(demo_store: Store) -> None:
 async def test_add_decision_with_why_and_rejected(demo_store: Store) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
+        pane = await open_pane(pilot, DecisionsPane)
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, AddDecisionScreen)
-        await type_text(pilot, "Use Sentry for error tracking")
-        await pilot.press("enter")
-        await type_text(pilot, "Source maps and release tracking")
-        await pilot.press("enter")
-        await type_text(pilot, "Rollbar; self-hosted GlitchTip")
-        await pilot.press("enter")
+        await fill(
+            pilot,
+            "Use Sentry for error tracking",
+            "Source maps and release tracking",
+            "Rollbar; self-hosted GlitchTip",
+        )
         await settle(pilot)
         assert text_hash("Use Sentry for error tracking") in pane.table.row_keys
     saved = decision_on_disk(demo_store, "Use Sentry for error tracking")
@@ -263,7 +205,7 @@ async def test_add_decision_with_why_and_rejected(demo_store: Store) -> None:
 async def test_add_decision_nudges_for_why_then_saves_without(demo_store: Store) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        await go_to_decisions(pilot)
+        await open_pane(pilot, DecisionsPane)
         await pilot.press("a")
         await settle(pilot)
         await type_text(pilot, "Pin Node to 22 LTS")
@@ -283,7 +225,7 @@ async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Store) 
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
+        pane = await open_pane(pilot, DecisionsPane)
         assert pane.table.row_count == 12
         await pilot.press("slash")
         await settle(pilot)
@@ -320,8 +262,8 @@ async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Store) 
 async def test_detail_view_shows_the_decision_in_full(demo_store: Store) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, DecisionDetailScreen)
@@ -335,14 +277,17 @@ async def test_detail_view_shows_the_decision_in_full(demo_store: Store) -> None
 async def test_hide_with_y(demo_store: Store) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         row = pane.table.cursor_row
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        body = str(app.screen.query_one("#confirm-body").render())
-        assert "Homebrew only" in body or app.screen._body is not None
+        # The dialog shows the decision in full, what was rejected included.
+        body = rendered(app.screen.query_one("#confirm-body", Static)).splitlines()
+        assert any(line.startswith("Text") and PIPX in line for line in body), body
+        rejected = [line for line in body if line.startswith("Rejected")]
+        assert rejected and rejected[0].endswith("PyInstaller single-file binary; Homebrew only")
         await pilot.press("y")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
@@ -360,8 +305,8 @@ async def test_hide_cancelled(demo_store: Store, key: str) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -377,8 +322,8 @@ async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Store) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         await pilot.press("d", "enter")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
@@ -389,8 +334,8 @@ async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Store) -> None:
 async def test_purge_with_the_typed_word_or_first_words(demo_store: Store, typed: str) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         await pilot.press("D")
         await settle(pilot)
         assert isinstance(app.screen, TypeToConfirmScreen)
@@ -440,8 +385,8 @@ async def test_purge_refuses_without_the_word(demo_store: Store) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
-        await select_decision(pilot, pane, PIPX)
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
         await pilot.press("D")
         await settle(pilot)
         for attempt in ("", "yes", "ship", "the CLI through"):
@@ -465,7 +410,7 @@ async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await go_to_decisions(pilot)
+        pane = await open_pane(pilot, DecisionsPane)
         redux = text_hash("Use Redux Toolkit for client state")
         assert redux not in pane.table.row_keys
         await pilot.press("t")
@@ -482,8 +427,7 @@ async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
             await pilot.press(key)
             await settle(pilot)
             assert app.screen is app.screen_stack[0]
-        messages = [n.message for n in app._notifications]
-        assert any("read-only" in m for m in messages)
+        assert any("read-only" in m for m in messages(app))
         # The detail view still opens, marked as a tombstone.
         await pilot.press("enter")
         await settle(pilot)
@@ -499,7 +443,7 @@ async def test_core_errors_become_notifications(demo_store: Store) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        await go_to_decisions(pilot)
+        await open_pane(pilot, DecisionsPane)
         await pilot.press("a")
         await settle(pilot)
         await type_text(pilot, "Use Redux Toolkit for client state")

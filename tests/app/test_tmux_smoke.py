@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import REPO
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-REPO = Path(__file__).resolve().parents[1]
 PASS_THROUGH = (
     "HOME",
     "MEMOIR_HOME",

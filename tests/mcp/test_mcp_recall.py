@@ -27,8 +27,8 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.mcp import recall_tools
 from memoir_tui.mcp.server import build_server
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 FAKE_TOKEN = "ghp_" + "R4nd0mT0k3nV4lu3" * 2 + "abcd"  # a GitHub token's shape, not a real one
 
 

@@ -15,7 +15,6 @@ import pytest
 from textual import events
 from textual.binding import Binding
 from textual.command import CommandPalette
-from textual.pilot import Pilot
 from textual.widgets import Input, Tab, TabbedContent, Tabs
 from textual.widgets._footer import FooterKey
 
@@ -39,29 +38,9 @@ from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
+from tests.app.helpers import SIZE, make_app, messages, settle
 from tests.conftest import JulyClock
-
-SIZE = (100, 30)
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def demo_store(tmp_path: Path) -> Store:
-    root = create_demo_store(tmp_path / "store")
-    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL)
-
-
-def make_app(store: Store, **kwargs: Any) -> MemoirApp:
-    kwargs.setdefault("display_path", "demo store")
-    kwargs.setdefault("poll_interval", None)
-    return MemoirApp(store, **kwargs)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
+from tests.paths import REPO
 
 # --- bindings ---------------------------------------------------------------------
 
@@ -171,8 +150,7 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
         assert str(root) in labels[1] or labels[1].startswith("~")
         assert labels[2] == "machine: laptop-7"
         assert "READ-ONLY" in labels
-        notices = [n.message for n in app._notifications]
-        assert any("newer memoir format" in m for m in notices)
+        assert any("newer memoir format" in m for m in messages(app))
         # Writing is refused by the core and shown as a readable error.
         await pilot.press("a")
         await settle(pilot)
@@ -313,7 +291,7 @@ async def test_unknown_theme_is_a_warning_not_a_crash(demo_store: Store) -> None
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "textual-dark"
-        assert any("no-such-theme" in n.message for n in app._notifications)
+        assert any("no-such-theme" in m for m in messages(app))
 
 
 # --- quitting -----------------------------------------------------------------------------
@@ -520,7 +498,15 @@ def test_run_app_reports_a_bad_config_without_a_traceback(
     assert "goals" in err and "Traceback" not in err
 
 
-def test_app_never_imports_mcp() -> None:
+def run_python(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` in a fresh interpreter; its temporary files (a demo store) under tmp_path."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path)}
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_app_never_imports_mcp(tmp_path: Path) -> None:
     """Run the whole app headless in a fresh interpreter and inspect sys.modules."""
     script = textwrap.dedent(
         """
@@ -543,27 +529,18 @@ def test_app_never_imports_mcp() -> None:
         print("MCP:" + ",".join(loaded))
         """
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
-    )
+    out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "MCP:\n" in out.stdout or out.stdout.strip().endswith("MCP:"), out.stdout
 
 
-def test_app_module_imports_textual_only_in_faces() -> None:
+def test_app_module_imports_textual_only_in_faces(tmp_path: Path) -> None:
     """The core never needs textual: importing the demo helper keeps it out."""
     script = (
         "import sys; import memoir_tui.core.demo, memoir_tui.core.store; "
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
+    out = run_python(script, tmp_path)
     assert out.stdout.strip() == "False", out.stderr
 
 
@@ -622,20 +599,14 @@ def test_demo_fixtures_are_a_valid_realistic_store(tmp_path: Path) -> None:
         create_demo_store(root)  # never over an existing store
 
 
-def test_first_screen_imports_only_the_first_pane() -> None:
+def test_first_screen_imports_only_the_first_pane(tmp_path: Path) -> None:
     """The other panes (and the cores behind them) load after the first screen."""
     script = (
         "import sys, memoir_tui.app; "
         "print(sorted(m for m in sys.modules if m.startswith(('memoir_tui.screens.', "
         "'memoir_tui.core.sync', 'memoir_tui.core.consolidate', 'memoir_tui.core.inject'))))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
+    out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     loaded = set(ast.literal_eval(out.stdout.strip()))
     assert loaded == {
@@ -751,7 +722,7 @@ async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: 
         assert all(w.is_finished for w in import_workers())
 
 
-def test_the_other_panes_are_imported_after_the_first_screen() -> None:
+def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import asyncio, sys, tempfile
@@ -775,10 +746,7 @@ def test_the_other_panes_are_imported_after_the_first_screen() -> None:
         asyncio.run(main())
         """
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
-    )
+    out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "FIRST:False" in out.stdout and "LATER:True" in out.stdout, out.stdout
 

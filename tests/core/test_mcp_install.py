@@ -37,8 +37,9 @@ from memoir_tui.core.mcp_install import (
     resolve_config_path,
 )
 from tests.core.test_config_splice import strip_jsonc
+from tests.paths import FIXTURES as TEST_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mcp_configs"
+FIXTURES = TEST_FIXTURES / "mcp_configs"
 
 
 def apply_change(change: ConfigChange) -> Path | None:

@@ -8,28 +8,32 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from textual import events
-from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 
 import memoir_tui.core.sync as sync_core
-from memoir_tui.app import PANES, MemoirApp
-from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
+from memoir_tui.app import PANES
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane
+from tests.app.helpers import (
+    SIZE,
+    make_app,
+    open_pane,
+    plain,
+    pressing,
+    settle,
+    shown_keys,
+    type_text,
+)
 from tests.conftest import JulyClock
 
-SIZE = (100, 30)
 SYNC_KEY = pane_spec("sync").key
 PASSPHRASE = "correct horse battery staple"
 
@@ -49,43 +53,15 @@ def remote_log(remote: Path) -> list[str]:
 
 
 @pytest.fixture
+def store(demo_store: Store) -> Store:
+    return demo_store
+
+
+@pytest.fixture
 def remote(tmp_path: Path) -> Path:
     path = tmp_path / "remote.git"
     git("init", "--bare", "--quiet", str(path))
     return path
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    root = create_demo_store(tmp_path / "store")
-    return Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
-
-
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.pause()
-    for _ in range(20):
-        if all(w.is_finished for w in pilot.app.workers):
-            break
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    await pilot.pause()
-
-
-async def open_sync(pilot: Pilot[Any]) -> SyncPane:
-    await settle(pilot)
-    await pilot.press(SYNC_KEY)
-    await settle(pilot)
-    return pilot.app.query_one(SyncPane)
-
-
-def plain(renderable: Any) -> str:
-    console = Console(width=200, record=True, color_system=None)
-    console.print(renderable)
-    return console.export_text()
 
 
 def summary(pane: SyncPane) -> str:
@@ -96,15 +72,11 @@ def log_text(pane: SyncPane) -> str:
     return "\n".join(strip.text for strip in pane.query_one(RichLog).lines)
 
 
-def shown_keys(app: MemoirApp) -> set[str]:
-    return {b.binding.key for b in app.active_bindings.values() if b.binding.show and b.enabled}
-
-
 async def test_not_configured_shows_how_to_set_up_and_no_sync_keys(
     store: Store, remote: Path
 ) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_sync(pilot)
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
         assert not pane.configured
         text = plain(pane.query_one("#sync-setup-text", Static).content)
         assert "Sync is not set up" in text
@@ -127,7 +99,7 @@ async def test_not_configured_shows_how_to_set_up_and_no_sync_keys(
 async def test_sync_pushes_to_a_real_remote(store: Store, remote: Path) -> None:
     init_sync(store, str(remote))
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_sync(pilot)
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
         assert pane.configured
         assert "Last sync    never" in summary(pane)
         assert "12 file(s) changed here, not pushed" in summary(pane)
@@ -161,7 +133,7 @@ async def test_ui_stays_responsive_while_the_worker_runs(
 
     monkeypatch.setattr(sync_core, "sync", held_sync)
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_sync(pilot)
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
         await pilot.press("S")
         await pilot.pause(0.05)
         try:
@@ -197,7 +169,7 @@ async def test_fetch_then_pull_shows_what_the_merge_did(
     (tmp_path / "other").mkdir()
     init_sync(other, str(remote))
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_sync(pilot)
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
         await pilot.press("P")
         await settle(pilot)
         assert pane.status is not None and pane.status.last_ok
@@ -224,7 +196,7 @@ async def test_fetch_then_pull_shows_what_the_merge_did(
 async def test_encrypted_remote_asks_for_the_passphrase(store: Store, remote: Path) -> None:
     init_sync(store, str(remote), encrypt=True, scrypt_n=2**10, passphrase=PASSPHRASE)
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_sync(pilot)
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
         assert "Encryption   on" in summary(pane)
         await pilot.press("S")
         await settle(pilot)
@@ -233,7 +205,7 @@ async def test_encrypted_remote_asks_for_the_passphrase(store: Store, remote: Pa
         assert remote_log(remote) == []
         for text in (PASSPHRASE, "not the same"):
             assert isinstance(pilot.app.focused, Input) and pilot.app.focused.password
-            pilot.app.focused.post_message(events.Paste(text))
+            await type_text(pilot, text)
             await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.screen is dialog  # the two differ: refused
@@ -256,18 +228,6 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert all(c.binding_id in ids for c in SyncPane.COMMANDS)
 
 
-def keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-        pilot.app.clear_notifications()  # toasts time out: keep them out of the picture
-        await pilot.pause()
-
-    return run_before
-
-
 def test_sync_pane_snapshot(
     snap_compare: Any,
     store: Store,
@@ -277,4 +237,4 @@ def test_sync_pane_snapshot(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))  # the remote shows as ~/remote.git
     init_sync(store, str(remote))
-    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=keys(SYNC_KEY, "S"))
+    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=pressing(SYNC_KEY, "S"))

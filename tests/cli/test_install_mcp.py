@@ -16,7 +16,7 @@ from memoir_tui.commands.install_mcp import run_install_cli
 from memoir_tui.core import transaction
 from memoir_tui.core.mcp_install import ServerSpec, backup_path_for
 from memoir_tui.core.store import Store
-from tests.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
+from tests.core.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
 
 
 @pytest.fixture

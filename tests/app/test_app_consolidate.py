@@ -10,58 +10,56 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import io
 import json
 import os
 import shutil
 import threading
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
-from textual.worker import WorkerState
+from textual.widgets import Static
 
-from memoir_tui.app import MemoirApp
 from memoir_tui.core import consolidate as core
 from memoir_tui.core.store import Store
 from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
+from tests.app.helpers import (
+    CONSOLIDATE_FIXTURE,
+    SIZE,
+    fixture_store,
+    make_app,
+    messages,
+    open_pane,
+    pressing,
+    rendered,
+    select,
+    settle,
+    type_text,
+)
 from tests.consolidate.conftest import BOOKKEEPING
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
-NOW = "2026-08-01T00:00:00.000Z"
-SIZE = (100, 30)
 PANE_KEY = pane_spec("consolidate").key
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "home"
-    shutil.copytree(FIXTURE / "home", path)
+    shutil.copytree(CONSOLIDATE_FIXTURE / "home", path)
     monkeypatch.setenv("HOME", str(path))
     return path
 
 
 @pytest.fixture
 def store(home: Path) -> Store:
-    root = home / ".config" / "memoir"
-    shutil.copytree(FIXTURE / "store", root)
-    return Store(root, clock=lambda: NOW, machine_label="test-machine")
-
-
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+    return fixture_store(home)
 
 
 def tree_digests(root: Path) -> dict[str, str]:
-    """sha256 of every memory file under ``root`` (trash and bookkeeping left out)."""
+    """sha256 of every file under ``root``, the store's trash folder excluded."""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != "trash"]
@@ -73,25 +71,8 @@ def tree_digests(root: Path) -> dict[str, str]:
     return out
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    """Run messages and wait until no worker (a write, then its rescan) is left."""
-    for _ in range(100):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        busy = [
-            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-        ]
-        if not busy:
-            return
-    raise AssertionError("workers did not finish")
-
-
-async def open_pane(pilot: Pilot[Any]) -> ConsolidatePane:
-    await pilot.press(PANE_KEY)
-    await settle(pilot)
-    pane = pilot.app.query_one(ConsolidatePane)
-    assert pilot.app.focused is pane.table
+async def open_consolidate(pilot: Pilot[Any]) -> ConsolidatePane:
+    pane = await open_pane(pilot, ConsolidatePane)
     assert pane.report is not None and not pane.scanning
     return pane
 
@@ -101,30 +82,6 @@ def proposal(pane: ConsolidatePane, kind: str) -> core.Proposal:
     found = [p for p in pane.report.proposals if p.kind == kind]
     assert len(found) == 1, (kind, found)
     return found[0]
-
-
-async def select(pilot: Pilot[Any], pane: ConsolidatePane, key: str) -> None:
-    assert pane.table.move_to_key(key), key
-    await pilot.pause()
-    assert pane.table.cursor_key == key
-
-
-async def type_text(pilot: Pilot[Any], text: str) -> None:
-    focused = pilot.app.focused
-    assert isinstance(focused, Input), focused
-    focused.post_message(events.Paste(text))
-    await pilot.pause()
-
-
-def shown(widget: Static) -> str:
-    """The plain text a Static shows (its content rendered, for tables and grids too)."""
-    console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
-    console.print(widget.content)
-    return console.export_text()
-
-
-def messages(app: MemoirApp) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 # --- scanning and the list -----------------------------------------------------------
@@ -145,7 +102,7 @@ async def test_scan_runs_in_a_worker_and_lists_groups(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert threads == []  # nothing is scanned before the pane is shown
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         assert len(threads) == 1 and threads[0] is not threading.main_thread()
         report = pane.report
         assert report is not None and len(report.proposals) == 12
@@ -181,7 +138,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
     memory = store.memory_dir
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         before = tree_digests(home)
         dup = proposal(pane, "duplicate")
         near = proposal(pane, "near_duplicate")
@@ -222,7 +179,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         await pilot.press("u")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        body = shown(app.screen.query_one("#confirm-body", Static))
+        body = rendered(app.screen.query_one("#confirm-body", Static))
         assert record.id in body
         await pilot.press("y")
         await settle(pilot)
@@ -236,7 +193,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
 async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         before = tree_digests(home)
         await pilot.press("space", "j", "j", "space", "a")
         await settle(pilot)
@@ -261,7 +218,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
     keeper = (memory / "fact_api-base-url.md").read_bytes()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         dup = proposal(pane, "duplicate")
         await pilot.press("c")  # merge → trash
         assert pane.action_for(dup) == "trash"
@@ -286,7 +243,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
 async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await open_pane(pilot)
+        await open_consolidate(pilot)
         before = tree_digests(home)
         await pilot.press("a")
         await settle(pilot)
@@ -305,7 +262,7 @@ async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home
 async def test_keep_dismisses_the_marked_proposal(store: Store, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         before = tree_digests(home)
         bloated = proposal(pane, "bloated")
         await select(pilot, pane, bloated.id)
@@ -335,7 +292,7 @@ async def test_keep_dismisses_the_marked_proposal(store: Store, home: Path) -> N
 async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         near = proposal(pane, "near_duplicate")
         await select(pilot, pane, near.id)
         await pilot.press("enter")
@@ -376,16 +333,16 @@ async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Store) -> 
 async def test_other_details_show_why_and_evidence(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_consolidate(pilot)
         dead = proposal(pane, "dead_link")
         await select(pilot, pane, dead.id)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ProposalDetailScreen)
         assert not app.screen.query(SideBySideDiff)
-        evidence = shown(app.screen.query_one("#proposal-evidence", Static))
+        evidence = rendered(app.screen.query_one("#proposal-evidence", Static))
         assert "~/.config/memoir/memory/fact_deploy.md:9: [[lesson_missing-page]]" in evidence
-        facts = shown(app.screen.query_one("#proposal-facts", Static))
+        facts = rendered(app.screen.query_one("#proposal-facts", Static))
         assert "Why" in facts and "unlink" in facts
         await pilot.press("escape")
         await settle(pilot)
@@ -429,19 +386,8 @@ def test_align_pairs_lines_and_fills_gaps() -> None:
 # --- snapshot --------------------------------------------------------------------------------
 
 
-def pane_keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.press(PANE_KEY)
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await pilot.pause()
-        await settle(pilot)
-
-    return run_before
-
-
 def test_consolidate_pane_snapshot(snap_compare: Any, store: Store) -> None:
     app = make_app(store)
-    assert snap_compare(app, terminal_size=(100, 30), run_before=pane_keys("space", "j", "j"))
+    assert snap_compare(
+        app, terminal_size=(100, 30), run_before=pressing(PANE_KEY, "space", "j", "j")
+    )

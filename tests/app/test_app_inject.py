@@ -8,28 +8,30 @@ reach a target).
 
 from __future__ import annotations
 
-import io
 import shutil
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
-from textual.worker import WorkerState
 
-from memoir_tui.app import MemoirApp
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
 from memoir_tui.core.store import Store
 from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen
+from tests.app.helpers import (
+    SIZE,
+    fixture_store,
+    make_app,
+    messages,
+    open_pane,
+    pressing,
+    rendered,
+    settle,
+)
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "consolidate_store"
-NOW = "2026-08-01T00:00:00.000Z"
-SIZE = (100, 30)
 PANE_KEY = pane_spec("inject").key
 USER_TEXT = (
     "# My rules\n\nBe terse.  Trailing spaces stay.  \n\n## Below\nTabs\tand no final newline"
@@ -56,13 +58,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def store(home: Path) -> Store:
-    root = home / ".config" / "memoir"
-    shutil.copytree(FIXTURE / "store", root)
-    return Store(root, clock=lambda: NOW, machine_label="test-machine")
-
-
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
+    return fixture_store(home)
 
 
 def add_windsurf_and_damaged_gemini(home: Path) -> None:
@@ -71,32 +67,10 @@ def add_windsurf_and_damaged_gemini(home: Path) -> None:
     (home / ".gemini" / "GEMINI.md").write_text(DAMAGED, encoding="utf-8")
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(100):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        busy = [
-            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-        ]
-        if not busy:
-            return
-    raise AssertionError("workers did not finish")
-
-
-async def open_pane(pilot: Pilot[Any]) -> InjectPane:
-    await pilot.press(PANE_KEY)
-    await settle(pilot)
-    pane = pilot.app.query_one(InjectPane)
-    assert pilot.app.focused is pane.table
+async def open_inject(pilot: Pilot[Any]) -> InjectPane:
+    pane = await open_pane(pilot, InjectPane)
     assert pane.planned and not pane.busy
     return pane
-
-
-def shown(widget: Static) -> str:
-    console = Console(width=160, file=io.StringIO(), record=True, color_system=None)
-    console.print(widget.content)
-    return console.export_text()
 
 
 def status(pane: InjectPane) -> str:
@@ -107,15 +81,11 @@ def row_cells(pane: InjectPane, path: Path) -> list[str]:
     return [str(c) for c in pane.table.get_row(str(path))]
 
 
-def messages(app: MemoirApp) -> list[str]:
-    return [n.message for n in app._notifications]
-
-
 async def test_inject_writes_the_block_and_keeps_the_user_text(store: Store, home: Path) -> None:
     claude = home / ".claude" / "CLAUDE.md"
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_inject(pilot)
         assert row_cells(pane, claude)[:2] == ["claude", "~/.claude/CLAUDE.md"]
         assert row_cells(pane, claude)[3] == "update"
         preview = pane.query_one("#inject-preview", TextArea)
@@ -155,7 +125,7 @@ async def test_inject_writes_the_block_and_keeps_the_user_text(store: Store, hom
 async def test_inject_cancelled_writes_nothing(store: Store, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await open_pane(pilot)
+        await open_inject(pilot)
         await pilot.press("i")
         await settle(pilot)
         await pilot.press("n")
@@ -169,7 +139,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
     gemini = home / ".gemini" / "GEMINI.md"
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_inject(pilot)
         target, path, size, state = row_cells(pane, windsurf)
         assert (target, path, state) == (
             "windsurf",
@@ -184,7 +154,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
         # The selected target's detail names the whole error; its preview is empty.
         assert pane.table.move_to_key(str(gemini))
         await pilot.pause()
-        detail = shown(pane.query_one("#inject-detail", Static))
+        detail = rendered(pane.query_one("#inject-detail", Static))
         assert "without an end marker" in detail
         assert pane.query_one("#inject-preview", TextArea).text == ""
 
@@ -193,7 +163,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, InjectDiffScreen)
-        diff = shown(app.screen.query_one("#inject-diff", Static))
+        diff = rendered(app.screen.query_one("#inject-diff", Static))
         assert "--- /dev/null" in diff
         assert "+++ ~/.codeium/windsurf/memories/global_rules.md" in diff
         assert f"+{BLOCK_START}" in diff
@@ -202,7 +172,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
 
         await pilot.press("i")
         await settle(pilot)
-        body = shown(app.screen.query_one("#confirm-body", Static))
+        body = rendered(app.screen.query_one("#confirm-body", Static))
         assert "~/.claude/CLAUDE.md" in body and "global_rules.md" in body
         assert "GEMINI" not in body  # a damaged file is never offered
         await pilot.press("y")
@@ -215,7 +185,7 @@ async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path
     shutil.rmtree(home / ".claude")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_inject(pilot)
         assert pane.changes == ()
         assert status(pane) == NO_TARGETS
         await pilot.press("d")
@@ -226,7 +196,7 @@ async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path
 async def test_session_change_replans_the_block(store: Store, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_inject(pilot)
         preview = pane.query_one("#inject-preview", TextArea)
         assert "Ship the CSV export" not in preview.text
         store.add_next_action("Ship the CSV export")
@@ -237,14 +207,4 @@ async def test_session_change_replans_the_block(store: Store, home: Path) -> Non
 
 def test_inject_pane_snapshot(snap_compare: Any, store: Store, home: Path) -> None:
     add_windsurf_and_damaged_gemini(home)
-
-    def run_before() -> Callable[[Pilot[Any]], Awaitable[None]]:
-        async def run(pilot: Pilot[Any]) -> None:
-            await settle(pilot)
-            await pilot.press(PANE_KEY)
-            await settle(pilot)
-
-        return run
-
-    app = make_app(store)
-    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before())
+    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=pressing(PANE_KEY))

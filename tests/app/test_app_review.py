@@ -7,18 +7,12 @@ re-read) to finish, then reads ``session.json`` and ``review.json`` from disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from textual import events
-from textual.pilot import Pilot
 from textual.widgets import Input
 
-from memoir_tui.app import MemoirApp
-from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import review_path
 from memoir_tui.core.store import Store
@@ -31,9 +25,20 @@ from memoir_tui.screens.review import (
     candidate_details,
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from tests.app.helpers import (
+    SIZE,
+    demo_store_in,
+    make_app,
+    on_disk,
+    open_pane,
+    plain,
+    pressing,
+    select_text,
+    settle,
+    type_text,
+)
 from tests.conftest import JulyClock
 
-SIZE = (100, 30)
 REVIEW_KEY = pane_spec("review").key
 
 POSTGRES = "We are going with Postgres for the reporting API"
@@ -61,8 +66,7 @@ def candidate(text: str, source: str = "assistant", *, minute: int = 0, **extra:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    root = create_demo_store(tmp_path / "store")
-    store = Store(root, clock=JulyClock(), machine_label=DEMO_MACHINE_LABEL, actor="app")
+    store = demo_store_in(tmp_path)
     store.review.enqueue(
         [
             candidate(POSTGRES, minute=4),
@@ -72,48 +76,6 @@ def store(tmp_path: Path) -> Store:
         ],
     )
     return store
-
-
-def make_app(store: Store) -> MemoirApp:
-    return MemoirApp(store, display_path="~/.config/memoir", poll_interval=None)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Let messages run and wait for every worker, including the ones a reload starts."""
-    await pilot.pause()
-    for _ in range(20):
-        if all(w.is_finished for w in pilot.app.workers):
-            break
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-    await pilot.pause()
-
-
-async def type_text(pilot: Pilot[Any], text: str) -> None:
-    focused = pilot.app.focused
-    assert isinstance(focused, Input), focused
-    focused.post_message(events.Paste(text))
-    await pilot.pause()
-
-
-async def open_review(pilot: Pilot[Any]) -> ReviewPane:
-    await settle(pilot)
-    await pilot.press(REVIEW_KEY)
-    await settle(pilot)
-    pane = pilot.app.query_one(ReviewPane)
-    assert pilot.app.focused is pane.table
-    return pane
-
-
-async def select(pilot: Pilot[Any], pane: ReviewPane, text: str) -> None:
-    assert pane.table.move_to_key(text_hash(text))
-    await pilot.pause()
-    selected = pane.selected()
-    assert selected is not None and selected.text == text
-
-
-def session(store: Store) -> dict[str, Any]:
-    return json.loads(store.session_path.read_text(encoding="utf-8"))
 
 
 def queue_states(store: Store) -> dict[str, str]:
@@ -127,13 +89,7 @@ def queue_item(store: Store, text: str) -> dict[str, Any]:
 
 
 def decisions_with(store: Store, text: str) -> list[dict[str, Any]]:
-    return [d for d in session(store)["current"]["decisions"] if d.get("text") == text]
-
-
-def plain(renderable: Any) -> str:
-    console = Console(width=120, record=True, color_system=None)
-    console.print(renderable)
-    return console.export_text()
+    return [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == text]
 
 
 # --- the queue --------------------------------------------------------------------------
@@ -141,7 +97,7 @@ def plain(renderable: Any) -> str:
 
 async def test_queue_lists_candidates_with_provenance_badges(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
+        pane = await open_pane(pilot, ReviewPane)
         table = pane.table
         # newest said first
         assert table.row_keys == [text_hash(t) for t in (POSTGRES, RUFF, REDUX, PLAYWRIGHT_CI)]
@@ -162,8 +118,8 @@ async def test_queue_lists_candidates_with_provenance_badges(store: Store) -> No
 
 async def test_detail_shows_full_provenance(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
-        await select(pilot, pane, REDUX)
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, REDUX)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(pilot.app.screen, CandidateDetailScreen)
@@ -189,8 +145,8 @@ async def test_detail_shows_full_provenance(store: Store) -> None:
 async def test_pin_with_edited_text_why_and_rejected(store: Store) -> None:
     edited = "Use Postgres for the reporting API"
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
-        await select(pilot, pane, POSTGRES)
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, POSTGRES)
         await pilot.press("p")
         await settle(pilot)
         dialog = pilot.app.screen
@@ -220,8 +176,8 @@ async def test_pin_with_edited_text_why_and_rejected(store: Store) -> None:
 
 async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
-        await select(pilot, pane, PLAYWRIGHT_CI)
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, PLAYWRIGHT_CI)
         await pilot.press("x")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ConfirmScreen)
@@ -238,7 +194,7 @@ async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
         await pilot.press("a")
         await settle(pilot)
         assert text_hash(PLAYWRIGHT_CI) in pane.table.row_keys
-        await select(pilot, pane, PLAYWRIGHT_CI)
+        await select_text(pilot, pane, PLAYWRIGHT_CI)
         await pilot.press("p")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, PinCandidateScreen)
@@ -249,8 +205,8 @@ async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
 
 async def test_near_hidden_pin_is_refused_until_confirmed(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
-        await select(pilot, pane, REDUX)
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, REDUX)
         await pilot.press("p")
         await settle(pilot)
         assert isinstance(pilot.app.screen, PinCandidateScreen)
@@ -283,7 +239,7 @@ async def test_near_hidden_pin_is_refused_until_confirmed(store: Store) -> None:
 
 async def test_bulk_reject_needs_the_typed_count(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
+        pane = await open_pane(pilot, ReviewPane)
         await pilot.press("space", "space", "space")  # marks the first three, moving down
         await settle(pilot)
         assert pane.marked == {text_hash(t) for t in (POSTGRES, RUFF, REDUX)}
@@ -316,7 +272,7 @@ async def test_bulk_reject_needs_the_typed_count(store: Store) -> None:
 
 async def test_bulk_pin_skips_near_hidden_and_escape_clears_marks(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
+        pane = await open_pane(pilot, ReviewPane)
         await pilot.press("space", "space")
         await settle(pilot)
         await pilot.press("escape")  # clears the marks
@@ -346,9 +302,9 @@ async def test_bulk_pin_skips_near_hidden_and_escape_clears_marks(store: Store) 
 
 async def test_queue_follows_captures_made_elsewhere(store: Store) -> None:
     """`memoir-tui capture` in another terminal changes only review.json; the pane sees it."""
-    app = MemoirApp(store, display_path="~/.config/memoir", poll_interval=0.05)
+    app = make_app(store, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_review(pilot)
+        pane = await open_pane(pilot, ReviewPane)
         capture = Store(store.root, clock=JulyClock(), actor="capture")
         capture.review.enqueue([candidate("Use uv to manage the Python toolchain", minute=9)])
         for _ in range(40):
@@ -373,16 +329,6 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert all(c.binding_id in ids for c in ReviewPane.COMMANDS)
 
 
-def keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run_before
-
-
 def test_review_pane_snapshot(snap_compare: Any, store: Store) -> None:
     app = make_app(store)
-    assert snap_compare(app, terminal_size=SIZE, run_before=keys(REVIEW_KEY, "j", "space"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=pressing(REVIEW_KEY, "j", "space"))

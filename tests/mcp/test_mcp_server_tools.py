@@ -21,6 +21,7 @@ from memoir_tui.core.identity import JS_WHITESPACE, text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.mcp import tools
 from memoir_tui.mcp.server import build_server
+from tests.conftest import examples
 
 
 async def call(store_dir: Path, name: str, args: dict[str, Any] | None = None) -> Any:
@@ -210,7 +211,7 @@ WRITERS = [
 ]
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blank=BLANK)
 def test_blank_text_is_refused_by_every_tool(store: Store, blank: str) -> None:
     """Whitespace-only arguments are refused before anything is read or written."""

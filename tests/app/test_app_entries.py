@@ -1,19 +1,16 @@
 """Pilot tests for the Entries pane: browse by tool, type and project; detail; $EDITOR.
 
-The scratch home of ``test_app_recall`` (store entries, Claude Code memory and
+The scratch home of ``tests/app/world.py`` (store entries, Claude Code memory and
 instructions, a second project, a decision hidden through ``Store``) is
 browsed here. An ``EDITOR`` script stands in for a person editing a file.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
@@ -22,17 +19,11 @@ from memoir_tui.screens.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.entry_view import EntryScreen, editor_command
-from tests.test_app_recall import HIDDEN_DECISION, SIZE, World, build_world, settle, write
-
-ENTRIES_KEY = pane_spec("entries").key
+from tests.app.helpers import SIZE, messages, open_pane, pressing, rendered, select, settle, write
+from tests.app.world import HIDDEN_DECISION, World
 
 LESSON = "Rehearse migrations on a copy"
 BILLING = "Billing ledger namespace"
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
-    return build_world(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -47,14 +38,16 @@ def editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return script
 
 
-async def open_pane(pilot: Pilot[Any]) -> EntriesPane:
-    await settle(pilot)
-    await pilot.press(ENTRIES_KEY)
-    await settle(pilot)
-    pane = pilot.app.query_one(EntriesPane)
-    assert pilot.app.focused is pane.table
+async def open_entries(pilot: Pilot[Any]) -> EntriesPane:
+    pane = await open_pane(pilot, EntriesPane)
     assert pane.snapshot is not None and not pane.snapshot.error
     return pane
+
+
+async def select_name(pilot: Pilot[Any], pane: EntriesPane, name: str) -> None:
+    await select(pilot, pane, key_of(pane, name))
+    selected = pane.selected()
+    assert selected is not None and selected.name == name
 
 
 def rows(pane: EntriesPane) -> list[tuple[str, ...]]:
@@ -72,30 +65,13 @@ def key_of(pane: EntriesPane, name: str) -> str:
     return next(e.key for e in pane.snapshot.entries if e.name == name)
 
 
-async def select(pilot: Pilot[Any], pane: EntriesPane, name: str) -> None:
-    assert pane.table.move_to_key(key_of(pane, name)), name
-    await pilot.pause()
-    selected = pane.selected()
-    assert selected is not None and selected.name == name
-
-
-def rendered(widget: Static) -> str:
-    console = Console(width=120, file=io.StringIO(), record=True, color_system=None)
-    console.print(widget.content)
-    return console.export_text()
-
-
-def messages(pilot: Pilot[Any]) -> list[str]:
-    return [n.message for n in pilot.app._notifications]
-
-
 # --- browsing ---------------------------------------------------------------------------------
 
 
 async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_entries(pilot)
         shown = names(pane)
         assert {"Cluster layout", LESSON, "Deploy pipeline", "Global", "Agents"} <= set(shown)
         # Working-set items are not files; the hidden decision's file is never listed.
@@ -138,7 +114,7 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
 async def test_tool_and_type_filters(world: World) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
+        pane = await open_entries(pilot)
         tools = [v for _, v in pane._options["tool"]]
         assert tools[0] == ANY and {"claude-code", "memoir", "agents-md"} <= set(tools)
         while pane.filter.tool != "claude-code":
@@ -180,8 +156,8 @@ async def test_tool_and_type_filters(world: World) -> None:
 async def test_detail_shows_frontmatter_table_and_findings(world: World) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
-        await select(pilot, pane, LESSON)
+        pane = await open_entries(pilot)
+        await select_name(pilot, pane, LESSON)
         assert "~/.config/memoir/memory/lesson_rehearse-migrations.md" in rendered(
             pane.query_one("#entries-preview", Static)
         )
@@ -211,7 +187,7 @@ async def test_detail_shows_frontmatter_table_and_findings(world: World) -> None
         await settle(pilot)
 
         # A valid entry: no findings. An instruction file: not checked, no frontmatter.
-        await select(pilot, pane, "Cluster layout")
+        await select_name(pilot, pane, "Cluster layout")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, EntryScreen)
@@ -219,7 +195,7 @@ async def test_detail_shows_frontmatter_table_and_findings(world: World) -> None
         assert "No findings" in rendered(app.screen.query_one("#entry-findings", Static))
         await pilot.press("escape")
         await settle(pilot)
-        await select(pilot, pane, "Global")
+        await select_name(pilot, pane, "Global")
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
@@ -236,8 +212,8 @@ async def test_e_in_the_detail_edits_and_the_view_reads_it_again(
     path = world.memory / "lesson_rehearse-migrations.md"
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
-        await select(pilot, pane, LESSON)
+        pane = await open_entries(pilot)
+        await select_name(pilot, pane, LESSON)
         await pilot.press("enter")
         await settle(pilot)
         screen = app.screen
@@ -270,8 +246,8 @@ async def test_e_in_the_list_edits_and_the_list_reads_it_again(
     monkeypatch.setenv("EDITOR", str(script))
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
-        await select(pilot, pane, LESSON)
+        pane = await open_entries(pilot)
+        await select_name(pilot, pane, LESSON)
         await pilot.press("e")
         await settle(pilot)
         assert "Rehearse migrations on staging" in names(pane)
@@ -288,15 +264,15 @@ async def test_e_without_editor_says_how_to_set_it(
     before = path.read_bytes()
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_pane(pilot)
-        await select(pilot, pane, LESSON)
+        pane = await open_entries(pilot)
+        await select_name(pilot, pane, LESSON)
         await pilot.press("e")
         await settle(pilot)
-        assert any("$EDITOR is not set" in m and "export EDITOR=" in m for m in messages(pilot))
+        assert any("$EDITOR is not set" in m and "export EDITOR=" in m for m in messages(pilot.app))
         monkeypatch.setenv("EDITOR", str(world.home / "no-such-editor"))
         await pilot.press("e")
         await settle(pilot)
-        assert any("Could not start $EDITOR" in m for m in messages(pilot))
+        assert any("Could not start $EDITOR" in m for m in messages(pilot.app))
     assert path.read_bytes() == before
 
 
@@ -313,17 +289,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert all(c.binding_id in set(ids) for c in EntriesPane.COMMANDS)
 
 
-def pane_keys(*presses: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
-        await pilot.press(ENTRIES_KEY)
-        await settle(pilot)
-        for key in presses:
-            await pilot.press(key)
-            await settle(pilot)
-
-    return run_before
-
-
 def test_entries_pane_snapshot(snap_compare: Any, world: World) -> None:
-    assert snap_compare(world.app(), terminal_size=SIZE, run_before=pane_keys("G", "k"))
+    assert snap_compare(
+        world.app(), terminal_size=SIZE, run_before=pressing(pane_spec("entries").key, "G", "k")
+    )

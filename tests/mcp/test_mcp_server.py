@@ -5,7 +5,7 @@ passed explicitly: the SDK gives the child only a minimal environment) and
 checks both the replies and ``session.json`` on disk. Each spawn costs about a
 second, so each test spawns once and walks a whole scenario.
 
-Regenerate the tools snapshot with ``UPDATE_MCP_SNAPSHOT=1 pytest tests/test_mcp_server.py``.
+Regenerate the tools snapshot with ``UPDATE_MCP_SNAPSHOT=1 pytest tests/mcp/test_mcp_server.py``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.store import Store
+from tests.paths import FIXTURES, REPO
 
-REPO = Path(__file__).resolve().parents[1]
-SNAPSHOT = Path(__file__).parent / "fixtures" / "mcp_tools_snapshot.json"
+SNAPSHOT = FIXTURES / "mcp_tools_snapshot.json"
 SERVER_ARGS = ["-m", "memoir_tui", "--mcp"]
 
 TOOLS = {
@@ -183,7 +183,7 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
     expected = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     assert current == expected, (
         "the MCP tool surface changed; if on purpose, regenerate the snapshot with "
-        "UPDATE_MCP_SNAPSHOT=1 pytest tests/test_mcp_server.py::test_tools_list_matches_snapshot"
+        "UPDATE_MCP_SNAPSHOT=1 pytest tests/mcp/test_mcp_server.py::test_tools_list_matches_snapshot"
     )
 
 

@@ -1,0 +1,23 @@
+"""Fixtures of the app tests; the helpers they use are in tests/app/helpers.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memoir_tui.core.store import Store
+from tests.app.helpers import demo_store_in
+from tests.app.world import World, build_world
+
+
+@pytest.fixture
+def demo_store(tmp_path: Path) -> Store:
+    """A fresh copy of the shipped demo store (work-laptop, the July clock, actor app)."""
+    return demo_store_in(tmp_path)
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+    """The scratch home of tests/app/world.py, with HOME pointing at it."""
+    return build_world(tmp_path, monkeypatch)
