@@ -54,9 +54,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Exactly the JavaScript tool's markers (src/session/render.js).
+# The JavaScript tool's markers (src/session/render.js); the begin marker's hint names
+# this tool's commands, which exist (`memoir-tui goal/next/note`): both tools recognise
+# any `<!-- memoir:session-block … -->` as the begin marker, so they share one block.
 BLOCK_START = (
-    "<!-- memoir:session-block v1 — managed by memoir, edit via `memoir goal/next/note` -->"
+    "<!-- memoir:session-block v1 — managed by memoir, edit via `memoir-tui goal/next/note` -->"
 )
 BLOCK_END = "<!-- /memoir:session-block -->"
 # …and recognised as that tool recognises them (src/session/inject.js).

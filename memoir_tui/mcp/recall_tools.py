@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
-from memoir_tui.mcp.tools import Reply
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
