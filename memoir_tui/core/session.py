@@ -54,9 +54,39 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v
 
 def _declared_version(raw: dict[str, Any]) -> int | float:
     v = raw.get("version")
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)  # "2" is a version written as a string: never read as version 0
     if isinstance(v, bool) or not isinstance(v, int | float) or v != v:
         return 0
     return v
+
+
+def shape_problems(raw: dict[str, Any]) -> list[str]:
+    """Known containers of the wrong type: read as empty, so their content must be kept
+    aside before anything rewrites the file."""
+    problems = []
+    version = raw.get("version")
+    if "version" in raw and not (isinstance(version, int) and not isinstance(version, bool)):
+        problems.append(f"version is {version!r}, not a number")
+    if "machines" in raw and not isinstance(raw["machines"], dict):
+        problems.append("machines is not an object")
+    if "history" in raw and not isinstance(raw["history"], list):
+        problems.append("history is not a list")
+    current = raw.get("current")
+    if "current" in raw and not isinstance(current, dict):
+        problems.append("current is not an object")
+    elif isinstance(current, dict):
+        problems += [
+            f"current.{key} is not a list"
+            for key in LIST_KEYS
+            if key in current and not isinstance(current[key], list)
+        ]
+    return problems
+
+
+def _refuse_non_finite(token: str) -> float:
+    # JSON has no NaN or Infinity; the JavaScript tool quarantines a file holding them.
+    raise ValueError(f"{token} is not JSON")
 
 
 def is_newer_version(raw: Any) -> bool:
@@ -131,6 +161,7 @@ def migrate_session(raw: Any, now: str | None = None) -> tuple[bool, dict[str, A
 
 UNREADABLE = "unreadable"
 NEWER_VERSION = "newer-version"
+MISSHAPEN = "misshapen"  # parsed, but a known container is of the wrong type
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +224,7 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
     except FileNotFoundError:
         return LoadedSession(empty_session(now), path)
     try:
-        raw = json.loads(raw_bytes.decode("utf-8"))
+        raw = json.loads(raw_bytes.decode("utf-8"), parse_constant=_refuse_non_finite)
         if not isinstance(raw, dict):
             raise ValueError("top level is not an object")
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -207,7 +238,18 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
         )
     future, state = migrate_session(raw, now)
     if not future:
-        return LoadedSession(state, path)
+        problems = shape_problems(raw)
+        if not problems:
+            return LoadedSession(state, path)
+        backup = quarantine_copy(path, "misshapen", raw_bytes)
+        return LoadedSession(
+            state,
+            path,
+            notice=f"{path} has parts of the wrong shape ({'; '.join(problems)}): they read "
+            f"as empty, and the original was kept as {backup.name}",
+            backup=backup,
+            damage=MISSHAPEN,
+        )
     backup = quarantine_copy(path, "pre-migration", raw_bytes)
     notice = None
     if path not in _warned_future:
@@ -240,7 +282,8 @@ def _existing_copy(path: Path, kind: str, raw_bytes: bytes) -> Path | None:
 
 
 def encode_session(state: dict[str, Any]) -> bytes:
-    return (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    # allow_nan=False: never write NaN or Infinity (not JSON; other readers quarantine it)
+    return (json.dumps(state, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def save_session(
@@ -270,9 +313,9 @@ def write_session_copy(path: str | os.PathLike[str], state: dict[str, Any]) -> N
 def session_is_newer(path: Path) -> bool:
     """Whether the file at ``path`` is a session from a newer format (never to be written)."""
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8"))
+        raw = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_refuse_non_finite)
     except (FileNotFoundError, IsADirectoryError, ValueError, UnicodeDecodeError, RecursionError):
-        return False
+        return False  # unreadable: copied aside when read, not from the future
     return is_newer_version(raw)
 
 

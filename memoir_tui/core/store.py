@@ -901,6 +901,7 @@ class Store:
 QUARANTINED = (
     "session.json.corrupted-*",
     "session.json.pre-migration-*",
+    "session.json.misshapen-*",
     "review.json.corrupted-*",
 )
 
