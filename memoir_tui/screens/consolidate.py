@@ -19,13 +19,11 @@ from typing import ClassVar
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static
-from textual.worker import get_current_worker
 
 from memoir_tui.core.consolidate import (
     KEEP,
@@ -42,6 +40,7 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
 from memoir_tui.widgets.status_line import StatusLine
 
@@ -403,14 +402,6 @@ class ConsolidatePane(Pane):
     }
     """
 
-    class Scanned(Message):
-        """A scan finished (posted from the scan worker's thread)."""
-
-        def __init__(self, generation: int, result: ScanResult) -> None:
-            super().__init__()
-            self.generation = generation
-            self.result = result
-
     def __init__(self, *, id: str | None = None, home: Path | None = None) -> None:
         super().__init__(id=id)
         self._home = home
@@ -420,7 +411,7 @@ class ConsolidatePane(Pane):
         self.choices: dict[str, str] = {}
         self.scanning = False
         self.note = ""
-        self._generation = 0
+        self._scans: LatestRead[ScanResult] = LatestRead(self, "consolidate-scan", self._scanned)
         self._by_id: dict[str, Proposal] = {}
 
     def compose(self) -> ComposeResult:
@@ -559,30 +550,21 @@ class ConsolidatePane(Pane):
 
     def rescan(self) -> None:
         """Scan in a thread worker; the list stays as it is until the result arrives."""
-        self._generation += 1
         self.scanning = True
         self._show_status()
-        self._scan(self._generation, self.home)
+        store, home = self.host.store, self.home
 
-    @work(thread=True, exclusive=True, group="consolidate-scan", name="consolidate-scan")
-    def _scan(self, generation: int, home: Path) -> None:
-        store = self.host.store
-        try:
-            report = store.consolidate.scan(home=home)
-            undo = store.trash.last_active()
-            result = ScanResult(report, undo)
-        except (MemoirError, OSError) as err:
-            result = ScanResult(None, None, f"could not scan: {err}")
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Scanned(generation, result))
+        def read() -> ScanResult:
+            try:
+                report = store.consolidate.scan(home=home)
+                return ScanResult(report, store.trash.last_active())
+            except (MemoirError, OSError) as err:
+                return ScanResult(None, None, f"could not scan: {err}")
 
-    @on(Scanned)
-    def _scanned(self, message: Scanned) -> None:
-        message.stop()
-        if message.generation != self._generation:
-            return  # an older scan; a newer one is running
+        self._scans.start(read)
+
+    def _scanned(self, result: ScanResult) -> None:
         self.scanning = False
-        result = message.result
         if result.report is None:
             self.app.notify(result.error, title="Consolidate", severity="error", timeout=8)
             self._show_status()

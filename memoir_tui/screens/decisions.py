@@ -29,7 +29,19 @@ DECISION_COLUMNS = (
     ColumnSpec("date", "Date", width=10),
     ColumnSpec("machine", "Machine", width=12, min_table_width=96),
 )
-TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, ColumnSpec("hidden_at", "Hidden", width=10))
+PROJECT_COLUMN = ColumnSpec("project", "Project", width=16, min_table_width=112)
+HIDDEN_COLUMN = ColumnSpec("hidden_at", "Hidden", width=10)
+TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, HIDDEN_COLUMN)
+
+
+def decision_columns(*, tombstones: bool, projects: bool) -> tuple[ColumnSpec, ...]:
+    """The columns: a Project column while every project is shown, Hidden with tombstones."""
+    return (
+        *DECISION_COLUMNS,
+        *((PROJECT_COLUMN,) if projects else ()),
+        *((HIDDEN_COLUMN,) if tombstones else ()),
+    )
+
 
 HIDE_WARNING = (
     "Hiding is permanent and spreads to every machine this store syncs with: the decision "
@@ -49,7 +61,9 @@ READ_ONLY_TOMBSTONE = (
 )
 
 
-def decision_row(d: Decision, *, with_hidden_column: bool) -> TableRow:
+def decision_row(
+    d: Decision, *, with_hidden_column: bool, with_project_column: bool = False
+) -> TableRow:
     style = "dim italic" if d.hidden else ""
     text = f"[purged] {d.key[:12]}…" if d.purged else d.text
     cells = [
@@ -59,6 +73,8 @@ def decision_row(d: Decision, *, with_hidden_column: bool) -> TableRow:
         cell(short_date(d.date), style),
         cell(d.machine_label, style),
     ]
+    if with_project_column:
+        cells.append(cell(d.project_label or "global", style))
     if with_hidden_column:
         cells.append(cell(short_date(d.hidden_at) if d.hidden else "", style))
     return TableRow(d.key, tuple(cells))
@@ -200,10 +216,18 @@ class DecisionsPane(Pane):
         shown, matching_tombstones = self.visible_decisions()
         self._by_key = {d.key: d for d in shown}
         table = self.table
-        columns = TOMBSTONE_COLUMNS if self.show_tombstones else DECISION_COLUMNS
+        projects = bool(getattr(self.app, "all_projects", False))
+        columns = decision_columns(tombstones=self.show_tombstones, projects=projects)
         if table.column_specs != columns:
             table.set_columns(columns)
-        table.set_rows([decision_row(d, with_hidden_column=self.show_tombstones) for d in shown])
+        table.set_rows(
+            [
+                decision_row(
+                    d, with_hidden_column=self.show_tombstones, with_project_column=projects
+                )
+                for d in shown
+            ]
+        )
         ws = self.state
         visible = len(ws.decisions) if ws else 0
         tombstones = len(ws.tombstones) if ws else 0

@@ -68,7 +68,7 @@ def decision_details(decision: Decision, *, with_key: bool = False) -> Renderabl
     grid.add_row("Date", Text(long_date(decision.date) or "—"))
     grid.add_row("Machine", Text(decision.machine_label or decision.machine_id or "—"))
     if decision.project:
-        grid.add_row("Project", Text(decision.project))
+        grid.add_row("Project", Text(decision.project_label or decision.project))
     if decision.hidden:
         grid.add_row("Hidden at", Text(long_date(decision.hidden_at) or "(no date)"))
     if with_key and not decision.purged:

@@ -45,7 +45,12 @@ def item_rows(items: tuple[Item, ...]) -> list[TableRow]:
     return [
         TableRow(
             identity(i.text),
-            (cell(i.text), cell(short_date(i.date)), cell(i.machine_label), cell(i.project)),
+            (
+                cell(i.text),
+                cell(short_date(i.date)),
+                cell(i.machine_label),
+                cell(i.project_label or "global"),
+            ),
         )
         for i in items
     ]

@@ -34,6 +34,7 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.screens.help import HelpScreen, own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
@@ -148,9 +149,14 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
         assert bar.read_only
         labels = [str(w.render()) for w in bar.query("Label")]
         assert str(root) in labels[1] or labels[1].startswith("~")
-        assert labels[2] == "machine: laptop-7"
+        assert labels[2] == "all projects (outside any project)"
+        assert labels[3] == "machine: laptop-7"
         assert "READ-ONLY" in labels
-        assert any("newer memoir format" in m for m in messages(app))
+        # The damage is a banner that stays, naming the file and the kept copy.
+        banner = app.query_one(DamageBanner)
+        assert banner.display
+        assert "newer memoir format" in banner.text and "refuses every change" in banner.text
+        assert "session.json.pre-migration-" in banner.text
         # Writing is refused by the core and shown as a readable error.
         await pilot.press("a")
         await settle(pilot)
@@ -344,7 +350,7 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         await pilot.press("j", "j")
         kept = table.cursor_key
         assert kept == identity("Add --format csv|json to tideline export")
-        assert not app.poll_session()  # nothing changed yet
+        assert not app.poll_store()  # nothing changed yet
         # Another process adds the newest action (it lands on top) ...
         other.add_next_action("Rebase the sync branch on main")
         await pilot.pause(0.3)
@@ -353,7 +359,7 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         assert table.cursor_key == kept and table.cursor_row == 3
         # Hiding elsewhere removes the decision from this app's lists too.
         other.hide_decision(text_hash("Use Playwright for end-to-end tests"))
-        assert app.poll_session()
+        assert app.poll_store()
         await pilot.pause()
         keys = {d.key for d in app.state.decisions}
         assert text_hash("Use Playwright for end-to-end tests") not in keys
