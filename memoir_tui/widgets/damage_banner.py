@@ -57,7 +57,6 @@ class DamageBanner(Static):
 
     DEFAULT_CSS = """
     DamageBanner {
-        dock: top;
         display: none;
         height: auto;
         max-height: 6;
