@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -34,6 +35,7 @@ from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.items import Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import review_path
 from memoir_tui.core.session import LoadedSession
@@ -65,8 +67,9 @@ THEME_ENV = "MEMOIR_TUI_THEME"
 ANIMATIONS_ENV = "TEXTUAL_ANIMATIONS"
 DEFAULT_POLL_SECONDS = 0.5
 KEY_WAIT_STEP = 0.004
-KEY_WAIT_STEPS = 50
-"""A key a widget consumed is noticed within a few ms; one that vanished, after 0.2 s."""
+KEY_WAIT_STEPS = 500
+"""A key a widget consumed (stopped) is noticed within a few ms; one on its way back up to
+the app is waited for, however busy the app is, up to 2 s (a widget removed under it)."""
 WRITE_GROUPS = frozenset({"store-write", "inject-write", "sync-run"})
 """Worker groups that change files: quitting waits for them."""
 QUIT_WAIT_SECONDS = 5.0
@@ -110,6 +113,7 @@ class MemoirApp(App[int]):
     | ctrl+p | Command palette (`area: verb` commands with their keys). |
     | ctrl+r | Reload the store from disk. |
     | A | Switch every pane between this project and all projects. |
+    | u | Undo the last act of this session (any pane). |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -163,13 +167,21 @@ class MemoirApp(App[int]):
             tooltip="Switch every pane between this project and all projects",
             id="app.all_projects",
         ),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            show=False,
+            tooltip="Undo the last act of this session, in any pane",
+            id="app.undo",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects"}
+        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo"}
     )
 
     def __init__(
@@ -197,6 +209,8 @@ class MemoirApp(App[int]):
         self.closing = False
         """Set once quitting began: nothing is pushed, mounted or applied after it."""
         self.watcher = StoreWatcher(self._watched())
+        self.undo_stack: list[Undo] = []
+        """What ``u`` takes back, newest last: this session's acts, from every pane."""
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
@@ -287,16 +301,23 @@ class MemoirApp(App[int]):
         if event.key.startswith("alt+") and event not in self._replayed:
             # No binding uses alt: this is escape and a key typed at once (a terminal sends
             # both in one read, which reads as alt+key). Take them as the two keys they were.
-            for key in _escape_then_key(event):
-                self.post_message(key)
+            self._held_keys.extend(_escape_then_key(event))
+            if self._key_in_flight is None:
+                self._finish_key()
             return
-        if self._key_in_flight is not None or (self._held_keys and event not in self._replayed):
+        if event is self._key_in_flight and event in self._replayed:
+            self._replayed.discard(event)  # a held key's turn: it was reserved for it
+        elif self._key_in_flight is not None or self._held_keys:
             self._held_keys.append(event)
             return
-        self._replayed.discard(event)
-        self._key_in_flight = event
+        else:
+            self._key_in_flight = event
         await super().on_event(event)
-        if self._key_in_flight is event and self._key_came_back is not event:
+        if self._key_in_flight is not event or self._key_came_back is event:
+            return
+        if not event.is_forwarded:  # a priority binding (ctrl+q, ctrl+p) took it: done
+            self._finish_key()
+        else:
             self._watch_key(event)
 
     @work(group="key-watch", exclusive=False)
@@ -314,8 +335,11 @@ class MemoirApp(App[int]):
     def _finish_key(self) -> None:
         self._key_in_flight = None
         if self._held_keys and not self.closing:
+            # Reserve the turn for the held key at once: a key arriving from the terminal
+            # while it travels through the queue must not overtake it.
             following = self._held_keys.popleft()
             self._replayed.add(following)
+            self._key_in_flight = following
             self.post_message(following)
         elif self.closing:
             self._held_keys.clear()
@@ -471,47 +495,70 @@ class MemoirApp(App[int]):
         change: Callable[[Store], Outcome],
         *,
         on_done: Callable[[Outcome], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+        undoable: bool = True,
     ) -> Worker[Outcome | None]:
         """Run one Store mutation off the UI thread, then report it and reload.
 
         A ``MemoirError`` (or an OS error) becomes an error notification with
-        the core's own sentence; the UI never shows a traceback for them.
+        the core's own sentence (or goes to ``on_error``: a dialog shows it and
+        keeps what was typed); the UI never shows a traceback for them. What
+        the change can take back (``Outcome.undo``) goes on the undo stack
+        that ``u`` pops, unless ``undoable`` is False (an undo itself).
         Tests can ``await app.workers.wait_for_complete()``.
         """
         return self.run_worker(
-            partial(self._write_in_thread, change, on_done),
+            partial(self._write_in_thread, change, _Reply(on_done, on_error, undoable)),
             name="store-write",
             group="store-write",
             thread=True,
         )
 
-    def _write_in_thread(
-        self, change: Callable[[Store], Outcome], on_done: Callable[[Outcome], None] | None
-    ) -> Outcome | None:
+    def _write_in_thread(self, change: Callable[[Store], Outcome], reply: _Reply) -> Outcome | None:
         try:
             outcome = change(self.store)
         except MemoirError as err:
-            self.call_from_thread(self._write_failed, str(err))
+            self.call_from_thread(self._write_failed, str(err), reply)
             return None
         except OSError as err:
-            self.call_from_thread(self._write_failed, f"could not write the store: {err}")
+            self.call_from_thread(self._write_failed, f"could not write the store: {err}", reply)
             return None
-        self.call_from_thread(self._write_done, outcome, on_done)
+        self.call_from_thread(self._write_done, outcome, reply)
         return outcome
 
-    def _write_failed(self, message: str) -> None:
+    def _write_failed(self, message: str, reply: _Reply) -> None:
         if self.closing:
             return
-        self.notify(message, title="Not saved", severity="error", timeout=8)
+        if reply.on_error is not None:
+            reply.on_error(message)
+        else:
+            self.notify(message, title="Not saved", severity="error", timeout=8)
         self.poll_store()
 
-    def _write_done(self, outcome: Outcome, on_done: Callable[[Outcome], None] | None) -> None:
+    def _write_done(self, outcome: Outcome, reply: _Reply) -> None:
         if self.closing:
             return  # written; nobody is left to show it to
-        self.notify(outcome.message, severity="information" if outcome.changed else "warning")
+        if reply.undoable and outcome.changed and outcome.undo is not None:
+            self.undo_stack.append(outcome.undo)
+        message = outcome.message
+        if outcome.changed and outcome.undo is not None and reply.undoable:
+            message += " · u undoes it"
+        self.notify(message, severity="information" if outcome.changed else "warning")
         self.poll_store()
-        if on_done is not None:
-            on_done(outcome)
+        if reply.on_done is not None:
+            reply.on_done(outcome)
+
+    def action_undo(self) -> None:
+        """Take back the last act of this session (any pane) through the same door."""
+        if not self.undo_stack:
+            self.notify("Nothing to undo in this session.", severity="warning")
+            return
+        undo = self.undo_stack.pop()
+
+        def failed(message: str) -> None:
+            self.notify(f"Could not undo ({undo.label}): {message}", severity="error", timeout=8)
+
+        self.write(lambda store: store.undo(undo), on_error=failed, undoable=False)
 
     def writes_in_flight(self) -> list[Worker[object]]:
         return [
@@ -639,6 +686,9 @@ class MemoirApp(App[int]):
                 "app", "reload", "Read the store from disk again", "ctrl+r", self.action_reload
             )
             yield self._command(
+                "app", "undo", "Undo the last act of this session", "u", self.action_undo
+            )
+            yield self._command(
                 "app",
                 "toggle all projects",
                 "Every pane: this project, or all projects",
@@ -667,6 +717,15 @@ class MemoirApp(App[int]):
             return
         await self.action_show_pane(pane_id)
         await self.pane(pane_id).run_action(action)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    """Where a write's result goes: the caller's callbacks, and whether it is undoable."""
+
+    on_done: Callable[[Outcome], None] | None = None
+    on_error: Callable[[str], None] | None = None
+    undoable: bool = True
 
 
 def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:

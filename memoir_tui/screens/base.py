@@ -48,7 +48,12 @@ class StoreHost(Protocol):
     closing: bool
 
     def write(
-        self, change: Callable[[Store], Outcome], *, on_done: Callable[[Outcome], None] | None = ...
+        self,
+        change: Callable[[Store], Outcome],
+        *,
+        on_done: Callable[[Outcome], None] | None = ...,
+        on_error: Callable[[str], None] | None = ...,
+        undoable: bool = ...,
     ) -> Worker[Outcome | None]: ...
 
 

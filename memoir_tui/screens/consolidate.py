@@ -43,6 +43,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import EntriesChanged
 
 GROUP_KEY = "group:"
 """Row keys of group headings start with this; proposal rows are keyed by proposal id."""
@@ -174,10 +175,10 @@ def record_details(record: TrashRecord, names: PathNames) -> RenderableType:
 def apply_outcome(result: ApplyResult, asked: int) -> Outcome:
     parts = [f"Applied {len(result.applied)} of {asked} proposal(s)"]
     if result.trash_id:
-        parts.append(f"trash {result.trash_id}: u undoes it")
+        parts.append(f"kept in trash {result.trash_id}")
     if result.failed:
         parts.append(f"{len(result.failed)} failed: {result.failed[0][1]}")
-    return Outcome(bool(result.applied), " · ".join(parts))
+    return Outcome(bool(result.applied), " · ".join(parts), undo=result.undo)
 
 
 class ProposalDetailScreen(DialogScreen[bool]):
@@ -300,7 +301,7 @@ class ConsolidatePane(Pane):
     | c | Cycle the action of the proposal (merge, trash, keep, …). |
     | a | Apply the marked proposals (asks for their count). |
     | K | Keep the marked proposals: never propose them again (asks first). |
-    | u | Undo the last apply from the trash (asks first). |
+    | U | Undo the last apply in the trash, even an earlier run's (asks first). |
     | r | Scan again. |
     """
 
@@ -329,10 +330,10 @@ class ConsolidatePane(Pane):
             id="consolidate.keep",
         ),
         Binding(
-            "u",
+            "U",
             "undo",
-            "Undo",
-            tooltip="Undo the last apply: put back every byte from the trash (asks first)",
+            "Undo apply",
+            tooltip="Undo the last apply in the trash, even from an earlier run (asks first)",
             id="consolidate.undo",
         ),
         Binding("r", "rescan", "Rescan", tooltip="Scan the store again", id="consolidate.rescan"),
@@ -443,6 +444,12 @@ class ConsolidatePane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         """The session changed; the proposals are rescanned on ``r`` (scanning is costly)."""
+
+    @on(EntriesChanged)
+    def _entries_changed(self, message: EntriesChanged) -> None:
+        # Files came or went (an undo, another process): proposals about them are stale.
+        if self.report is not None:
+            self.rescan()
 
     def action_for(self, proposal: Proposal) -> str:
         return self.choices.get(proposal.id, proposal.default_action)
@@ -695,7 +702,8 @@ class ConsolidatePane(Pane):
                     timeout=12,
                 )
             self.note = (
-                f"Applied {len(result.applied)} · trash {result.trash_id}: u undoes it"
+                f"Applied {len(result.applied)} · trash {result.trash_id}: u undoes it "
+                "(U, later: the last apply in the trash)"
                 if result.trash_id
                 else f"Applied {len(result.applied)}"
             )

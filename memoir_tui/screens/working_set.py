@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
 
 from memoir_tui.core.identity import identity
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import AddItemScreen, ItemDraft, SessionEnd, SessionEndScreen
+from memoir_tui.screens.item_dialogs import (
+    KIND_NAMES,
+    Answer,
+    CloseQuestionScreen,
+    ItemDetailScreen,
+    Rewording,
+    RewordScreen,
+    item_details,
+)
+from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Outcome, Store
 
 
 def item_columns(date_label: str) -> tuple[ColumnSpec, ...]:
@@ -36,6 +52,9 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "completed": ("Recently completed", "next_action", "Done"),
 }
 
+
+TABLE_LISTS = {"goals": "goals", "next-actions": "next_actions", "questions": "open_questions"}
+LIST_KEYS = {"goal": "goals", "next_action": "next_actions", "question": "open_questions"}
 
 # Completed actions listed (newest first); the tombstones themselves are kept far longer.
 COMPLETED_ROWS = 50
@@ -68,9 +87,12 @@ class WorkingSetPane(Pane):
 
     | Key(s) | Description |
     | :- | :- |
+    | enter | Open the selected item in full. |
     | a | Add a goal, next action or question (the focused list's kind first). |
-    | x, space | Complete the selected next action. |
-    | s, e | Record the end of a session with a summary. |
+    | e | Edit the selected item's text. |
+    | x | Complete it: a next action or goal done, a question answered, a completed one reopened. |
+    | d | Remove the selected goal, next action or question (asks; u undoes it). |
+    | s | Record the end of a session with a summary. |
     | tab | Move to the next list. |
     """
 
@@ -85,18 +107,36 @@ class WorkingSetPane(Pane):
             id="working_set.add",
         ),
         Binding(
-            "x,space",
+            "e", "edit", "Edit", tooltip="Edit the selected item's text", id="working_set.edit"
+        ),
+        Binding(
+            "x",
             "complete",
             "Complete",
-            tooltip="Complete the selected next action",
+            tooltip="Complete the selected action or goal, close a question, reopen a done one",
             id="working_set.complete",
         ),
         Binding(
-            "s,e",
+            "d",
+            "remove",
+            "Remove",
+            tooltip="Remove the selected goal, next action or question (asks first)",
+            id="working_set.remove",
+        ),
+        Binding(
+            "s",
             "session_end",
             "End session",
             tooltip="Record the end of this session with a summary",
             id="working_set.session_end",
+        ),
+        Binding(
+            "enter",
+            "open",
+            "Open",
+            show=False,
+            tooltip="Open the selected item in full",
+            id="working_set.open",
         ),
     ]
 
@@ -106,11 +146,16 @@ class WorkingSetPane(Pane):
             "add next action", "add('next_action')", "Add a next action", "working_set.add"
         ),
         PaneCommand("ask question", "add('question')", "Add an open question", "working_set.add"),
+        PaneCommand("open item", "open", "Show the selected item in full", "working_set.open"),
+        PaneCommand("edit item", "edit", "Change the selected item's text", "working_set.edit"),
         PaneCommand(
-            "complete next action",
+            "complete or close",
             "complete",
-            "Complete the next action under the cursor",
+            "Complete an action or goal, close a question, reopen a completed one",
             "working_set.complete",
+        ),
+        PaneCommand(
+            "remove item", "remove", "Remove the selected item (u undoes it)", "working_set.remove"
         ),
         PaneCommand(
             "record session end",
@@ -173,50 +218,123 @@ class WorkingSetPane(Pane):
             return focused.id
         return None
 
+    def selected_item(self) -> tuple[str, Item | CompletedAction] | None:
+        """(table id, the item under its cursor) of the focused list, or None."""
+        table_id = self._focused_table_id()
+        ws = self.state
+        if table_id is None or ws is None:
+            return None
+        key = self.table(table_id).cursor_key
+        pool: tuple[Item, ...] | tuple[CompletedAction, ...] = {
+            "goals": ws.goals,
+            "next-actions": ws.next_actions,
+            "questions": ws.open_questions,
+            "completed": ws.completed_actions[:COMPLETED_ROWS],
+        }[table_id]
+        found = next((i for i in pool if identity(i.text) == key), None)
+        return (table_id, found) if found is not None else None
+
+    def _live_item(self, verb: str) -> tuple[str, Item] | None:
+        chosen = self.selected_item()
+        if chosen is None or not isinstance(chosen[1], Item):
+            self.app.notify(
+                f"Select a goal, next action or question to {verb}.", severity="warning"
+            )
+            return None
+        return chosen[0], chosen[1]
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        chosen = self.selected_item()
+        if chosen is not None:
+            self.app.push_screen(ItemDetailScreen(chosen[1]))
+
     def action_add(self, kind: str | None = None) -> None:
         if kind is None:
             kind = SECTIONS.get(self._focused_table_id() or "", ("", "next_action", ""))[1]
+        store = self.host.store
 
-        def added(draft: ItemDraft | None) -> None:
-            if draft is None:
-                return
+        def save(draft: ItemDraft) -> Callable[[Store], Outcome]:
             text = draft.text
             if draft.kind == "goal":
-                self.host.write(lambda store: store.add_goal(text))
-            elif draft.kind == "question":
-                self.host.write(lambda store: store.ask_question(text))
-            else:
-                self.host.write(lambda store: store.add_next_action(text))
+                return lambda store: store.add_goal(text)
+            if draft.kind == "question":
+                return lambda store: store.ask_question(text)
+            return lambda store: store.add_next_action(text)
 
-        self.app.push_screen(AddItemScreen(kind), added)
+        def would_rotate(item_kind: str) -> tuple[str, ...]:
+            return store.would_rotate(LIST_KEYS[item_kind])
+
+        self.app.push_screen(AddItemScreen(kind, save=save, would_rotate=would_rotate))
+
+    def action_edit(self) -> None:
+        chosen = self._live_item("edit")
+        if chosen is None:
+            return
+        table_id, item = chosen
+        list_key, old = TABLE_LISTS[table_id], item.text
+
+        def save(draft: Rewording) -> Callable[[Store], Outcome]:
+            return lambda store: store.reword_item(list_key, old, draft.text)
+
+        self.app.push_screen(RewordScreen(item, save=save))
 
     def action_complete(self) -> None:
-        table = self.table("next-actions")
-        if self._focused_table_id() != "next-actions":
+        chosen = self.selected_item()
+        if chosen is None:
             self.app.notify(
-                "x completes a next action: move to the Next actions list (tab) and select one.",
-                severity="warning",
+                "Select an item first (tab moves between the lists).", severity="warning"
             )
             return
-        key = table.cursor_key
-        item = next(
-            (i for i in (self.state.next_actions if self.state else ()) if identity(i.text) == key),
-            None,
-        )
-        if item is None:
-            self.app.notify("There is no next action to complete.", severity="warning")
-            return
+        table_id, item = chosen
         text = item.text
-        self.host.write(lambda store: store.complete_next_action(text))
+        if table_id == "completed":
+            self.host.write(lambda store: store.revive_item("next_actions", text=text))
+        elif table_id == "next-actions":
+            self.host.write(lambda store: store.complete_next_action(text))
+        elif table_id == "goals":
+            self.host.write(lambda store: store.remove_item("goals", text, reason="completed"))
+        elif isinstance(item, Item):
+
+            def save(answer: Answer) -> Callable[[Store], Outcome]:
+                return lambda store: store.close_question(
+                    text, answer=answer.text or None, as_decision=answer.as_decision
+                )
+
+            self.app.push_screen(CloseQuestionScreen(item, save=save))
+
+    def action_remove(self) -> None:
+        chosen = self._live_item("remove")
+        if chosen is None:
+            return
+        table_id, item = chosen
+        list_key, text = TABLE_LISTS[table_id], item.text
+        noun = KIND_NAMES.get(item.kind, "item").lower()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: store.remove_item(list_key, text))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Remove this {noun}?",
+                item_details(item),
+                warning="It leaves the list on every machine (a record of it is kept, so it "
+                "does not come back); u undoes it.",
+                yes_label="Remove (y)",
+                no_label="Cancel (n)",
+            ),
+            answered,
+        )
 
     def action_session_end(self) -> None:
-        def recorded(end: SessionEnd | None) -> None:
-            if end is None:
-                return
-            self.host.write(
-                lambda store: store.record_session_end(
-                    end.summary, end.files_touched, end.duration_min
-                )
+        def save(end: SessionEnd) -> Callable[[Store], Outcome]:
+            return lambda store: store.record_session_end(
+                end.summary, end.files_touched, end.duration_min
             )
 
-        self.app.push_screen(SessionEndScreen(), recorded)
+        self.app.push_screen(SessionEndScreen(save=save))

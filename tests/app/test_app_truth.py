@@ -85,7 +85,7 @@ async def test_a_purge_from_elsewhere_is_gone_when_the_hidden_pane_is_shown_agai
         assert not any(PURGE in t for t in texts)
         assert any(KEEP in t for t in texts)
         status = str(pane.query_one("#decisions-status", StatusLine).render())
-        assert status.startswith(f"{len(texts)} decisions")
+        assert status.startswith(f"{len(texts)} decision ")
         assert pane.table.row_count == len(pane.table.row_keys) == 1
 
 

@@ -94,7 +94,8 @@ def test_escape_closes_only_the_dialog_it_was_typed_for(
     # A terminal sends escape and the key after it within Textual's escape delay as one
     # sequence (escape, ? arrive as "^"), so each escape gets a short pause after it.
     tmux.keys("2", "d", "Escape")
-    time.sleep(0.4)
+    time.sleep(1.0)  # long enough for the dialog to have opened, had escape gone astray
+    tmux.wait_for(lambda s: "Hide this decision for ever?" not in s, "escape to close it")
     tmux.keys("?")
     tmux.wait_for_text("Decisions (this pane)")  # help, over the Decisions pane
     tmux.keys("Escape")
@@ -134,7 +135,7 @@ def test_a_purge_from_another_shell_is_gone_from_the_screen_within_a_second(
     assert done.returncode == 0, done.stderr
     tmux.keys("2")
     screen = tmux.wait_for(
-        lambda s: KEEP in s and PURGE not in s and "1 decisions" in s,
+        lambda s: KEEP in s and PURGE not in s and "1 decision ·" in s,
         "the purged decision to leave the screen",
         timeout=1.0,
     )
