@@ -48,6 +48,7 @@ from memoir_tui.core.adapters.walk import (
     walk_source,
 )
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.fsutil import open_regular
 from memoir_tui.core.recall.extract import FIELDS, Doc
 from memoir_tui.core.recall.text import index_text
 
@@ -580,7 +581,7 @@ class RecallIndex:
         if size > MAX_FILE_BYTES:
             return [], f"larger than {MAX_FILE_BYTES // 1024} KB; skipped"
         try:
-            with open(found.path, "rb") as fh:
+            with open_regular(found.path) as fh:  # never a FIFO or device put there since
                 raw = fh.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             return [], f"cannot be read ({exc.strerror})"
