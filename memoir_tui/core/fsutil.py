@@ -92,6 +92,49 @@ def atomic_write_bytes(
     fsync_directory(target.parent)
 
 
+def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
+    """Make sure ``path`` exists; a folder created here (the last one) is 0700, and with
+    ``tighten`` (a folder only we use, such as a cache) an existing one is made 0700 too.
+    A folder holding memory is nobody else's to list."""
+    target = Path(path)
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if tighten:
+        with contextlib.suppress(OSError):
+            if stat.S_IMODE(os.stat(target).st_mode) & 0o077:
+                os.chmod(target, 0o700)
+    return target
+
+
+def private_file(path: str | os.PathLike[str]) -> None:
+    """Make ``path`` exist as a 0600 file (created so, never readable by others for an
+    instant), or make an existing one 0600."""
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
+                os.chmod(path, 0o600)
+        return
+    os.close(fd)
+
+
+def write_new_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Create ``path`` (never replacing one: ``FileExistsError``) as a 0600 file holding
+    ``data``, durable before it returns."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
 

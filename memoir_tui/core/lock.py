@@ -153,8 +153,10 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
     Re-entrant within a thread (one ``FileLock`` per path per process), so a
     transaction that joins an outer one in the same thread never deadlocks.
     """
+    from memoir_tui.core.fsutil import private_dir
+
     session_path = Path(session_path)
-    session_path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(session_path.parent)  # a store made here is 0700: it holds memory
     flock = _flock_for(session_path.with_name(session_path.name + ".flock"))
     started = time.monotonic()
     try:

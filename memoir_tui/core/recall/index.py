@@ -48,7 +48,7 @@ from memoir_tui.core.adapters.walk import (
     walk_source,
 )
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import open_regular
+from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, Doc
 from memoir_tui.core.recall.text import index_text
 
@@ -201,7 +201,13 @@ class RecallIndex:
             self.close()
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The index holds entry text: 0600 in a 0700 folder (SQLite gives its -wal and
+        # -shm files the database's own mode).
+        private_dir(self.path.parent, tighten=True)
+        private_file(self.path)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(f"{self.path}{suffix}"):
+                private_file(f"{self.path}{suffix}")
         conn = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
         )
