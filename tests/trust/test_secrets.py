@@ -341,9 +341,11 @@ def test_scanning_100_kb_of_ordinary_text_is_fast():
     assert find_secrets(text) == []
     best = float("inf")
     for _ in range(10):
-        started = time.perf_counter()
+        # CPU time, not wall time: under a parallel suite on a busy machine the wall
+        # clock also counts the time other processes ran (it read 8-17 ms for 3 ms of work).
+        started = time.process_time()
         find_secrets(text)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     # 6 ms: the base64 pass (about half a millisecond here) joined the rules' passes.
     assert best < 0.006, f"{best * 1000:.2f} ms"
 
