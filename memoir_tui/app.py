@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,7 +37,7 @@ from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import Undo
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review import review_path
+from memoir_tui.core.review import CANDIDATE, review_path
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -81,14 +81,14 @@ IMPORT_PANES_AFTER = 1.0
 def _pane_bindings() -> list[BindingType]:
     return [
         Binding(
-            str(number),
+            spec.key,
             f"show_pane('{spec.pane_id}')",
             spec.title,
             show=False,
             tooltip=f"Go to the {spec.title} pane",
             id=f"app.pane.{spec.pane_id}",
         )
-        for number, spec in enumerate(PANES, start=1)
+        for spec in PANES
     ]
 
 
@@ -217,6 +217,9 @@ class MemoirApp(App[int]):
         self._replayed: set[events.Key] = set()
         self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
+        self._theme_ready = False  # themes set before mount are not the person's choice
+        if theme is None and not demo:
+            theme = store.config.theme  # [app] theme: the last one chosen in the palette
         if theme and theme in self.available_themes:
             self.theme = theme
         elif theme:
@@ -229,7 +232,7 @@ class MemoirApp(App[int]):
         yield DamageBanner()
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
-                with TabPane(f"{number} {spec.title}", id=spec.pane_id):
+                with TabPane(f"{spec.key} {spec.title}", id=spec.pane_id):
                     # Only the first pane is imported and built for the first
                     # screen; the others are mounted when first shown (a DOM a
                     # few times smaller is most of the start-up time).
@@ -251,6 +254,25 @@ class MemoirApp(App[int]):
             self.notify(
                 f"unknown theme {self._bad_theme!r}; using {self.theme}", severity="warning"
             )
+        self._theme_ready = True
+
+    def watch_theme(self, theme: str) -> None:
+        # A theme chosen in the palette is remembered for the next run ([app] theme in
+        # memoir-tui.toml, through the store's door); the demo's copy is thrown away.
+        if (
+            not getattr(self, "_theme_ready", False)
+            or self.demo
+            or theme == self.store.config.theme
+        ):
+            return
+        self.write(
+            lambda store: _remember_theme(store, theme),
+            undoable=False,
+            on_error=self._theme_unsaved,
+        )
+
+    def _theme_unsaved(self, message: str) -> None:
+        self.notify(f"theme not remembered: {message}", severity="warning")
 
     # --- panes ----------------------------------------------------------------------
 
@@ -446,6 +468,13 @@ class MemoirApp(App[int]):
         changes = tuple(changes)
         if ReviewChanged in changes:
             self.query_one(DamageBanner).check_review(self.store)
+            queue = self.store.review
+
+            def waiting() -> str:
+                count = len(queue.list_items(states=(CANDIDATE,)))
+                return str(count) if count else ""
+
+            self.query_one(PaneTabs).read_badge("review", waiting)
         for pane in self.panes():
             for change in changes:
                 pane.post_message(change())
@@ -621,12 +650,13 @@ class MemoirApp(App[int]):
             title = getattr(widget, "HELP_TITLE", widget.__name__)
             sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
         sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
-        for number, spec in enumerate(PANES, start=1):
+        for spec in PANES:
             pane = spec.load()
             if pane is not current:
                 sections.append(
                     HelpSection(
-                        f"{pane.TITLE} (press {number})", key_rows(self, own_bindings(pane), active)
+                        f"{pane.TITLE} (press {spec.key})",
+                        key_rows(self, own_bindings(pane), active),
                     )
                 )
         dialog_bindings = [
@@ -732,6 +762,14 @@ def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
     key = event.key.removeprefix("alt+")
     char = event.character[-1:] if event.character else None
     return events.Key("escape", "\x1b"), events.Key(key, char)
+
+
+def _remember_theme(store: Store, theme: str) -> Outcome:
+    from memoir_tui.core.config import remember_setting
+
+    remember_setting(store, "app", "theme", theme)
+    store.config = replace(store.config, theme=theme)
+    return Outcome(True, f"theme {theme} remembered for the next run")
 
 
 def _unfinished_message(count: int) -> str | None:

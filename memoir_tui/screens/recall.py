@@ -304,15 +304,15 @@ class RecallPane(Pane):
                     recall.notify_changed(changed)
                 hits: tuple[Hit, ...] = ()
                 if request.query.strip():
-                    hits = tuple(
-                        recall.search(
-                            request.query,
-                            limit=RESULT_LIMIT,
-                            tools=[request.tool] if request.tool else None,
-                            all_projects=request.all_projects,
-                            budget=PASSAGE_BUDGET,
-                        )
+                    found = recall.search(
+                        request.query,
+                        limit=RESULT_LIMIT,
+                        tools=[request.tool] if request.tool else None,
+                        all_projects=request.all_projects,
+                        budget=PASSAGE_BUDGET,
                     )
+                    # A result that matched nothing of the query is not a result.
+                    hits = tuple(h for h in found if h.score > 0)
                 tools = known_tools or tuple(sorted(recall.status().by_tool))
                 return SearchResult(request, hits, recall.current_project(), tools)
             except (MemoirError, OSError) as err:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from memoir_tui.core.identity import identity
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
@@ -51,6 +51,30 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "questions": ("Open questions", "question", "Asked"),
     "completed": ("Recently completed", "next_action", "Done"),
 }
+
+
+WELCOME = """Welcome to memoir-tui: see, prune and carry what your coding assistants remember, shared with your agents over MCP and your other machines over git.
+
+This store is empty. To start:
+  a                       add a goal, next action or question
+  memoir-tui capture      queue decisions from Claude Code for review
+  memoir-tui install-mcp  let an assistant use this memory
+  memoir-tui sync init    carry it to your other machines (git)
+  memoir-tui --demo       look around a store full of examples
+? lists every key · ctrl+p every command"""
+
+
+def is_empty_store(ws: WorkingSet) -> bool:
+    return not (
+        ws.goals
+        or ws.next_actions
+        or ws.open_questions
+        or any(c.reason == "completed" for c in ws.completed_actions)
+        or ws.decisions
+        or ws.tombstones
+        or ws.history
+        or ws.elsewhere
+    )
 
 
 TABLE_LISTS = {"goals": "goals", "next-actions": "next_actions", "questions": "open_questions"}
@@ -167,6 +191,16 @@ class WorkingSetPane(Pane):
     HELP_WIDGETS = (ItemTable,)
 
     DEFAULT_CSS = """
+    WorkingSetPane > #welcome {
+        display: none;
+        height: auto;
+        padding: 1 2;
+        border: round $primary;
+        margin: 0 1;
+    }
+    WorkingSetPane.-empty > #welcome {
+        display: block;
+    }
     WorkingSetPane > .ws-list {
         height: 1fr;
         min-height: 3;
@@ -181,6 +215,7 @@ class WorkingSetPane(Pane):
         self.state: WorkingSet | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static(WELCOME, id="welcome", markup=False)
         for table_id, (_title, _kind, date_label) in SECTIONS.items():
             columns = COMPLETED_COLUMNS if table_id == "completed" else item_columns(date_label)
             yield ItemTable(columns, id=table_id, classes="ws-list")
@@ -193,13 +228,17 @@ class WorkingSetPane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
+        # A store with nothing in it yet greets the person and says where to start.
+        self.set_class(is_empty_store(ws), "-empty")
+        done = tuple(c for c in ws.completed_actions if c.reason == "completed")
+        left_otherwise = len(ws.completed_actions) - len(done)
         lists = {
             "goals": (item_rows(ws.goals), len(ws.goals)),
             "next-actions": (item_rows(ws.next_actions), len(ws.next_actions)),
             "questions": (item_rows(ws.open_questions), len(ws.open_questions)),
             "completed": (
-                completed_rows(ws.completed_actions[:COMPLETED_ROWS]),
-                len(ws.completed_actions),
+                completed_rows(done[:COMPLETED_ROWS]),
+                len(done),
             ),
         }
         for table_id, (rows, count) in lists.items():
@@ -208,6 +247,9 @@ class WorkingSetPane(Pane):
                 title += f" (newest {len(rows)})"
             elif not count and table_id != "completed":
                 title += " · a adds one"
+            if table_id == "completed" and left_otherwise:
+                # Said, not hidden: actions removed, undone or pushed out by a full list.
+                title += f" · {left_otherwise} removed or undone not listed"
             self.table(table_id).set_rows(rows, title=title)
 
     # --- actions --------------------------------------------------------------
@@ -229,7 +271,9 @@ class WorkingSetPane(Pane):
             "goals": ws.goals,
             "next-actions": ws.next_actions,
             "questions": ws.open_questions,
-            "completed": ws.completed_actions[:COMPLETED_ROWS],
+            "completed": tuple(c for c in ws.completed_actions if c.reason == "completed")[
+                :COMPLETED_ROWS
+            ],
         }[table_id]
         found = next((i for i in pool if identity(i.text) == key), None)
         return (table_id, found) if found is not None else None
