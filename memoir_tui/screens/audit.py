@@ -162,7 +162,7 @@ class AuditPane(Pane):
     | Key(s) | Description |
     | :- | :- |
     | / | Filter as you type (time, actor, operation, list, item, machine). |
-    | a | Cycle the actor filter (all, then each actor in the log). |
+    | b | Cycle the actor filter ("by": all, then each actor in the log). |
     | o | Cycle the operation filter (all, then each operation in the log). |
     | escape | Clear every filter. |
     """
@@ -178,7 +178,7 @@ class AuditPane(Pane):
             id="audit.filter",
         ),
         Binding(
-            "a",
+            "b",
             "cycle_actor",
             "Actor",
             tooltip="Cycle the actor filter: all, then each actor in the log",

@@ -299,7 +299,7 @@ class ConsolidatePane(Pane):
     | space | Mark or unmark the proposal (on a heading: the whole group). |
     | enter | Details; a side-by-side diff for near duplicates. |
     | c | Cycle the action of the proposal (merge, trash, keep, …). |
-    | a | Apply the marked proposals (asks for their count). |
+    | X | Apply the marked proposals (asks for their count). |
     | K | Keep the marked proposals: never propose them again (asks first). |
     | U | Undo the last apply in the trash, even an earlier run's (asks first). |
     | r | Scan again. |
@@ -316,7 +316,7 @@ class ConsolidatePane(Pane):
             id="consolidate.mark",
         ),
         Binding(
-            "a",
+            "X",
             "apply",
             "Apply",
             tooltip="Apply the marked proposals (asks you to type their count)",
@@ -519,7 +519,7 @@ class ConsolidatePane(Pane):
                 parts.append(f"{report.dismissed} kept earlier")
             if report.skipped:
                 parts.append(f"{len(report.skipped)} file(s) unreadable")
-            text = " · ".join(parts) + " · space marks · a applies"
+            text = " · ".join(parts) + " · space marks · X applies"
         if self.note:
             text = f"{self.note} · {text}"
         elif self.undo_record is not None and not self.scanning:

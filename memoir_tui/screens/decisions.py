@@ -98,7 +98,7 @@ class DecisionsPane(Pane):
     | e | Edit it: why and rejected in place; new text hides the old wording. |
     | d | Hide the selected decision for ever (asks first). |
     | D | Purge it, hidden or not: remove its text (asks for a typed word). |
-    | t | Show or hide tombstones (read-only, greyed). |
+    | h | Show or hide the hidden ones: tombstones (greyed; D purges one). |
     """
 
     PANE_ID = "decisions"
@@ -137,7 +137,7 @@ class DecisionsPane(Pane):
             id="decisions.purge",
         ),
         Binding(
-            "t",
+            "h",
             "toggle_tombstones",
             "Tombstones",
             tooltip="Show or hide hidden and purged decisions (greyed, read-only)",
@@ -251,7 +251,7 @@ class DecisionsPane(Pane):
         self.filter_bar.set_count(len(shown) + max(matching_tombstones - TOMBSTONE_ROWS, 0), total)
         decisions = plural(visible, "decision")
         if not self.show_tombstones:
-            status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · t shows them"
+            status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · h shows them"
         elif matching_tombstones > TOMBSTONE_ROWS:
             status = (
                 f"{decisions} · newest {TOMBSTONE_ROWS} of "
@@ -261,7 +261,7 @@ class DecisionsPane(Pane):
         else:
             status = (
                 f"{decisions} · showing {plural(tombstones, 'tombstone')} (greyed; D purges "
-                "a hidden one) · t hides them"
+                "a hidden one) · h hides them"
             )
         self.query_one("#decisions-status", StatusLine).update(status)
 

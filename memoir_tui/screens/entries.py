@@ -113,7 +113,7 @@ class EntriesPane(Pane):
     | escape | Clear the filter. |
     | t | Cycle the tool: every tool, then each tool with files. |
     | y | Cycle the type: every type, then each type listed. |
-    | p | Cycle the project: this one + global, every project, global only, each project. |
+    | w | Cycle the project ("where"): this one + global, every project, global only, each project. |
     | r | Read the index again. |
     """
 
@@ -137,7 +137,7 @@ class EntriesPane(Pane):
         Binding("t", "cycle('tool')", "Tool", tooltip="Cycle the tool filter", id="entries.tool"),
         Binding("y", "cycle('type')", "Type", tooltip="Cycle the type filter", id="entries.type"),
         Binding(
-            "p",
+            "w",
             "cycle('project')",
             "Project",
             tooltip="Cycle the project: this one + global, every project, global only, each one",

@@ -188,7 +188,7 @@ class InjectPane(Pane):
     | Key(s) | Description |
     | :- | :- |
     | i | Inject now: write the block into every target that changes (asks first). |
-    | d, enter | Dry run: the diff for the selected target. |
+    | v, enter | Dry run: the diff for the selected target. |
     | r | Plan again (re-read every target). |
     """
 
@@ -203,7 +203,7 @@ class InjectPane(Pane):
             id="inject.inject",
         ),
         Binding(
-            "d",
+            "v",
             "diff",
             "Diff",
             tooltip="Dry run: the diff injecting would make in the selected target",
@@ -365,7 +365,7 @@ class InjectPane(Pane):
             parts = ", ".join(f"{n} {status}" for status, n in counts.items())
             pending = sum(1 for c in self.changes if c.changed)
             action = "i writes them" if pending else "nothing to write"
-            text = f"{len(self.changes)} target(s): {parts} · {action} · d shows the diff"
+            text = f"{len(self.changes)} target(s): {parts} · {action} · v shows the diff"
         self.query_one("#inject-loading").set_class(self.busy, "-busy")
         self.query_one("#inject-status", StatusLine).update(text)
 

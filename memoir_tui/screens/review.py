@@ -244,10 +244,10 @@ class ReviewPane(Pane):
     | :- | :- |
     | enter | Show the candidate with its full provenance. |
     | p | Pin: edit text, why and rejected, then save it as a decision. |
-    | x, r | Reject for ever (asks first). |
+    | x | Reject for ever (asks first). |
     | space | Mark or unmark the row; p and x then act on the marked rows (typed count). |
     | escape | Clear the marks. |
-    | a | Show or hide pinned and rejected history (greyed, read-only). |
+    | h | Show or hide pinned and rejected history (greyed, read-only). |
     """
 
     PANE_ID = "review"
@@ -262,7 +262,7 @@ class ReviewPane(Pane):
             id="review.pin",
         ),
         Binding(
-            "x,r",
+            "x",
             "reject",
             "Reject",
             tooltip="Reject the candidate for ever (the marked rows, if any: asks for their count)",
@@ -276,7 +276,7 @@ class ReviewPane(Pane):
             id="review.mark",
         ),
         Binding(
-            "a",
+            "h",
             "toggle_history",
             "History",
             tooltip="Show or hide pinned and rejected items (greyed, read-only)",
@@ -421,9 +421,9 @@ class ReviewPane(Pane):
             parts.append(f"{len(self.marked)} marked: p/x act on them, esc clears")
         history = counts[review.PINNED] + counts[review.REJECTED]
         if self.show_history:
-            parts.append(f"showing {history} pinned/rejected · a hides them")
+            parts.append(f"showing {history} pinned/rejected · h hides them")
         elif history:
-            parts.append(f"{history} pinned/rejected · a shows them")
+            parts.append(f"{history} pinned/rejected · h shows them")
         return " · ".join(parts)
 
     def selected(self) -> ReviewItem | None:

@@ -342,7 +342,7 @@ async def test_purge_with_the_typed_word_or_first_words(demo_store: Store, typed
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
         assert text_hash(PIPX) not in pane.table.row_keys
-        await pilot.press("t")  # even as a tombstone, the text is gone
+        await pilot.press("h")  # even as a tombstone, the text is gone
         await settle(pilot)
         tomb = next(d for d in app.state.tombstones if d.key == text_hash(PIPX))
         assert tomb.purged and tomb.text == "[purged]"
@@ -411,7 +411,7 @@ async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
         pane = await open_pane(pilot, DecisionsPane)
         redux = text_hash("Use Redux Toolkit for client state")
         assert redux not in pane.table.row_keys
-        await pilot.press("t")
+        await pilot.press("h")
         await settle(pilot)
         keys = pane.table.row_keys
         assert len(keys) == 15 and redux in keys
@@ -431,7 +431,7 @@ async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, DecisionDetailScreen) and app.screen.decision.hidden
-        await pilot.press("escape", "t")
+        await pilot.press("escape", "h")
         await settle(pilot)
         assert len(pane.table.row_keys) == 12 and redux not in pane.table.row_keys
     assert demo_store.session_path.read_bytes() == before

@@ -124,10 +124,10 @@ async def test_filters_by_actor_operation_and_text(store: Store) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, AuditPane)
         assert pane.actors == ("app", "capture", "cli", "mcp")
-        await pilot.press("a")  # app
+        await pilot.press("b")  # app
         await settle(pilot)
         assert shown(pane) == [("app", "add_open_questions", ONCALL)]
-        await pilot.press("a", "a")  # capture, then cli
+        await pilot.press("b", "b")  # capture, then cli
         await settle(pilot)
         assert pane.actor == "cli"
         assert {a for a, _, _ in shown(pane)} == {"cli"} and len(shown(pane)) == 4
@@ -138,7 +138,7 @@ async def test_filters_by_actor_operation_and_text(store: Store) -> None:
             await pilot.press("o")
         await settle(pilot)
         assert shown(pane) == [("cli", "note_decision", FORGOTTEN)]
-        await pilot.press("a")  # mcp, still note_decision
+        await pilot.press("b")  # mcp, still note_decision
         await settle(pilot)
         assert shown(pane) == [
             ("mcp", "note_decision", FORGOTTEN),
@@ -176,7 +176,7 @@ async def test_empty_log_says_so(demo_store: Store) -> None:
         pane = await open_pane(pilot, AuditPane)
         assert pane.table.row_count == 0
         assert "No changes recorded yet" in str(pane.query_one("#audit-status").render())
-        await pilot.press("a", "o")  # nothing to cycle through: no error
+        await pilot.press("b", "o")  # nothing to cycle through: no error
         await settle(pilot)
         assert (pane.actor, pane.operation) == (None, None)
 

@@ -146,7 +146,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         await pilot.press("space", "j", "j", "space")
         assert pane.marked == {dup.id, near.id}
 
-        await pilot.press("a")
+        await pilot.press("X")
         await settle(pilot)
         assert isinstance(app.screen, TypeToConfirmScreen)
         assert app.screen.word == "2"
@@ -195,7 +195,7 @@ async def test_u_undoes_an_apply_files_and_session_alike(store: Store, home: Pat
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
-        await pilot.press("space", "j", "space", "a")
+        await pilot.press("space", "j", "space", "X")
         await settle(pilot)
         await type_text(pilot, "2")
         await pilot.press("enter")
@@ -217,7 +217,7 @@ async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Pat
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
         before = tree_digests(home)
-        await pilot.press("space", "j", "j", "space", "a")
+        await pilot.press("space", "j", "j", "space", "X")
         await settle(pilot)
         assert isinstance(app.screen, TypeToConfirmScreen)
         await type_text(pilot, "3")
@@ -245,7 +245,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
         await pilot.press("c")  # merge → trash
         assert pane.action_for(dup) == "trash"
         assert str(pane.table.get_row(dup.id)[2]) == "trash"
-        await pilot.press("space", "a")
+        await pilot.press("space", "X")
         await settle(pilot)
         await type_text(pilot, "1")
         await pilot.press("enter")
@@ -267,7 +267,7 @@ async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home
     async with app.run_test(size=SIZE) as pilot:
         await open_consolidate(pilot)
         before = tree_digests(home)
-        await pilot.press("a")
+        await pilot.press("X")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
         assert any("Nothing is marked" in m for m in messages(app))
@@ -381,7 +381,7 @@ async def test_palette_offers_consolidate_commands_with_keys(store: Store) -> No
         commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
         for title, key in {
             "consolidate: mark": "space",
-            "consolidate: apply marked": "a",
+            "consolidate: apply marked": "X",
             "consolidate: keep marked": "K",
             "consolidate: undo last apply": "U",
             "consolidate: rescan": "r",

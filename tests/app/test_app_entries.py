@@ -98,12 +98,12 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
         assert pane.filter.project == SCOPE and BILLING not in names(pane)
 
         # p cycles: this project + global, every project, global only, then each project.
-        await pilot.press("p", "p")
+        await pilot.press("w", "w")
         await pilot.pause()
         assert pane.filter.project == GLOBAL
         assert {r[3] for r in rows(pane)} == {"global"}
         assert BILLING not in names(pane)
-        await pilot.press("p")  # the first named project: ~/src/billing
+        await pilot.press("w")  # the first named project: ~/src/billing
         await pilot.pause()
         assert pane.filter.project == str(world.other)
         assert names(pane) == [BILLING]

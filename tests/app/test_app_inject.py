@@ -160,7 +160,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
 
         # The dry run of the windsurf file: the whole new file as a diff.
         assert pane.table.move_to_key(str(windsurf))
-        await pilot.press("d")
+        await pilot.press("v")
         await settle(pilot)
         assert isinstance(app.screen, InjectDiffScreen)
         diff = rendered(app.screen.query_one("#inject-diff", Static))
@@ -188,7 +188,7 @@ async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path
         pane = await open_inject(pilot)
         assert pane.changes == ()
         assert status(pane) == NO_TARGETS
-        await pilot.press("d")
+        await pilot.press("v")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
 

@@ -40,7 +40,7 @@ async def test_d_capital_purges_a_decision_hidden_earlier(demo_store: Store) -> 
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
-        await pilot.press("t")
+        await pilot.press("h")
         await settle(pilot)
         assert pane.table.move_to_key(text_hash(HIDDEN))
         await pilot.press("D")

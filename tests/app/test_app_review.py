@@ -184,14 +184,14 @@ async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
         await pilot.press("n")
         await settle(pilot)
         assert queue_states(store)[PLAYWRIGHT_CI] == "candidate"
-        await pilot.press("r")
+        await pilot.press("x")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
         assert text_hash(PLAYWRIGHT_CI) not in pane.table.row_keys
         # history shows it again, greyed and read-only
-        await pilot.press("a")
+        await pilot.press("h")
         await settle(pilot)
         assert text_hash(PLAYWRIGHT_CI) in pane.table.row_keys
         await select_text(pilot, pane, PLAYWRIGHT_CI)

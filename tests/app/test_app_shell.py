@@ -240,7 +240,7 @@ async def test_palette_lists_area_verb_commands_with_keys(demo_store: Store) -> 
             "decisions: filter": "/",
             "decisions: hide": "d",
             "decisions: purge": "D",
-            "decisions: toggle tombstones": "t",
+            "decisions: toggle tombstones": "h",
             "decisions: details": "⏎",
             "go: decisions": "2",
             "app: help": "?",
@@ -456,7 +456,7 @@ async def test_a_big_store_opens_with_full_lists(tmp_path: Path) -> None:
         completed = app.query_one("#completed", ItemTable)
         assert completed.row_count == 50  # the newest; the tombstones stay on disk
         assert str(completed.columns["text"].label) == "Recently completed · 1000 (newest 50)"
-        await pilot.press("2", "t")
+        await pilot.press("2", "h")
         await settle(pilot)
         pane = app.query_one(DecisionsPane)
         assert pane.table.row_count == 50 + 200
@@ -532,7 +532,7 @@ def test_app_never_imports_mcp(tmp_path: Path) -> None:
             root = create_demo_store(Path(tempfile.mkdtemp()))
             app = MemoirApp(Store(root), poll_interval=None)
             async with app.run_test(size=(100, 30)) as pilot:
-                await pilot.press("2", "t", "question_mark", "escape", "ctrl+p")
+                await pilot.press("2", "h", "question_mark", "escape", "ctrl+p")
                 await pilot.pause(0.2)
                 await pilot.press("escape", "1", "a", "escape")
                 await pilot.pause()

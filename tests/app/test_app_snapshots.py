@@ -40,7 +40,7 @@ def test_decisions_pane(snap_compare: Any, snapshot_app: MemoirApp, size: tuple[
 
 
 def test_decisions_with_tombstones(snap_compare: Any, snapshot_app: MemoirApp) -> None:
-    assert snap_compare(snapshot_app, terminal_size=(100, 30), run_before=pressing("2", "t", "G"))
+    assert snap_compare(snapshot_app, terminal_size=(100, 30), run_before=pressing("2", "h", "G"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
