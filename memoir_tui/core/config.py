@@ -30,6 +30,8 @@ KNOWN_TOOLS = (
     "cline",
     "continue",
     "zed",
+    "kiro",
+    "amazonq",
     "aider",
     "agents-md",
 )
