@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS
@@ -200,9 +200,14 @@ def rank(
     avg_lengths: Sequence[float],
     hidden: frozenset[str] = frozenset(),
     generation: int = -1,
-) -> list[Scored]:
+    check: Callable[[set[str]], bool] | None = None,
+) -> list[Scored] | None:
     """The best ``limit`` documents for ``terms``; ``generation`` (any int that changes
-    whenever the index does) lets document frequencies be cached between queries."""
+    whenever the index does) lets document frequencies be cached between queries.
+
+    ``check`` is shown the candidates' paths before any is scored; when it returns
+    True (it re-indexed some: their rows were stale) nothing is scored and ``None`` is
+    returned, so the caller ranks again over the fresh rows."""
     if not terms:
         return []
     n = max(n_docs, 1)
@@ -233,6 +238,8 @@ def rank(
         f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN ({marks})",
         ids,
     ).fetchall()
+    if check is not None and check({r[1] for r in rows}):
+        return None
     texts_at = _LEN_AT + N_FIELDS
     out: list[Scored] = []
     for r in rows:

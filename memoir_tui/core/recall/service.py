@@ -382,8 +382,17 @@ class Recall:
         )
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
-        for attempt in range(2):
+        scored: list | None = None
+        for attempt in range(3):
             n_docs, avg_lengths, hidden, _projects = index.stats()
+            # every candidate must be current before it is scored, whatever the check above
+            # skipped (a watcher reports every change, so it needs no second look)
+            check = None
+            if refresh and not watched and attempt < 2:
+
+                def check(paths: set[str]) -> bool:
+                    return index.recheck(paths, self.scope)
+
             scored = rank(
                 index.conn,
                 terms,
@@ -393,17 +402,11 @@ class Recall:
                 avg_lengths=avg_lengths,
                 hidden=hidden,
                 generation=index.generation,
+                check=check,
             )
-            # the files about to be shown must be current, whatever the check above skipped
-            # (a watcher reports every change, so it needs no second look)
-            if (
-                attempt == 0
-                and refresh
-                and not watched
-                and index.recheck({s.row.path for s in scored}, self.scope)
-            ):
-                continue
-            break
+            if scored is not None:
+                break
+        assert scored is not None  # the last attempt never checks
         hits = [self._hit(s.row, s.score, s.why, terms, budget) for s in scored]
         self._record(hits)
         return hits
