@@ -745,6 +745,19 @@ class RecallIndex:
         with self._tx():
             self._set_meta("n_files", str(n))
 
+    def stale_paths(self, paths: Iterable[str]) -> set[str]:
+        """Which of these indexed files changed (or went) since they were read; reads only."""
+        out: set[str] = set()
+        paths = sorted(set(paths))
+        for chunk in _chunks(paths, 500):
+            marks = ",".join("?" * len(chunk))
+            for path, ino, mtime, size in self.conn.execute(
+                f"SELECT path, ino, mtime_ns, size FROM files WHERE path IN ({marks})", chunk
+            ):
+                if self._stat(path) != (ino, mtime, size):
+                    out.add(path)
+        return out
+
     def recheck(self, paths: Iterable[str], scope: Scope) -> bool:
         """Stat these files (about to be returned); re-index any that changed. True if any did."""
         paths = sorted(set(paths))
