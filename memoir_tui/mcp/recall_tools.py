@@ -151,6 +151,9 @@ class WarmRecall:
         with self._lock:
             if self._recall is None:
                 self._keep(self._make())
+            if self._interim is not None:  # the build is done: its stand-in is not needed
+                self._interim.close()
+                self._interim = None
             assert self._recall is not None
             return self._recall
 
