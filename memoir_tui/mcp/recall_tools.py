@@ -49,6 +49,7 @@ PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
 DEFAULT_WRITE_TOOL = "memoir"  # the store's own memory/: synced, recalled everywhere
 DEFAULT_ENTRY_TYPE = "fact"
+APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
 
 # The JavaScript tool's tool names (and people's), for the adapters that differ.
 TOOL_ALIASES = {
@@ -95,6 +96,8 @@ class WarmRecall:
         self._builder: threading.Thread | None = None
         self._ready = threading.Event()
         self._closed = False
+        self._stop = threading.Event()
+        self._applier: threading.Thread | None = None
 
     def _make(self) -> Recall:
         from memoir_tui.core.recall import Recall
@@ -112,7 +115,21 @@ class WarmRecall:
         self._recall = recall
         with _OPEN_LOCK:
             _OPEN.add(self)
+        if self._applier is None:
+            self._applier = threading.Thread(
+                target=self._apply_loop, args=(recall,), name="memoir-recall-apply", daemon=True
+            )
+            self._applier.start()
         return recall
+
+    def _apply_loop(self, recall: Recall) -> None:
+        """Apply watched changes as they come (every ``APPLY_SECONDS``), so the index
+        other processes read (a CLI recall) is current too, not only this server's answers."""
+        while not self._stop.wait(APPLY_SECONDS):
+            try:
+                recall.apply_pending()
+            except Exception:  # a busy or replaced index: the next query deals with it
+                log.debug("applying watched changes failed", exc_info=True)
 
     def start(self) -> None:
         """Build or refresh the index in the background, now."""
@@ -170,8 +187,13 @@ class WarmRecall:
             return self._interim, False
 
     def close(self) -> None:
+        self._stop.set()
+        applier = self._applier
+        if applier is not None and applier is not threading.current_thread():
+            applier.join(timeout=5)
         with self._lock:
             self._closed = True
+            self._applier = None
             for recall in (self._recall, self._interim):
                 if recall is not None:
                     recall.close()

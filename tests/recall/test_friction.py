@@ -141,3 +141,26 @@ def test_served_process_starts_the_build_at_once(world: World, served):
     built[0].get()
     assert built[0].get().index.file_count() > 0
     built[0].close()
+
+
+def test_a_watching_server_keeps_the_index_current_for_the_cli(world: World, served):
+    """Above full_check_files a CLI query cannot see an in-place edit by itself; a server
+    that watches applies it to the shared index at once, so the CLI's next query can."""
+    import os
+    import time
+
+    config = world.store / "memoir-tui.toml"
+    config.write_text(config.read_text() + "full_check_files = 0\n")
+    _store, make = served
+    warm = make()
+    if not warm.get().status().watching:
+        pytest.skip("no inotify here")
+    path = world.store / "memory" / "fact_k8s-cluster.md"
+    ino = path.stat().st_ino
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("The kakapo pool runs the batch jobs.\n")
+    assert path.stat().st_ino == ino
+    time.sleep(1.0)  # a few of the server's apply rounds
+    out = _cli(world, world.proj, "kakapo", "--json", "--all-projects")
+    assert str(path) in out.stdout, out.stderr
+    assert os.path.exists(path)

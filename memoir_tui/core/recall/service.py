@@ -690,6 +690,17 @@ class Recall:
             self._watcher = watcher
             return True
 
+    def apply_pending(self) -> bool:
+        """Apply what the watcher collected now, not at the next query. A long-lived
+        process calls this in the background, so the index on disk is current for every
+        other reader of it too: a CLI recall then sees an in-place edit at any store
+        size while a server watches. True if there was something to apply."""
+        watcher = self._watcher
+        if watcher is None or not watcher.healthy or not watcher.pending():
+            return False
+        self._guarded(self._ensure_fresh)
+        return True
+
     def stop_watching(self) -> None:
         with self._lock:
             if self._watcher is not None:
