@@ -13,25 +13,31 @@ This module imports textual; it must never import ``mcp``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import TabbedContent, TabPane
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
+from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.model import WorkingSet, working_set
+from memoir_tui.core.items import Undo
+from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.review import CANDIDATE, review_path
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -39,32 +45,50 @@ from memoir_tui.screens.dialogs import FormDialog
 from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
 from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.pane_tabs import PaneTabs
 from memoir_tui.widgets.store_bar import StoreBar
+from memoir_tui.widgets.store_watch import (
+    ALL_CHANGES,
+    AuditChanged,
+    EntriesChanged,
+    ReviewChanged,
+    ScopeChanged,
+    SessionChanged,
+    StoreChanged,
+    StoreWatcher,
+    Watched,
+)
 
 __all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
 
 THEME_ENV = "MEMOIR_TUI_THEME"
 ANIMATIONS_ENV = "TEXTUAL_ANIMATIONS"
 DEFAULT_POLL_SECONDS = 0.5
+KEY_WAIT_STEP = 0.004
+KEY_WAIT_STEPS = 500
+"""A key a widget consumed (stopped) is noticed within a few ms; one on its way back up to
+the app is waited for, however busy the app is, up to 2 s (a widget removed under it)."""
+WRITE_GROUPS = frozenset({"store-write", "inject-write", "sync-run"})
+"""Worker groups that change files: quitting waits for them."""
+QUIT_WAIT_SECONDS = 5.0
+"""How long quitting waits for writes in flight before it gives up on them (and says so)."""
 IMPORT_PANES_AFTER = 1.0
 """Seconds without a key press or click before the other panes are imported in the background."""
-
-SessionStamp = tuple[int, int, int] | None
 
 
 def _pane_bindings() -> list[BindingType]:
     return [
         Binding(
-            str(number),
+            spec.key,
             f"show_pane('{spec.pane_id}')",
             spec.title,
             show=False,
             tooltip=f"Go to the {spec.title} pane",
             id=f"app.pane.{spec.pane_id}",
         )
-        for number, spec in enumerate(PANES, start=1)
+        for spec in PANES
     ]
 
 
@@ -79,15 +103,6 @@ def display_path(path: Path) -> str:
     return "~" if str(rest) == "." else f"~/{rest}"
 
 
-def session_stamp(path: Path) -> SessionStamp:
-    """What the watcher compares: inode (atomic renames change it), mtime and size."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
 class MemoirApp(App[int]):
     """The memoir-tui shell.
 
@@ -97,6 +112,8 @@ class MemoirApp(App[int]):
     | ?, f1 | Help: every key, grouped by pane. |
     | ctrl+p | Command palette (`area: verb` commands with their keys). |
     | ctrl+r | Reload the store from disk. |
+    | A | Switch every pane between this project and all projects. |
+    | u | Undo the last act of this session (any pane). |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -142,13 +159,29 @@ class MemoirApp(App[int]):
             tooltip="Read the store from disk again",
             id="app.reload",
         ),
+        Binding(
+            "A",
+            "toggle_all_projects",
+            "All projects",
+            show=False,
+            tooltip="Switch every pane between this project and all projects",
+            id="app.all_projects",
+        ),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            show=False,
+            tooltip="Undo the last act of this session, in any pane",
+            id="app.undo",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload"}
+        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo"}
     )
 
     def __init__(
@@ -172,10 +205,21 @@ class MemoirApp(App[int]):
         self.poll_interval = poll_interval
         self.loaded: LoadedSession | None = None
         self.state: WorkingSet | None = None
-        self._stamp: SessionStamp = None
-        self._notice_shown = False
+        self.all_projects = store.project is None
+        self.closing = False
+        """Set once quitting began: nothing is pushed, mounted or applied after it."""
+        self.watcher = StoreWatcher(self._watched())
+        self.undo_stack: list[Undo] = []
+        """What ``u`` takes back, newest last: this session's acts, from every pane."""
+        self._key_in_flight: events.Key | None = None
+        self._key_came_back: events.Key | None = None
+        self._held_keys: deque[events.Key] = deque()
+        self._replayed: set[events.Key] = set()
         self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
+        self._theme_ready = False  # themes set before mount are not the person's choice
+        if theme is None and not demo:
+            theme = store.config.theme  # [app] theme: the last one chosen in the palette
         if theme and theme in self.available_themes:
             self.theme = theme
         elif theme:
@@ -185,9 +229,10 @@ class MemoirApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield StoreBar(self.store_label, self._machine_label())
+        yield DamageBanner()
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
-                with TabPane(f"{number} {spec.title}", id=spec.pane_id):
+                with TabPane(f"{spec.key} {spec.title}", id=spec.pane_id):
                     # Only the first pane is imported and built for the first
                     # screen; the others are mounted when first shown (a DOM a
                     # few times smaller is most of the start-up time).
@@ -204,11 +249,30 @@ class MemoirApp(App[int]):
         self.current_pane().focus_default()
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
-            self.set_interval(self.poll_interval, self.poll_session, name="session-watch")
+            self.set_interval(self.poll_interval, self.poll_store, name="store-watch")
         if self._bad_theme:
             self.notify(
                 f"unknown theme {self._bad_theme!r}; using {self.theme}", severity="warning"
             )
+        self._theme_ready = True
+
+    def watch_theme(self, theme: str) -> None:
+        # A theme chosen in the palette is remembered for the next run ([app] theme in
+        # memoir-tui.toml, through the store's door); the demo's copy is thrown away.
+        if (
+            not getattr(self, "_theme_ready", False)
+            or self.demo
+            or theme == self.store.config.theme
+        ):
+            return
+        self.write(
+            lambda store: _remember_theme(store, theme),
+            undoable=False,
+            on_error=self._theme_unsaved,
+        )
+
+    def _theme_unsaved(self, message: str) -> None:
+        self.notify(f"theme not remembered: {message}", severity="warning")
 
     # --- panes ----------------------------------------------------------------------
 
@@ -233,7 +297,74 @@ class MemoirApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):
             self._last_input = time.monotonic()
+        if isinstance(event, events.Key):
+            await self._one_key_at_a_time(event)
+            return
         await super().on_event(event)
+
+    # --- keys, in order, each to what is focused when it is handled ------------------------
+    #
+    # Textual forwards every key from the terminal to the widget focused *now*, and runs a
+    # pane's binding only when the key has bubbled back up to the app. Keys typed in one
+    # burst are therefore all forwarded before the first one's action runs: the keys after
+    # `d` would reach the pane behind the dialog `d` opens. So the app holds each key until
+    # the one before it is finished (handled by the app's bindings, or stopped by the widget
+    # that consumed it, like a text box), then forwards it to what is focused then.
+
+    async def _one_key_at_a_time(self, event: events.Key) -> None:
+        if event.is_forwarded:  # back from the focused widget: run the bindings, then go on
+            self._key_came_back = event
+            try:
+                await super().on_event(event)
+            finally:
+                if self._key_in_flight is event:
+                    self._finish_key()
+            return
+        if event.key.startswith("alt+") and event not in self._replayed:
+            # No binding uses alt: this is escape and a key typed at once (a terminal sends
+            # both in one read, which reads as alt+key). Take them as the two keys they were.
+            self._held_keys.extend(_escape_then_key(event))
+            if self._key_in_flight is None:
+                self._finish_key()
+            return
+        if event is self._key_in_flight and event in self._replayed:
+            self._replayed.discard(event)  # a held key's turn: it was reserved for it
+        elif self._key_in_flight is not None or self._held_keys:
+            self._held_keys.append(event)
+            return
+        else:
+            self._key_in_flight = event
+        await super().on_event(event)
+        if self._key_in_flight is not event or self._key_came_back is event:
+            return
+        if not event.is_forwarded:  # a priority binding (ctrl+q, ctrl+p) took it: done
+            self._finish_key()
+        else:
+            self._watch_key(event)
+
+    @work(group="key-watch", exclusive=False)
+    async def _watch_key(self, event: events.Key) -> None:
+        # A key a widget consumed never comes back: notice its stop, or give up after a bit.
+        for _ in range(KEY_WAIT_STEPS):
+            await asyncio.sleep(KEY_WAIT_STEP)
+            if self._key_in_flight is not event or self._key_came_back is event:
+                return
+            if event._stop_propagation:
+                break
+        if self._key_in_flight is event and self._key_came_back is not event:
+            self._finish_key()
+
+    def _finish_key(self) -> None:
+        self._key_in_flight = None
+        if self._held_keys and not self.closing:
+            # Reserve the turn for the held key at once: a key arriving from the terminal
+            # while it travels through the queue must not overtake it.
+            following = self._held_keys.popleft()
+            self._replayed.add(following)
+            self._key_in_flight = following
+            self.post_message(following)
+        elif self.closing:
+            self._held_keys.clear()
 
     def _start_importing_panes(self) -> None:
         # Import the other panes' modules off the UI thread, so a first visit,
@@ -250,6 +381,8 @@ class MemoirApp(App[int]):
         self.run_worker(_import_panes, name="import-panes", group="import-panes", thread=True)
 
     async def action_show_pane(self, pane_id: str) -> None:
+        if self.closing:
+            return
         pane, mounting = self._pane_and_mounting(pane_id)
         if mounting is not None:
             # Shown for the first time: build it while its tab is still hidden,
@@ -281,37 +414,108 @@ class MemoirApp(App[int]):
 
     # --- reading and watching the store -----------------------------------------------
 
+    def _watched(self) -> list[Watched]:
+        store = self.store
+        home = Path(os.path.expanduser("~"))
+
+        def entry_folders() -> list[Path]:
+            # Listings only (a folder's stamp moves when a file is added, removed or
+            # replaced atomically): a handful of stats, never a walk of the corpus.
+            from memoir_tui.core.adapters import ADAPTERS
+
+            folders: list[Path] = []
+            for adapter in ADAPTERS:
+                folders += adapter.global_dirs(home, os.environ, store.root)
+            return folders
+
+        folders: list[Path] | None = None
+
+        def cached_entry_folders() -> list[Path]:
+            nonlocal folders
+            if folders is None:
+                folders = entry_folders()
+            return folders
+
+        return [
+            Watched(SessionChanged, lambda: [store.session_path]),
+            Watched(ReviewChanged, lambda: [review_path(store)]),
+            Watched(AuditChanged, lambda: [store.root / AUDIT_FILE]),
+            Watched(EntriesChanged, cached_entry_folders),
+        ]
+
     def reload(self) -> None:
-        """Read the session and re-render every pane (cursors stay on their row keys)."""
-        # Stamp first: a change during the read is seen by the next poll, and a
-        # file that cannot be read is reported once, not every half second.
-        self._stamp = session_stamp(self.store.session_path)
+        """Read everything again: the session now, the rest by every pane (shown or not)."""
+        self.watcher.mark_seen()
+        self._read_session()
+        self._tell_panes(ALL_CHANGES)
+
+    def _read_session(self) -> None:
         try:
             loaded = self.store.load()
         except OSError as err:
             self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
             return
         self.loaded = loaded
-        self.state = working_set(
-            loaded.state, project=self.store.project, all_projects=not self.store.project
-        )
-        self.query_one(StoreBar).set_read_only(loaded.read_only)
-        for pane in self.panes():
-            pane.show_state(self.state)
-        if loaded.notice and not self._notice_shown:
-            self._notice_shown = True
-            self.notify(loaded.notice, severity="warning", timeout=12)
+        self.state = self.store.view(loaded.state, all_projects=self.all_projects)
+        bar = self.query_one(StoreBar)
+        bar.set_read_only(loaded.read_only)
+        bar.set_scope(self.scope_text())
+        self.query_one(DamageBanner).show_session(loaded)
 
-    def poll_session(self) -> bool:
-        """Reload if another process changed the session file; True if it did."""
-        if session_stamp(self.store.session_path) == self._stamp:
-            return False
-        self.reload()
-        return True
+    def _tell_panes(self, changes: Iterable[type[StoreChanged]]) -> None:
+        if self.closing:
+            return
+        changes = tuple(changes)
+        if ReviewChanged in changes:
+            self.query_one(DamageBanner).check_review(self.store)
+            queue = self.store.review
+
+            def waiting() -> str:
+                count = len(queue.list_items(states=(CANDIDATE,)))
+                return str(count) if count else ""
+
+            self.query_one(PaneTabs).read_badge("review", waiting)
+        for pane in self.panes():
+            for change in changes:
+                pane.post_message(change())
+
+    def poll_store(self) -> list[type[StoreChanged]]:
+        """Tell the panes what another process changed on disk; the parts that changed."""
+        if self.closing:
+            return []
+        changed = self.watcher.changed()
+        if SessionChanged in changed:
+            self._read_session()
+        self._tell_panes(changed)
+        return changed
 
     def action_reload(self) -> None:
         self.reload()
         self.notify("reloaded from disk")
+
+    # --- scope ------------------------------------------------------------------------------
+
+    def scope_text(self) -> str:
+        """The header's scope: the project as a person reads it, and what lies outside it."""
+        state = self.state
+        if self.store.project is None:
+            return "all projects (outside any project)"
+        label = self.store.project_label or self.store.project
+        if self.all_projects:
+            return f"all projects · this one: {label}"
+        elsewhere = state.elsewhere_total if state is not None else 0
+        more = f" · {elsewhere} elsewhere · A shows all" if elsewhere else ""
+        return f"project: {label}{more}"
+
+    def action_toggle_all_projects(self) -> None:
+        if self.store.project is None:
+            self.notify("outside any project every project is already shown")
+            return
+        self.all_projects = not self.all_projects
+        self.reload()
+        for pane in self.panes():
+            pane.post_message(ScopeChanged(self.all_projects))
+        self.notify("showing all projects" if self.all_projects else "showing this project")
 
     # --- writing --------------------------------------------------------------------------
 
@@ -320,51 +524,116 @@ class MemoirApp(App[int]):
         change: Callable[[Store], Outcome],
         *,
         on_done: Callable[[Outcome], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+        undoable: bool = True,
     ) -> Worker[Outcome | None]:
         """Run one Store mutation off the UI thread, then report it and reload.
 
         A ``MemoirError`` (or an OS error) becomes an error notification with
-        the core's own sentence; the UI never shows a traceback for them.
+        the core's own sentence (or goes to ``on_error``: a dialog shows it and
+        keeps what was typed); the UI never shows a traceback for them. What
+        the change can take back (``Outcome.undo``) goes on the undo stack
+        that ``u`` pops, unless ``undoable`` is False (an undo itself).
         Tests can ``await app.workers.wait_for_complete()``.
         """
         return self.run_worker(
-            partial(self._write_in_thread, change, on_done),
+            partial(self._write_in_thread, change, _Reply(on_done, on_error, undoable)),
             name="store-write",
             group="store-write",
             thread=True,
         )
 
-    def _write_in_thread(
-        self, change: Callable[[Store], Outcome], on_done: Callable[[Outcome], None] | None
-    ) -> Outcome | None:
+    def _write_in_thread(self, change: Callable[[Store], Outcome], reply: _Reply) -> Outcome | None:
         try:
             outcome = change(self.store)
         except MemoirError as err:
-            self.call_from_thread(self._write_failed, str(err))
+            self.call_from_thread(self._write_failed, str(err), reply)
             return None
         except OSError as err:
-            self.call_from_thread(self._write_failed, f"could not write the store: {err}")
+            self.call_from_thread(self._write_failed, f"could not write the store: {err}", reply)
             return None
-        self.call_from_thread(self._write_done, outcome, on_done)
+        self.call_from_thread(self._write_done, outcome, reply)
         return outcome
 
-    def _write_failed(self, message: str) -> None:
-        self.notify(message, title="Not saved", severity="error", timeout=8)
-        self.reload()
+    def _write_failed(self, message: str, reply: _Reply) -> None:
+        if self.closing:
+            return
+        if reply.on_error is not None:
+            reply.on_error(message)
+        else:
+            self.notify(message, title="Not saved", severity="error", timeout=8)
+        self.poll_store()
 
-    def _write_done(self, outcome: Outcome, on_done: Callable[[Outcome], None] | None) -> None:
-        self.notify(outcome.message, severity="information" if outcome.changed else "warning")
-        self.reload()
-        if on_done is not None:
-            on_done(outcome)
+    def _write_done(self, outcome: Outcome, reply: _Reply) -> None:
+        if self.closing:
+            return  # written; nobody is left to show it to
+        if reply.undoable and outcome.changed and outcome.undo is not None:
+            self.undo_stack.append(outcome.undo)
+        message = outcome.message
+        if outcome.changed and outcome.undo is not None and reply.undoable:
+            message += " · u undoes it"
+        self.notify(message, severity="information" if outcome.changed else "warning")
+        self.poll_store()
+        if reply.on_done is not None:
+            reply.on_done(outcome)
+
+    def action_undo(self) -> None:
+        """Take back the last act of this session (any pane) through the same door."""
+        if not self.undo_stack:
+            self.notify("Nothing to undo in this session.", severity="warning")
+            return
+        undo = self.undo_stack.pop()
+
+        def failed(message: str) -> None:
+            self.notify(f"Could not undo ({undo.label}): {message}", severity="error", timeout=8)
+
+        self.write(lambda store: store.undo(undo), on_error=failed, undoable=False)
+
+    def writes_in_flight(self) -> list[Worker[object]]:
+        return [
+            w
+            for w in self.workers
+            if w.group in WRITE_GROUPS and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
 
     # --- help, palette, quitting --------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.closing:
+            return False
         return not (action in self._TOP_LEVEL_ACTIONS and len(self.screen_stack) > 1)
 
     async def action_quit_from_top(self) -> None:
-        self.exit(0)
+        await self.action_quit()
+
+    async def action_quit(self) -> None:
+        """Quit once the writes in flight are on disk (waiting at most a few seconds)."""
+        if self.closing:
+            return
+        self.closing = True
+        if self.writes_in_flight():
+            self.notify("saving before quitting…", timeout=QUIT_WAIT_SECONDS)
+            deadline = time.monotonic() + QUIT_WAIT_SECONDS
+            while self.writes_in_flight() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        unfinished = len(self.writes_in_flight())
+        self.exit(0, return_code=1 if unfinished else 0, message=_unfinished_message(unfinished))
+
+    def push_screen(  # type: ignore[override]
+        self,
+        screen: Screen[Any] | str,
+        callback: Any = None,
+        wait_for_dismiss: bool = False,
+        *,
+        mode: str | None = None,
+    ) -> Any:
+        if self.closing:
+            # Quitting began: a dialog asked for by a key typed after `q` is never
+            # shown (mounting it now would race the teardown).
+            future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+            future.set_result(None)
+            return future
+        return super().push_screen(screen, callback, wait_for_dismiss, mode=mode)
 
     def help_sections(self) -> list[HelpSection]:
         """The help screen's content, generated from the bindings of every pane."""
@@ -381,12 +650,13 @@ class MemoirApp(App[int]):
             title = getattr(widget, "HELP_TITLE", widget.__name__)
             sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
         sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
-        for number, spec in enumerate(PANES, start=1):
+        for spec in PANES:
             pane = spec.load()
             if pane is not current:
                 sections.append(
                     HelpSection(
-                        f"{pane.TITLE} (press {number})", key_rows(self, own_bindings(pane), active)
+                        f"{pane.TITLE} (press {spec.key})",
+                        key_rows(self, own_bindings(pane), active),
                     )
                 )
         dialog_bindings = [
@@ -445,6 +715,16 @@ class MemoirApp(App[int]):
             yield self._command(
                 "app", "reload", "Read the store from disk again", "ctrl+r", self.action_reload
             )
+            yield self._command(
+                "app", "undo", "Undo the last act of this session", "u", self.action_undo
+            )
+            yield self._command(
+                "app",
+                "toggle all projects",
+                "Every pane: this project, or all projects",
+                "A",
+                self.action_toggle_all_projects,
+            )
         yield self._command(
             "app",
             "change theme",
@@ -463,8 +743,42 @@ class MemoirApp(App[int]):
         self.call_later(self._show_pane_and_run, pane_id, action)
 
     async def _show_pane_and_run(self, pane_id: str, action: str) -> None:
+        if self.closing:
+            return
         await self.action_show_pane(pane_id)
         await self.pane(pane_id).run_action(action)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    """Where a write's result goes: the caller's callbacks, and whether it is undoable."""
+
+    on_done: Callable[[Outcome], None] | None = None
+    on_error: Callable[[str], None] | None = None
+    undoable: bool = True
+
+
+def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
+    key = event.key.removeprefix("alt+")
+    char = event.character[-1:] if event.character else None
+    return events.Key("escape", "\x1b"), events.Key(key, char)
+
+
+def _remember_theme(store: Store, theme: str) -> Outcome:
+    from memoir_tui.core.config import remember_setting
+
+    remember_setting(store, "app", "theme", theme)
+    store.config = replace(store.config, theme=theme)
+    return Outcome(True, f"theme {theme} remembered for the next run")
+
+
+def _unfinished_message(count: int) -> str | None:
+    if not count:
+        return None
+    return (
+        f"memoir-tui: {count} write(s) had not finished after {QUIT_WAIT_SECONDS:.0f} s; "
+        "what was on disk before them is unchanged (each write is all or nothing)."
+    )
 
 
 def _import_panes() -> None:

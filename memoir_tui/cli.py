@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -130,9 +131,19 @@ def _read_session_arg(path: Path) -> dict:
     return data
 
 
+def _same_file(a: Path, b: Path | None) -> bool:
+    if b is None:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def cmd_merge(ns: argparse.Namespace) -> int:
     from memoir_tui.core.merge import contributes_to_merge, merge_sessions
     from memoir_tui.core.session import encode_session
+    from memoir_tui.core.withhold import withhold_secrets
 
     local, remote = _read_session_arg(ns.local), _read_session_arg(ns.remote)
     for path, data in ((ns.local, local), (ns.remote, remote)):
@@ -141,6 +152,16 @@ def cmd_merge(ns: argparse.Namespace) -> int:
                 f"memoir-tui: {path} is from a newer format version; it contributes nothing",
                 file=sys.stderr,
             )
+    # What is copied out (every input, but the file written onto) leaves its secrets
+    # behind; the note names the list and the rule, never the text.
+    if not _same_file(ns.local, ns.output):
+        local, held = withhold_secrets(local)
+        for note in held:
+            print(f"memoir-tui: {ns.local}: {note}", file=sys.stderr)
+    if not _same_file(ns.remote, ns.output):
+        remote, held = withhold_secrets(remote)
+        for note in held:
+            print(f"memoir-tui: {ns.remote}: {note}", file=sys.stderr)
     if ns.output:
         from memoir_tui.core.store import write_merged_session
 

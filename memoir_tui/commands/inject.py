@@ -67,6 +67,11 @@ def cmd_inject(ns: argparse.Namespace) -> int:
         print(f"{c.target:<15} {status:<9} {c.path}  ({c.size:,}{limit} {c.unit})")
         if c.omitted:
             print(f"    {c.omitted} item(s) left out to fit")
+        if c.withheld:
+            rules = ", ".join(dict.fromkeys(c.withheld))
+            print(
+                f"    {len(c.withheld)} item(s) withheld: they look like they hold a secret ({rules})"
+            )
         if c.error:
             errors += 1
             print(f"memoir-tui: {c.target}: {c.error}", file=sys.stderr)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.fsutil import private_dir
 from memoir_tui.core.identity import is_text_hash, iso_now, parse_iso_ms, text_hash
 
 AUDIT_FILE = "audit.jsonl"
@@ -148,7 +149,7 @@ def append_audit(
     root = Path(store_root)
     line = record.to_line()
     path = root / AUDIT_FILE
-    root.mkdir(parents=True, exist_ok=True)
+    private_dir(root)
     try:
         size = os.stat(path).st_size
     except FileNotFoundError:

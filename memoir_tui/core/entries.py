@@ -165,20 +165,21 @@ def parse_entry(path: Path, text: str) -> Entry:
 
 
 def read_entry(path: str | os.PathLike[str]) -> Entry:
+    from memoir_tui.core.fsutil import FileTooLargeError, read_regular
+
     path = Path(path)
     try:
-        size = path.stat().st_size
+        # A regular file only: a FIFO would block for ever, /dev/zero never ends.
+        data = read_regular(path, max_bytes=MAX_ENTRY_BYTES)
+    except FileTooLargeError:
+        raise EntryError(f"{path}: larger than {MAX_ENTRY_BYTES // 1024} KB; skipped") from None
     except OSError as exc:
         raise EntryError(f"{path}: cannot be read ({exc.strerror})") from None
-    if size > MAX_ENTRY_BYTES:
-        raise EntryError(f"{path}: larger than {MAX_ENTRY_BYTES // 1024} KB; skipped")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise EntryError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise EntryError(f"{path}: cannot be read ({exc.strerror})") from None
-    return parse_entry(path, text)
+    return parse_entry(path, text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def iter_entry_files(directory: Path) -> Iterator[Path]:

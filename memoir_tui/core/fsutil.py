@@ -1,11 +1,64 @@
-"""Atomic file writes: the one way this project replaces a file's bytes."""
+"""Atomic file writes (the one way this project replaces a file's bytes), and reads
+that open regular files only."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, a device, a socket or a directory where a file was expected: never read
+    (a FIFO blocks its reader for ever, ``/dev/zero`` never ends)."""
+
+
+class FileTooLargeError(OSError):
+    """A regular file larger than the reader's cap."""
+
+
+def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> BinaryIO:
+    """Open ``path`` for reading only if it is a regular file (after following a symlink
+    unless ``follow_symlinks`` is False, when a symlink is refused).
+
+    The kind is checked before opening (so a device is never opened) and again on the
+    open descriptor (so a swap in between is caught); the open is non-blocking, so a
+    FIFO put there meanwhile cannot hang it. Raises ``NotRegularFileError`` (an
+    ``OSError``: a caller that skips unreadable files skips these too).
+    """
+    before = os.stat(path, follow_symlinks=follow_symlinks)
+    if not stat.S_ISREG(before.st_mode):
+        raise NotRegularFileError(errno.EINVAL, "not a regular file", os.fspath(path))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file", os.fspath(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(
+    path: str | os.PathLike[str], *, max_bytes: int, follow_symlinks: bool = True
+) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (``open_regular``'s checks);
+    a larger one raises ``FileTooLargeError`` after reading no more than the cap."""
+    with open_regular(path, follow_symlinks=follow_symlinks) as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLargeError(
+            errno.EFBIG, f"larger than {max_bytes // 1024:,} KB", os.fspath(path)
+        )
+    return data
 
 
 def atomic_write_bytes(
@@ -37,6 +90,49 @@ def atomic_write_bytes(
             os.unlink(tmp)
         raise
     fsync_directory(target.parent)
+
+
+def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
+    """Make sure ``path`` exists; a folder created here (the last one) is 0700, and with
+    ``tighten`` (a folder only we use, such as a cache) an existing one is made 0700 too.
+    A folder holding memory is nobody else's to list."""
+    target = Path(path)
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if tighten:
+        with contextlib.suppress(OSError):
+            if stat.S_IMODE(os.stat(target).st_mode) & 0o077:
+                os.chmod(target, 0o700)
+    return target
+
+
+def private_file(path: str | os.PathLike[str]) -> None:
+    """Make ``path`` exist as a 0600 file (created so, never readable by others for an
+    instant), or make an existing one 0600."""
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
+                os.chmod(path, 0o600)
+        return
+    os.close(fd)
+
+
+def write_new_private(path: str | os.PathLike[str], data: bytes) -> None:
+    """Create ``path`` (never replacing one: ``FileExistsError``) as a 0600 file holding
+    ``data``, durable before it returns."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> None:

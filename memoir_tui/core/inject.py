@@ -192,6 +192,26 @@ class RenderedBlock:
     text: str  # markers included, "\n" line endings
     shown: int
     omitted: int
+    withheld: tuple[str, ...] = ()  # for each item left out as secret-bearing, its rule
+
+
+def _withhold(sections: list[tuple[str, list[str]]]) -> tuple[str, ...]:
+    """Take out every line that holds a secret (another tool may have written one into
+    the store, or an older scanner let it in): it is never copied into an instruction
+    file. Returns the rule that caught each, never the text."""
+    from memoir_tui.core.secrets import find_secrets
+
+    withheld: list[str] = []
+    for _title, lines in sections:
+        kept = []
+        for line in lines:
+            findings = find_secrets(line)
+            if findings:
+                withheld.append(findings[0].rule)
+            else:
+                kept.append(line)
+        lines[:] = kept
+    return tuple(withheld)
 
 
 def _sections(
@@ -241,6 +261,7 @@ def render_block(
     if now_ms is None:
         now_ms = parse_date_ms(iso_now())
     sections = _sections(state, scope, all_projects, now_ms, home)
+    withheld = _withhold(sections)
     caps = list(SECTION_CAPS.values())
     omitted = sum(max(0, len(lines) - cap) for (_, lines), cap in zip(sections, caps, strict=True))
     sections = [(title, lines[:cap]) for (title, lines), cap in zip(sections, caps, strict=True)]
@@ -254,10 +275,16 @@ def render_block(
             if lines:
                 out += [title, *lines, ""]
                 shown += len(lines)
-        if not shown and not omitted:
+        if not shown and not omitted and not withheld:
             out += ["_Nothing in the working set yet._", ""]
         if omitted:
             out += [f"_{omitted} more not shown here; run `memoir-tui status`._", ""]
+        if withheld:
+            rules = ", ".join(dict.fromkeys(withheld))
+            out += [
+                f"_{len(withheld)} withheld: they look like they hold a secret ({rules})._",
+                "",
+            ]
         out.append(BLOCK_END)
         return "\n".join(out)
 
@@ -275,7 +302,7 @@ def render_block(
             raise InjectError("no room for the block, not even empty")
         text = build()
     shown = sum(len(lines) for _, lines in sections)
-    return RenderedBlock(text, shown, omitted)
+    return RenderedBlock(text, shown, omitted, withheld)
 
 
 # --- splicing -------------------------------------------------------------------
@@ -378,6 +405,7 @@ class InjectChange:
     omitted: int = 0  # items left out to fit
     block: str = ""  # the rendered block (a preview)
     delete: bool = False
+    withheld: tuple[str, ...] = ()  # items left out because they hold a secret: their rules
 
     @property
     def changed(self) -> bool:
@@ -522,6 +550,7 @@ def _plan_one(
         diff=_diff(target.path, old, new) if new != old else "",
         omitted=rendered.omitted,
         block=rendered.text,
+        withheld=rendered.withheld,
     )
 
 

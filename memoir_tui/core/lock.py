@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import socket
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -122,6 +124,43 @@ def _try_create(lock_file: Path) -> bool:
             os.unlink(tmp)
 
 
+_HOLDER = re.compile(rb"\d+(?:@[^\s]*)?")
+
+
+def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> int:
+    """Remove the temp files ``_try_create`` left when killed between creating one and
+    unlinking it (``.<lock>.<pid>.<thread>``): empty, or holding only a ``pid@host``,
+    and older than ``older_than`` (a live one exists for microseconds). Nothing else
+    in the folder is touched. Returns how many went."""
+    prefix = f".{lock_file.name}."
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(lock_file.parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        rest = entry.name[len(prefix) :] if entry.name.startswith(prefix) else ""
+        parts = rest.split(".")
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < older_than:
+                continue
+            if st.st_size:
+                if st.st_size > 300:
+                    continue
+                with open(entry.path, "rb") as fh:  # regular, tiny: checked just above
+                    if not _HOLDER.fullmatch(fh.read().strip()):
+                        continue
+            os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
+
+
 def _try_create_exclusive(lock_file: Path, content: bytes) -> bool:
     try:
         fd = os.open(lock_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -153,8 +192,10 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
     Re-entrant within a thread (one ``FileLock`` per path per process), so a
     transaction that joins an outer one in the same thread never deadlocks.
     """
+    from memoir_tui.core.fsutil import private_dir
+
     session_path = Path(session_path)
-    session_path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(session_path.parent)  # a store made here is 0700: it holds memory
     flock = _flock_for(session_path.with_name(session_path.name + ".flock"))
     started = time.monotonic()
     try:
@@ -166,6 +207,9 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
             session_path.with_name(session_path.name + ".lock"), time.monotonic() - started
         ) from None
     try:
+        # A writer killed while creating the JavaScript lock leaves its temp file; no
+        # writer of ours is creating one now (they hold this flock to), so sweep.
+        sweep_lock_temps(session_path.with_name(session_path.name + ".lock"))
         yield
     finally:
         flock.release()

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.fsutil import atomic_write_text
+from memoir_tui.core.fsutil import atomic_write_text, private_dir
 
 MACHINE_ID_FILE = "machine.id"
 
@@ -46,7 +46,7 @@ def _create_once(path: Path, candidate: str) -> str:
     ``os.link`` fails if the name exists, so two first runs racing each other
     agree on one UUID instead of each keeping its own.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     atomic_write_text(tmp, candidate)
     try:

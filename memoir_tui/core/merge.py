@@ -6,11 +6,19 @@ on both sides the copy with the newer date field wins whole, and equal dates
 are broken by the canonical JSON of the copies, so the result does not depend
 on which side is called "local". Tombstones are sticky:
 
-* ``hidden`` on a decision is absolute: any hidden copy hides the result, with
-  the earliest ``hidden_at``; a purged copy (``text_hash``) beats every
-  un-purged copy of its identity, whatever the dates;
+* ``hidden`` is absolute, on every list: any hidden copy hides the result,
+  with the earliest ``hidden_at``; a purged copy (``text_hash``) beats every
+  un-purged copy of its identity, whatever the dates, and keeps its hash;
 * ``done_at`` in ``completed_actions`` suppresses every next action of that
-  identity added at or before it; a later re-add survives.
+  identity added at or before it; a later re-add survives. A hidden item is
+  never suppressed: its hiding must keep spreading.
+
+On a decision the newest copy inherits the hiding (FORMAT §4.3). On a goal,
+next action or question, where a completion can also take copies out, the
+hidden copies alone decide the result: if the newest live copy inherited the
+hiding, a live copy that a completion suppresses in one order of merging
+would lend its content to the hidden result in another, and the merge would
+not be associative.
 
 Tombstones have their own, much larger budgets and never compete with live
 items for the visible caps, and tombstoned actions are filtered out *before*
@@ -26,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.identity import canonical_json, identity, is_text_hash, parse_date_ms
+from memoir_tui.core.identity import canonical_json, is_text_hash, parse_date_ms
 from memoir_tui.core.items import (
     DATE_FIELDS,
     SESSION_VERSION,
@@ -52,7 +60,8 @@ KNOWN_TOP_KEYS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Caps:
-    """List bounds. Tombstone budgets are far above the visible caps (FORMAT §4.3)."""
+    """List bounds. Tombstone budgets are far above the visible caps (FORMAT §4.3);
+    ``hidden_decisions`` is the budget of hidden items on every live list."""
 
     goals: int = 5
     next_actions: int = 20
@@ -100,8 +109,11 @@ def _group(
     return groups
 
 
-def _text_identity(item: Mapping[str, Any]) -> str:
-    return identity(item["text"])
+def item_key(item: Mapping[str, Any]) -> str:
+    """An item's identity on any list, as a hash: a purged copy's ``text_hash``, else
+    the hash of its normalised text, so a purged and a plain copy meet, and two purged
+    copies (both ``[purged]``) never collapse into one and lose a hash."""
+    return decision_key(item)
 
 
 def _max_value(a: Any, b: Any) -> Any:
@@ -112,10 +124,59 @@ def _max_value(a: Any, b: Any) -> Any:
 
 
 def union_newest(items: Iterable[dict[str, Any]], date_field: str) -> list[dict[str, Any]]:
-    """One copy per identity, the newest; newest first."""
-    groups = _group(items, _text_identity)
+    """One copy per identity, the newest; newest first (tombstone lists)."""
+    groups = _group(items, item_key)
     winners = [_newest(copies, date_field) for copies in groups.values()]
     return _sort_newest_first(winners, date_field)
+
+
+def union_sticky(items: Iterable[dict[str, Any]], date_field: str) -> list[dict[str, Any]]:
+    """One copy per identity of a live list (goals, next actions, questions), newest
+    first: a purged copy beats all, else any hidden copy beats every live one (the
+    newest hidden copy, with the earliest ``hidden_at``), else the newest copy."""
+    winners = [
+        _merge_item_copies(copies, date_field) for copies in _group(items, item_key).values()
+    ]
+    return _sort_newest_first(winners, date_field)
+
+
+def _merge_item_copies(copies: list[dict[str, Any]], date_field: str) -> dict[str, Any]:
+    purged = _earliest_purged(copies)
+    if purged is not None:
+        return purged
+    hidden = [c for c in copies if is_hidden(c)]
+    if not hidden:
+        return _newest(copies, date_field)
+    return _with_hiding(max(hidden, key=lambda c: _content_key(c, date_field)), hidden)
+
+
+def _earliest_purged(copies: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The purged form, if any copy is purged: it wins whatever the dates, so the
+    redacted text can never come back; among purged copies the earliest hiding wins."""
+    purged = [purged_form(c) for c in copies if is_purged(c)]
+    if not purged:
+        return None
+    return min(purged, key=lambda c: (_hidden_at_key(c), canonical_json(c)))
+
+
+def _with_hiding(winner: Mapping[str, Any], hidden: list[dict[str, Any]]) -> dict[str, Any]:
+    """``winner`` hidden by the earliest of the ``hidden`` copies."""
+    out = dict(winner)
+    earliest = min(hidden, key=_hidden_at_key)
+    out["hidden"] = True
+    if "hidden_at" in earliest:
+        out["hidden_at"] = earliest["hidden_at"]
+    else:
+        out.pop("hidden_at", None)
+    return out
+
+
+def capped_live(items: list[dict[str, Any]], cap: int, caps: Caps) -> list[dict[str, Any]]:
+    """Live items first, newest first, under the visible cap; then the hidden ones under
+    the tombstone budget, so a hiding never rotates out while a replica may hold the item."""
+    live = [i for i in items if not is_hidden(i)]
+    hidden = [i for i in items if is_hidden(i)]
+    return live[:cap] + hidden[: caps.hidden_decisions]
 
 
 def merge_decisions(
@@ -141,11 +202,11 @@ def merge_decisions(
     )
 
 
-def _content_key(item: Mapping[str, Any]) -> tuple[int, str]:
+def _content_key(item: Mapping[str, Any], date_field: str = "date") -> tuple[int, str]:
     # The winner is chosen on content alone (hidden flags stripped) so that
     # merging in any order picks the same copy: associativity needs it.
     content = {k: v for k, v in item.items() if k not in ("hidden", "hidden_at")}
-    return parse_date_ms(item.get("date")), canonical_json(content)
+    return parse_date_ms(item.get(date_field)), canonical_json(content)
 
 
 def _hidden_at_key(item: Mapping[str, Any]) -> tuple[int, str]:
@@ -153,23 +214,16 @@ def _hidden_at_key(item: Mapping[str, Any]) -> tuple[int, str]:
 
 
 def _merge_decision_copies(copies: list[dict[str, Any]]) -> dict[str, Any]:
-    purged = [purged_form(c) for c in copies if is_purged(c)]
-    if purged:
-        # Purged form first: it wins whatever the dates, so the redacted text
-        # can never come back; among purged copies the earliest hiding wins.
-        return min(purged, key=lambda c: (_hidden_at_key(c), canonical_json(c)))
-    winner = dict(max(copies, key=_content_key))
+    purged = _earliest_purged(copies)
+    if purged is not None:
+        return purged
+    winner = max(copies, key=_content_key)
     hidden = [c for c in copies if is_hidden(c)]
     if hidden:
-        earliest = min(hidden, key=_hidden_at_key)
-        winner["hidden"] = True
-        if "hidden_at" in earliest:
-            winner["hidden_at"] = earliest["hidden_at"]
-        else:
-            winner.pop("hidden_at", None)
-    else:
-        winner.pop("hidden", None)
-        winner.pop("hidden_at", None)
+        return _with_hiding(winner, hidden)
+    winner = dict(winner)
+    winner.pop("hidden", None)
+    winner.pop("hidden_at", None)
     return winner
 
 
@@ -184,12 +238,18 @@ def suppress_completed(
     completed: Iterable[dict[str, Any]],
     date_field: str = "added",
 ) -> list[dict[str, Any]]:
-    """Drop every action added at or before its identity's ``done_at``."""
-    done = {identity(t["text"]): parse_date_ms(t.get("done_at")) for t in completed}
+    """Drop every action added at or before its identity's ``done_at``. A hidden one
+    stays: hiding is absolute and must keep spreading (a later re-add of the same
+    identity would otherwise come back live)."""
+    done = {item_key(t): parse_date_ms(t.get("done_at")) for t in completed}
     kept = []
     for action in actions:
-        done_at = done.get(identity(action["text"]))
-        if done_at is not None and parse_date_ms(action.get(date_field)) <= done_at:
+        done_at = done.get(item_key(action))
+        if (
+            done_at is not None
+            and not is_hidden(action)
+            and parse_date_ms(action.get(date_field)) <= done_at
+        ):
             continue
         kept.append(action)
     return kept
@@ -284,8 +344,12 @@ def _is_text_list(value: list[Any]) -> bool:
 
 
 def _union_unknown_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    groups = _group(items, _text_identity)
-    winners = [max(copies, key=canonical_json) for copies in groups.values()]
+    # A purged copy beats a plain one of its identity, so an unknown list never
+    # brings redacted text back either.
+    groups = _group(items, item_key)
+    winners = [
+        max(copies, key=lambda c: (is_purged(c), canonical_json(c))) for copies in groups.values()
+    ]
     return sorted(winners, key=canonical_json)
 
 
@@ -334,13 +398,13 @@ def merge_sessions(
         return well_formed_items(ca.get(key)) + well_formed_items(cb.get(key))
 
     completed = merge_completed(both("completed_actions"), caps)
-    next_actions = suppress_completed(union_newest(both("next_actions"), "added"), completed)
+    next_actions = suppress_completed(union_sticky(both("next_actions"), "added"), completed)
 
     # The extension tombstone lists appear in the result only if a side has them,
     # so a merge never adds keys a store did not use.
     extra: dict[str, list[dict[str, Any]]] = {}
-    goals = union_newest(both("goals"), "set_on")
-    questions = union_newest(both("open_questions"), "asked")
+    goals = union_sticky(both("goals"), "set_on")
+    questions = union_sticky(both("open_questions"), "asked")
     for live_key, tomb_key, field in (
         ("goals", "completed_goals", "set_on"),
         ("open_questions", "closed_questions", "asked"),
@@ -361,10 +425,10 @@ def merge_sessions(
     decisions = merge_decisions(both("decisions"), caps, retracted)
 
     current: dict[str, Any] = {
-        "goals": goals[: caps.goals],
-        "next_actions": next_actions[: caps.next_actions],
+        "goals": capped_live(goals, caps.goals, caps),
+        "next_actions": capped_live(next_actions, caps.next_actions, caps),
         "completed_actions": completed,
-        "open_questions": questions[: caps.open_questions],
+        "open_questions": capped_live(questions, caps.open_questions, caps),
         "decisions": decisions,
     }
     current.update(extra)

@@ -297,13 +297,23 @@ def working_set(
             )
             if outside:
                 elsewhere[key] = outside
+    goals = items("goals", "goal", "set_on")
+    next_actions = items("next_actions", "next_action", "added")
+    open_questions = items("open_questions", "question", "asked")
+
+    def still_closed(key: str, live_items: tuple[Item, ...]) -> tuple[CompletedAction, ...]:
+        # A tombstone of an item reopened since (dated after it) is kept in the file, so
+        # merges stay right, but the item is live: it is not shown as completed too.
+        reopened = {identity(i.text) for i in live_items}
+        return tuple(c for c in closed(key) if identity(c.text) not in reopened)
+
     return WorkingSet(
-        goals=items("goals", "goal", "set_on"),
-        next_actions=items("next_actions", "next_action", "added"),
-        open_questions=items("open_questions", "question", "asked"),
-        completed_actions=closed("completed_actions"),
-        completed_goals=closed("completed_goals"),
-        closed_questions=closed("closed_questions"),
+        goals=goals,
+        next_actions=next_actions,
+        open_questions=open_questions,
+        completed_actions=still_closed("completed_actions", next_actions),
+        completed_goals=still_closed("completed_goals", goals),
+        closed_questions=still_closed("closed_questions", open_questions),
         decisions=tuple(live),
         tombstones=tuple(tombstones),
         history=history,

@@ -36,6 +36,19 @@ Decisions worth knowing (the tests pin each one):
   keeps the key so the memory still reads sensibly.
 - UUIDs, git SHAs and base64 on their own are not findings: without a token
   prefix or an assignment there is nothing to say they are credentials.
+- Disguises do not hide a secret. The rules also run over the text in NFKC
+  with zero-width characters (U+200B..U+200D, U+2060, U+FEFF) and soft hyphens
+  removed, so full-width letters and invisible marks inside a token are read
+  through; spans are mapped back, so redaction removes the disguise too.
+- A token family may be split by single spaces or line breaks (a wrapped
+  paste): the pieces are joined while they look machine-made (two character
+  classes, not a hash), from a first piece of eight characters or more; a word
+  of one case ends it, so "the ghp_ prefix" and prose after a token stay prose.
+- Base64 is decoded when it could be the base64 of text (``base64-<rule>`` if
+  the decoded text holds a finding) or of a key: a run that decodes to DER
+  private key structure (PKCS#1, PKCS#8 plain or encrypted, SEC1) or to
+  OpenSSH's ``openssh-key-v1`` is ``private-key`` without any armour. Public
+  keys, certificates and encoded prose are not findings.
 """
 
 from __future__ import annotations
@@ -223,10 +236,30 @@ class _Rule:
     left: str = ""  # characters that may not come just before the match
     lower: bool = False
     key_prefix: re.Pattern[str] | None = None  # must end just before the match
+    strict: tuple[re.Pattern[str], ...] = ()  # the patterns without gaps, one per pattern
 
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _WORDISH = _ALNUM + "_-"
+# A token pasted across a line break or with a stray space: one space or line break
+# may sit between two of its characters (``_rejoin`` then decides what belongs to it).
+_GAP = r"(?:\r?\n| )"
+
+
+def _run(cls: str, lo: int, hi: int | None = None) -> str:
+    """``cls`` repeated ``lo``..``hi`` times, a single gap allowed between two of them
+    (``_strict`` turns it back into ``cls{lo,hi}``)."""
+    most = "" if hi is None else 2 * hi  # with as many gaps as characters, at worst
+    return rf"(?:{cls}|{_GAP}(?={cls})){{{lo},{most}}}(?#gap:{hi or ''})"
+
+
+_RUN = re.compile(
+    r"\(\?:(\[[^\]]*\])\|" + re.escape(_GAP) + r"\(\?=\[[^\]]*\]\)\)\{(\d+),\d*\}\(\?#gap:(\d*)\)"
+)
+
+
+def _strict(pattern: str) -> str:
+    return _RUN.sub(lambda m: f"{m[1]}{{{m[2]},{m[3]}}}", pattern)
 
 
 def _tail_random(prefix_len: int) -> Check:
@@ -311,7 +344,9 @@ def _password_is_value(_m: re.Match[str], v: str) -> bool:
 def _rule(name: str, patterns: str | tuple[str, ...], min_len: int, check: Check, **kw) -> _Rule:
     if isinstance(patterns, str):
         patterns = (patterns,)
-    return _Rule(name, tuple(re.compile(p) for p in patterns), min_len, check, **kw)
+    relaxed = tuple(re.compile(p) for p in patterns)
+    strict = tuple(re.compile(_strict(p)) for p in patterns)
+    return _Rule(name, relaxed, min_len, check, strict=strict, **kw)
 
 
 # Most specific first: when two rules find the same span, the earlier one names it.
@@ -326,7 +361,7 @@ RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "aws-access-key-id",
-        r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        r"A(?:KIA|SIA|BIA|CCA)" + _run("[A-Z0-9]", 16, 16) + r"(?![A-Za-z0-9])",
         20,
         _aws_key_id,
         left=_ALNUM,
@@ -341,15 +376,27 @@ RULES: tuple[_Rule, ...] = (
         _aws_secret,
         lower=True,
     ),
-    _rule("gcp-api-key", r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])", 39, _always, left=_WORDISH),
+    _rule(
+        "gcp-api-key",
+        r"AIza" + _run("[0-9A-Za-z_-]", 35, 35) + r"(?![A-Za-z0-9_-])",
+        39,
+        _always,
+        left=_WORDISH,
+    ),
     _rule(
         "gcp-oauth-client-secret",
-        r"GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])",
+        r"GOCSPX-" + _run("[A-Za-z0-9_-]", 28, 28) + r"(?![A-Za-z0-9_-])",
         35,
         _tail_random(7),
         left=_WORDISH,
     ),
-    _rule("google-oauth-token", r"ya29\.[A-Za-z0-9_-]{30,}", 35, _tail_random(5), left=_WORDISH),
+    _rule(
+        "google-oauth-token",
+        r"ya29\." + _run("[A-Za-z0-9_-]", 30),
+        35,
+        _tail_random(5),
+        left=_WORDISH,
+    ),
     _rule(
         "azure-connection-string",
         tuple(
@@ -368,28 +415,28 @@ RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "github-pat",
-        r"github_pat_[A-Za-z0-9_]{30,255}(?![A-Za-z0-9_])",
+        r"github_pat_" + _run("[A-Za-z0-9_]", 30, 255) + r"(?![A-Za-z0-9_])",
         41,
         _tail_random(11),
         left=_ALNUM,
     ),
     _rule(
         "github-token",
-        r"gh[pousr]_[A-Za-z0-9]{30,255}(?![A-Za-z0-9])",
+        r"gh[pousr]_" + _run("[A-Za-z0-9]", 30, 255) + r"(?![A-Za-z0-9])",
         34,
         _tail_random(4),
         left=_ALNUM,
     ),
     _rule(
         "gitlab-token",
-        r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_.-]{20,}",
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-" + _run("[A-Za-z0-9_.-]", 20),
         25,
         lambda _m, v: _random_token(v.split("-", 1)[1]),
         left=_ALNUM,
     ),
     _rule(
         "slack-token",
-        (r"xox[abposre]-[A-Za-z0-9-]{10,}", r"xapp-[A-Za-z0-9-]{10,}"),
+        (r"xox[abposre]-" + _run("[A-Za-z0-9-]", 10), r"xapp-" + _run("[A-Za-z0-9-]", 10)),
         15,
         _tail_random(5),
         left=_ALNUM,
@@ -402,25 +449,47 @@ RULES: tuple[_Rule, ...] = (
     ),
     _rule(
         "stripe-key",
-        (r"sk_(?:live|test)_[A-Za-z0-9]{16,}", r"rk_(?:live|test)_[A-Za-z0-9]{16,}"),
+        tuple(p + _run("[A-Za-z0-9]", 16) for p in (r"sk_(?:live|test)_", r"rk_(?:live|test)_")),
         24,
         _tail_random(8),
         left=_ALNUM,
     ),
-    _rule("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/=]{24,}", 30, _tail_random(6), left=_ALNUM),
-    _rule("anthropic-key", r"sk-ant-[A-Za-z0-9_-]{20,}", 27, _tail_random(7), left=_ALNUM),
+    _rule(
+        "stripe-webhook-secret",
+        r"whsec_" + _run("[A-Za-z0-9+/=]", 24),
+        30,
+        _tail_random(6),
+        left=_ALNUM,
+    ),
+    _rule(
+        "anthropic-key",
+        r"sk-ant-" + _run("[A-Za-z0-9_-]", 20),
+        27,
+        _tail_random(7),
+        left=_ALNUM,
+    ),
     _rule(
         "openai-key",
-        r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,}",
+        r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?" + _run("[A-Za-z0-9_-]", 20),
         23,
         lambda _m, v: _random_token(v[3:]) and any(c.isdigit() for c in v),
         left=_ALNUM,
     ),
-    _rule("npm-token", r"npm_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", 34, _tail_random(4), left=_ALNUM),
     _rule(
-        "huggingface-token", r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", 33, _tail_random(3), left=_ALNUM
+        "npm-token",
+        r"npm_" + _run("[A-Za-z0-9]", 30) + r"(?![A-Za-z0-9])",
+        34,
+        _tail_random(4),
+        left=_ALNUM,
     ),
-    _rule("pypi-token", r"pypi-AgE[A-Za-z0-9_-]{50,}", 58, _always, left=_ALNUM),
+    _rule(
+        "huggingface-token",
+        r"hf_" + _run("[A-Za-z0-9]", 30) + r"(?![A-Za-z0-9])",
+        33,
+        _tail_random(3),
+        left=_ALNUM,
+    ),
+    _rule("pypi-token", r"pypi-AgE" + _run("[A-Za-z0-9_-]", 50), 58, _always, left=_ALNUM),
     _rule(
         "sendgrid-key",
         r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
@@ -529,7 +598,7 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
             haystack = lowered
         else:
             haystack = text
-        for pattern in rule.patterns:
+        for pattern, strict in zip(rule.patterns, rule.strict, strict=True):
             for m in pattern.finditer(haystack):
                 at = m.start()
                 if rule.left and at and text[at - 1] in rule.left:
@@ -543,11 +612,202 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
                     continue
                 start, end = span
                 value = text[start:end]
+                if pattern is not strict and (" " in value or "\n" in value):
+                    joined = _rejoin(rule, strict, m, value)
+                    if joined is None:
+                        continue
+                    end, value = start + joined[0], joined[1]
                 if len(value) < rule.min_len or _ONLY_MARKERS.match(value):
                     continue
                 if rule.check(m, value):
                     found.append((start, end, _PRIORITY[rule.name], rule.name))
     return found
+
+
+_GAPS = re.compile(_GAP)
+
+# --- text that hides a secret from the rules: look-alike letters, invisible marks, base64
+
+# Invisible characters that split a token without showing: zero-width space, non-joiner
+# and joiner, word joiner, the byte-order mark and the soft hyphen.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _normalised(text: str) -> tuple[str, list[int]] | None:
+    """``text`` in NFKC (full-width and other compatibility letters become ASCII) with
+    the invisible characters gone, and for each of its characters the offset in
+    ``text`` it came from; None when that changes nothing."""
+    if text.isascii():
+        return None
+    import unicodedata
+
+    out: list[str] = []
+    origin: list[int] = []
+    pos = 0
+    for run in _NON_ASCII.finditer(text):
+        out.append(text[pos : run.start()])
+        origin.extend(range(pos, run.start()))
+        for i in range(run.start(), run.end()):
+            ch = text[i]
+            if ch in _INVISIBLE:
+                continue
+            folded = unicodedata.normalize("NFKC", ch)
+            out.append(folded)
+            origin.extend([i] * len(folded))
+        pos = run.end()
+    out.append(text[pos:])
+    origin.extend(range(pos, len(text)))
+    normal = "".join(out)
+    return None if normal == text else (normal, origin)
+
+
+# A run of base64 (either alphabet), possibly wrapped over lines (a PEM body without
+# its armour, also with escaped ``\n`` as in JSON); short runs carry no token.
+_B64_MIN = 20
+_B64_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_B64_MASK = bytes(0x41 if c in _B64_CHARS else 0x20 for c in range(256))
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}(?:(?:\r?\n[ \t]*|\\n)[A-Za-z0-9+/_-]{16,})*={0,2}")
+_B64_SEPARATORS = re.compile(r"\r?\n[ \t]*|\\n|=+$")
+_HEX_OR_UUID = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
+_B64_DECODED_MAX = 16 * 1024
+_PBES2 = b"\x2a\x86\x48\x86\xf7\x0d\x01\x05\x0d"
+# DER opens with a SEQUENCE (0x30, "M" in base64); OpenSSH's key with its magic.
+_KEY_B64_OPENINGS = ("M", "b3BlbnNzaC1rZXktdjE")
+# In the base64 of ASCII text every fourth character, from the first, is one of A-Z a-f
+# (a byte below 0x80): a cheap test that skips paths, identifiers and random runs.
+_ASCII_B64 = re.compile(r"(?:[A-Za-f][A-Za-z0-9+/_-]{3}){5}")
+_B64_HEAD = re.compile(
+    "(?P<key>" + "|".join(_KEY_B64_OPENINGS) + ")|(?P<text>" + _ASCII_B64.pattern + ")"
+)
+
+
+def _b64decode(run: str) -> bytes | None:
+    body = _B64_SEPARATORS.sub("", run)[: _B64_DECODED_MAX * 4 // 3]
+    body = body[: len(body) - len(body) % 4]  # a quantum cut short by the run's end goes
+    altchars = b"-_" if ("-" in body or "_" in body) else None
+    if altchars and ("+" in body or "/" in body):
+        return None  # two alphabets at once: not base64
+    try:
+        return base64.b64decode(body, altchars=altchars, validate=True)
+    except (ValueError, binascii.Error):
+        return None
+
+
+def _is_private_key_der(data: bytes) -> bool:
+    """The opening of a private key's binary form: OpenSSH's, or DER (PKCS#1 RSA/DSA,
+    PKCS#8 plain or encrypted, SEC1 EC). Public keys and certificates open otherwise."""
+    if data.startswith(b"openssh-key-v1\x00"):
+        return True
+    if len(data) < 16 or data[0] != 0x30:
+        return False
+    length = data[1]
+    at = 2 + (length & 0x7F if length & 0x80 else 0)
+    if length & 0x80 and not 1 <= length & 0x7F <= 3:
+        return False
+    rest = data[at:]
+    return (
+        rest.startswith((b"\x02\x01\x00\x02", b"\x02\x01\x00\x30", b"\x02\x01\x01\x30"))
+        or rest.startswith(b"\x02\x01\x01\x04")
+        or (rest.startswith(b"\x30") and _PBES2 in rest[:24])
+    )
+
+
+def _base64_candidates(text: str) -> list[tuple[int, int, int, str]]:
+    """Secrets inside base64: a token or assignment encoded (named ``base64-<rule>``),
+    and bare private key material (a PEM body without its armour, named
+    ``private-key``). Decoded text that holds no finding is nothing: ordinary text,
+    hashes and UUIDs encoded or not are not secrets."""
+    found: list[tuple[int, int, int, str]] = []
+    mask = text.encode("ascii", "replace").translate(_B64_MASK)  # one byte per character
+    needle = b"A" * _B64_MIN
+    pos = mask.find(needle)
+    while pos != -1:
+        start, end = pos, mask.find(b" ", pos)
+        end = len(text) if end == -1 else end
+        head = _B64_HEAD.match(text, start)
+        if head is None:
+            pos = mask.find(needle, end)  # not the base64 of text nor of a key
+            continue
+        key_like = head.lastgroup == "key"
+        if text[end : end + 1] in ("\r", "\n", "\\", "="):  # wrapped over lines, or padded
+            end = _B64_RUN.match(text, start).end()  # type: ignore[union-attr]
+        pos = mask.find(needle, end)
+        run = text[start:end]
+        if key_like:
+            head = _b64decode(run[:32])
+            if head is not None and _is_private_key_der(head):
+                found.append((start, end, _PRIORITY["private-key"], "private-key"))
+                continue
+        if _HEX_OR_UUID.fullmatch(run) or not _ASCII_B64.match(run):
+            continue
+        data = _b64decode(run)
+        if data is None:
+            continue
+        try:
+            decoded = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if e.start < len(data) - 3:
+                continue
+            decoded = data[: e.start].decode("utf-8")  # a character cut by the run's end
+        if not decoded.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+            continue
+        inner = _candidates(decoded)
+        if inner:
+            name = min(inner, key=lambda c: c[2])[3]
+            found.append((start, end, len(_PRIORITY), f"base64-{name}"))
+    return found
+
+
+def _all_candidates(text: str) -> list[tuple[int, int, int, str]]:
+    """The rules over ``text`` as written and over its NFKC form without invisible
+    characters (spans mapped back), and over the base64 in either."""
+    found = _candidates(text) + _base64_candidates(text)
+    view = _normalised(text)
+    if view is not None:
+        normal, origin = view
+        for start, end, priority, name in _candidates(normal) + _base64_candidates(normal):
+            found.append((origin[start], origin[end - 1] + 1, priority, name))
+    return found
+
+
+def _token_piece(piece: str, *, first: bool = False) -> bool:
+    """A piece of a split token looks machine-made: two of lower case, upper case and
+    digits (or digits alone), and not a hex hash or UUID on its own. The first piece
+    (the family prefix and the start of the body) also needs eight characters. A word
+    of one case ends the token: prose goes on after it."""
+    if first and len(piece) < 8:
+        return False
+    if len(piece) >= 8 and _HEX_OR_UUID.fullmatch(piece):
+        return False
+    return _classes(piece) >= 2 or piece.isdigit()
+
+
+def _rejoin(
+    rule: _Rule, strict: re.Pattern[str], m: re.Match[str], value: str
+) -> tuple[int, str] | None:
+    """A token split by single spaces or line breaks: its pieces joined, and how far
+    into ``value`` it reaches. A piece that reads as a plain word ends it (prose after
+    a token is not part of it); of the rest, the longest run of pieces that is a whole
+    token of the rule's family wins."""
+    pieces: list[tuple[int, str]] = []  # (end in value, piece)
+    pos = 0
+    for gap in _GAPS.finditer(value):
+        pieces.append((gap.start(), value[pos : gap.start()]))
+        pos = gap.end()
+    pieces.append((len(value), value[pos:]))
+    kept = [pieces[0]]
+    if len(pieces) > 1 and not _token_piece(pieces[0][1], first=True):
+        kept = []  # "the ghp_ prefix": a family's prefix alone is how prose names it
+    for end, piece in pieces[1:] if kept else ():
+        if not _token_piece(piece):
+            break
+        kept.append((end, piece))
+    for n in range(len(kept), 0, -1):
+        joined = "".join(p for _e, p in kept[:n])
+        if len(joined) >= rule.min_len and strict.fullmatch(joined) and rule.check(m, joined):
+            return kept[n - 1][0], joined
+    return None
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
@@ -559,7 +819,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
     """
     if not isinstance(text, str) or not text:
         return []
-    candidates = sorted(_candidates(text))
+    candidates = sorted(_all_candidates(text))
     findings: list[SecretFinding] = []
     i = 0
     while i < len(candidates):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,15 +182,20 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _copy_aside(path: Path, kind: str) -> Path:
-    backup = path.with_name(f"{path.name}.{kind}-{_now_ms()}")
+def _copy_aside(path: Path, kind: str, raw_bytes: bytes) -> Path:
+    from memoir_tui.core.fsutil import write_new_private
+
+    stamp = _now_ms()
+    backup = path.with_name(f"{path.name}.{kind}-{stamp}")
     n = 0
-    while backup.exists():  # two quarantines in one millisecond must not collide
-        n += 1
-        backup = path.with_name(f"{path.name}.{kind}-{_now_ms()}-{n}")
-    shutil.copyfile(path, backup)
-    with contextlib.suppress(OSError):
-        os.chmod(backup, 0o600)  # the copy holds the same memory as the original
+    while True:
+        try:
+            # 0600 from the first instant: the copy holds the same memory as the original
+            write_new_private(backup, raw_bytes)
+            break
+        except FileExistsError:  # two quarantines in one millisecond must not collide
+            n += 1
+            backup = path.with_name(f"{path.name}.{kind}-{stamp}-{n}")
     prune_backups(path, kind)
     return backup
 
@@ -268,7 +272,7 @@ def quarantine_copy(path: Path, kind: str, raw_bytes: bytes) -> Path:
     """Keep ``raw_bytes`` of ``path`` aside as ``<name>.<kind>-<ms>`` (0600, like the
     original); an identical copy already kept is reused, so re-reading the same bad
     file does not pile up copies."""
-    return _existing_copy(path, kind, raw_bytes) or _copy_aside(path, kind)
+    return _existing_copy(path, kind, raw_bytes) or _copy_aside(path, kind, raw_bytes)
 
 
 def _existing_copy(path: Path, kind: str, raw_bytes: bytes) -> Path | None:

@@ -284,9 +284,14 @@ def _decision_item_rules(path: Path, where: str, item: dict[str, Any]) -> list[F
     return out
 
 
+MAX_SESSION_BYTES = 64 * 1024 * 1024
+
+
 def validate_session_file(path: Path) -> list[Finding]:
+    from memoir_tui.core.fsutil import read_regular
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, max_bytes=MAX_SESSION_BYTES)  # never a FIFO or a device
     except OSError as exc:
         return [Finding(path, ERROR, "file.read", f"cannot be read: {exc.strerror}")]
     try:

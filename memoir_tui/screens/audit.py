@@ -13,22 +13,22 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.worker import Worker, WorkerState
 
-from memoir_tui.core.audit import AUDIT_FILE, AuditRecord, read_audit
+from memoir_tui.core.audit import AuditRecord, read_audit
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import item_key, load_review, review_path, well_formed_review_items
 from memoir_tui.core.store import Store
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.widgets.fields import FileStamp, file_stamp
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import AuditChanged
 
 AUDIT_COLUMNS = (
     ColumnSpec("time", "Time (UTC)", width=19),
@@ -68,7 +68,6 @@ class AuditRow:
 
 @dataclass(frozen=True, slots=True)
 class AuditSnapshot:
-    seq: int
     rows: tuple[AuditRow, ...] = ()
     error: str = ""
     actors: tuple[str, ...] = field(default=())
@@ -227,8 +226,7 @@ class AuditPane(Pane):
         self.filter_text = ""
         self.loaded = False
         self.error = ""
-        self._seq = 0
-        self._stamp: FileStamp = None
+        self._reads: LatestRead[AuditSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
 
     def compose(self) -> ComposeResult:
         yield FilterBar("filter the log: actor, operation, item, machine…", id="audit-filter")
@@ -236,18 +234,7 @@ class AuditPane(Pane):
         yield StatusLine("reading the audit log…", id="audit-status")
 
     def on_mount(self) -> None:
-        # Review and sync changes append to the log without touching session.json,
-        # which is all the shell watches.
-        interval = getattr(self.app, "poll_interval", None)
-        if interval:
-            self.set_interval(interval, self.poll_log, name="audit-watch")
-
-    def poll_log(self) -> bool:
-        """Re-read the log if audit.jsonl changed on disk; True if it did."""
-        if file_stamp(self.host.store.root / AUDIT_FILE) == self._stamp:
-            return False
         self.refresh_log()
-        return True
 
     @property
     def table(self) -> ItemTable:
@@ -263,42 +250,30 @@ class AuditPane(Pane):
     # --- reading --------------------------------------------------------------------
 
     def show_state(self, ws: WorkingSet) -> None:
-        # Every write (from any face) appends to the log and changes what resolves.
+        # The session says what the logged hashes resolve to.
+        self.refresh_log()
+
+    @on(AuditChanged)
+    def _log_changed(self, message: AuditChanged) -> None:
+        # Every commit, from any face or process, appends to the log.
         self.refresh_log()
 
     def refresh_log(self) -> None:
-        self._seq += 1
-        # Stamp first: a record appended during the read is seen by the next poll.
-        self._stamp = file_stamp(self.host.store.root / AUDIT_FILE)
-        self._read_log(self._seq)
-
-    @work(thread=True, exclusive=True, group=LOAD_GROUP, name="audit-load", exit_on_error=False)
-    def _read_log(self, seq: int) -> AuditSnapshot:
         store = self.host.store
-        try:
-            records = read_audit(store.root, limit=AUDIT_READ)
-            rows = resolve_rows(store, records)
-        except (MemoirError, OSError) as err:
-            return AuditSnapshot(seq, error=str(err))
-        return AuditSnapshot(
-            seq,
-            tuple(rows),
-            actors=tuple(sorted({r.actor for r in records})),
-            operations=tuple(sorted({r.operation for r in records})),
-        )
 
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != LOAD_GROUP:
-            return
-        event.stop()
-        if event.state == WorkerState.SUCCESS:
-            snapshot = event.worker.result
-            if isinstance(snapshot, AuditSnapshot) and snapshot.seq == self._seq:
-                self._apply(snapshot)
-        elif event.state == WorkerState.ERROR:
-            self.error = str(event.worker.error)
-            self._render_rows()
+        def read() -> AuditSnapshot:
+            try:
+                records = read_audit(store.root, limit=AUDIT_READ)
+                rows = resolve_rows(store, records)
+            except (MemoirError, OSError) as err:
+                return AuditSnapshot(error=str(err))
+            return AuditSnapshot(
+                tuple(rows),
+                actors=tuple(sorted({r.actor for r in records})),
+                operations=tuple(sorted({r.operation for r in records})),
+            )
+
+        self._reads.start(read)
 
     def _apply(self, snapshot: AuditSnapshot) -> None:
         self.loaded = True

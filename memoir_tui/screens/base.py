@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
+from textual import on
 from textual.widget import Widget
 from textual.worker import Worker
 
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.registry import pane_spec
+from memoir_tui.widgets.store_watch import SessionChanged
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Outcome, Store
@@ -42,9 +44,16 @@ class StoreHost(Protocol):
 
     store: Store
     demo: bool
+    all_projects: bool
+    closing: bool
 
     def write(
-        self, change: Callable[[Store], Outcome], *, on_done: Callable[[Outcome], None] | None = ...
+        self,
+        change: Callable[[Store], Outcome],
+        *,
+        on_done: Callable[[Outcome], None] | None = ...,
+        on_error: Callable[[str], None] | None = ...,
+        undoable: bool = ...,
     ) -> Worker[Outcome | None]: ...
 
 
@@ -82,6 +91,15 @@ class Pane(Widget, can_focus=False):
         # Panes are mounted when first shown, after the app's first reload:
         # render the state it already holds. (Textual runs this base handler
         # as well as a subclass's own on_mount.)
+        state = getattr(self.app, "state", None)
+        if state is not None:
+            self.show_state(state)
+
+    @on(SessionChanged)
+    def _session_changed(self, message: SessionChanged) -> None:
+        # Every pane applies it, shown or hidden, so a pane shown again is already
+        # what is on disk. The other parts of the store (review, audit, entries)
+        # and the scope (``ScopeChanged``) are handled by the panes that show them.
         state = getattr(self.app, "state", None)
         if state is not None:
             self.show_state(state)

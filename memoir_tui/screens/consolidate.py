@@ -19,13 +19,11 @@ from typing import ClassVar
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static
-from textual.worker import get_current_worker
 
 from memoir_tui.core.consolidate import (
     KEEP,
@@ -42,8 +40,10 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import EntriesChanged
 
 GROUP_KEY = "group:"
 """Row keys of group headings start with this; proposal rows are keyed by proposal id."""
@@ -175,10 +175,10 @@ def record_details(record: TrashRecord, names: PathNames) -> RenderableType:
 def apply_outcome(result: ApplyResult, asked: int) -> Outcome:
     parts = [f"Applied {len(result.applied)} of {asked} proposal(s)"]
     if result.trash_id:
-        parts.append(f"trash {result.trash_id}: u undoes it")
+        parts.append(f"kept in trash {result.trash_id}")
     if result.failed:
         parts.append(f"{len(result.failed)} failed: {result.failed[0][1]}")
-    return Outcome(bool(result.applied), " · ".join(parts))
+    return Outcome(bool(result.applied), " · ".join(parts), undo=result.undo)
 
 
 class ProposalDetailScreen(DialogScreen[bool]):
@@ -301,7 +301,7 @@ class ConsolidatePane(Pane):
     | c | Cycle the action of the proposal (merge, trash, keep, …). |
     | a | Apply the marked proposals (asks for their count). |
     | K | Keep the marked proposals: never propose them again (asks first). |
-    | u | Undo the last apply from the trash (asks first). |
+    | U | Undo the last apply in the trash, even an earlier run's (asks first). |
     | r | Scan again. |
     """
 
@@ -330,10 +330,10 @@ class ConsolidatePane(Pane):
             id="consolidate.keep",
         ),
         Binding(
-            "u",
+            "U",
             "undo",
-            "Undo",
-            tooltip="Undo the last apply: put back every byte from the trash (asks first)",
+            "Undo apply",
+            tooltip="Undo the last apply in the trash, even from an earlier run (asks first)",
             id="consolidate.undo",
         ),
         Binding("r", "rescan", "Rescan", tooltip="Scan the store again", id="consolidate.rescan"),
@@ -403,14 +403,6 @@ class ConsolidatePane(Pane):
     }
     """
 
-    class Scanned(Message):
-        """A scan finished (posted from the scan worker's thread)."""
-
-        def __init__(self, generation: int, result: ScanResult) -> None:
-            super().__init__()
-            self.generation = generation
-            self.result = result
-
     def __init__(self, *, id: str | None = None, home: Path | None = None) -> None:
         super().__init__(id=id)
         self._home = home
@@ -420,7 +412,7 @@ class ConsolidatePane(Pane):
         self.choices: dict[str, str] = {}
         self.scanning = False
         self.note = ""
-        self._generation = 0
+        self._scans: LatestRead[ScanResult] = LatestRead(self, "consolidate-scan", self._scanned)
         self._by_id: dict[str, Proposal] = {}
 
     def compose(self) -> ComposeResult:
@@ -452,6 +444,12 @@ class ConsolidatePane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         """The session changed; the proposals are rescanned on ``r`` (scanning is costly)."""
+
+    @on(EntriesChanged)
+    def _entries_changed(self, message: EntriesChanged) -> None:
+        # Files came or went (an undo, another process): proposals about them are stale.
+        if self.report is not None:
+            self.rescan()
 
     def action_for(self, proposal: Proposal) -> str:
         return self.choices.get(proposal.id, proposal.default_action)
@@ -559,30 +557,21 @@ class ConsolidatePane(Pane):
 
     def rescan(self) -> None:
         """Scan in a thread worker; the list stays as it is until the result arrives."""
-        self._generation += 1
         self.scanning = True
         self._show_status()
-        self._scan(self._generation, self.home)
+        store, home = self.host.store, self.home
 
-    @work(thread=True, exclusive=True, group="consolidate-scan", name="consolidate-scan")
-    def _scan(self, generation: int, home: Path) -> None:
-        store = self.host.store
-        try:
-            report = store.consolidate.scan(home=home)
-            undo = store.trash.last_active()
-            result = ScanResult(report, undo)
-        except (MemoirError, OSError) as err:
-            result = ScanResult(None, None, f"could not scan: {err}")
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Scanned(generation, result))
+        def read() -> ScanResult:
+            try:
+                report = store.consolidate.scan(home=home)
+                return ScanResult(report, store.trash.last_active())
+            except (MemoirError, OSError) as err:
+                return ScanResult(None, None, f"could not scan: {err}")
 
-    @on(Scanned)
-    def _scanned(self, message: Scanned) -> None:
-        message.stop()
-        if message.generation != self._generation:
-            return  # an older scan; a newer one is running
+        self._scans.start(read)
+
+    def _scanned(self, result: ScanResult) -> None:
         self.scanning = False
-        result = message.result
         if result.report is None:
             self.app.notify(result.error, title="Consolidate", severity="error", timeout=8)
             self._show_status()
@@ -713,7 +702,8 @@ class ConsolidatePane(Pane):
                     timeout=12,
                 )
             self.note = (
-                f"Applied {len(result.applied)} · trash {result.trash_id}: u undoes it"
+                f"Applied {len(result.applied)} · trash {result.trash_id}: u undoes it "
+                "(U, later: the last apply in the trash)"
                 if result.trash_id
                 else f"Applied {len(result.applied)}"
             )

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
+from memoir_tui.core.items import plural
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
     DecisionDetailScreen,
     DecisionDraft,
+    EditDecisionScreen,
     decision_details,
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
 from memoir_tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Outcome, Store
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),
@@ -29,7 +35,19 @@ DECISION_COLUMNS = (
     ColumnSpec("date", "Date", width=10),
     ColumnSpec("machine", "Machine", width=12, min_table_width=96),
 )
-TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, ColumnSpec("hidden_at", "Hidden", width=10))
+PROJECT_COLUMN = ColumnSpec("project", "Project", width=16, min_table_width=112)
+HIDDEN_COLUMN = ColumnSpec("hidden_at", "Hidden", width=10)
+TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, HIDDEN_COLUMN)
+
+
+def decision_columns(*, tombstones: bool, projects: bool) -> tuple[ColumnSpec, ...]:
+    """The columns: a Project column while every project is shown, Hidden with tombstones."""
+    return (
+        *DECISION_COLUMNS,
+        *((PROJECT_COLUMN,) if projects else ()),
+        *((HIDDEN_COLUMN,) if tombstones else ()),
+    )
+
 
 HIDE_WARNING = (
     "Hiding is permanent and spreads to every machine this store syncs with: the decision "
@@ -45,11 +63,13 @@ PURGE_WARNING = (
 TOMBSTONE_ROWS = 200
 
 READ_ONLY_TOMBSTONE = (
-    "Tombstones are read-only: a hidden or purged decision can never be edited or un-hidden."
+    "A hidden decision can never be edited or un-hidden; D purges its text for good."
 )
 
 
-def decision_row(d: Decision, *, with_hidden_column: bool) -> TableRow:
+def decision_row(
+    d: Decision, *, with_hidden_column: bool, with_project_column: bool = False
+) -> TableRow:
     style = "dim italic" if d.hidden else ""
     text = f"[purged] {d.key[:12]}…" if d.purged else d.text
     cells = [
@@ -59,6 +79,8 @@ def decision_row(d: Decision, *, with_hidden_column: bool) -> TableRow:
         cell(short_date(d.date), style),
         cell(d.machine_label, style),
     ]
+    if with_project_column:
+        cells.append(cell(d.project_label or "global", style))
     if with_hidden_column:
         cells.append(cell(short_date(d.hidden_at) if d.hidden else "", style))
     return TableRow(d.key, tuple(cells))
@@ -73,8 +95,9 @@ class DecisionsPane(Pane):
     | a | Note a decision (text, why, rejected). |
     | / | Filter as you type (text, why, rejected). |
     | escape | Clear the filter. |
+    | e | Edit it: why and rejected in place; new text hides the old wording. |
     | d | Hide the selected decision for ever (asks first). |
-    | D | Purge it: hide and remove its text (asks for a typed word). |
+    | D | Purge it, hidden or not: remove its text (asks for a typed word). |
     | t | Show or hide tombstones (read-only, greyed). |
     """
 
@@ -90,6 +113,14 @@ class DecisionsPane(Pane):
             "Filter",
             tooltip="Filter as you type over text, why and rejected",
             id="decisions.filter",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            show=False,
+            tooltip="Edit why and rejected in place; a new text hides the old wording",
+            id="decisions.edit",
         ),
         Binding(
             "d",
@@ -132,6 +163,7 @@ class DecisionsPane(Pane):
 
     COMMANDS = (
         PaneCommand("add", "add", "Note a decision with why and rejected", "decisions.add"),
+        PaneCommand("edit", "edit", "Edit the selected decision", "decisions.edit"),
         PaneCommand("filter", "filter", "Filter decisions as you type", "decisions.filter"),
         PaneCommand(
             "clear filter", "clear_filter", "Show every decision again", "decisions.clear_filter"
@@ -200,26 +232,36 @@ class DecisionsPane(Pane):
         shown, matching_tombstones = self.visible_decisions()
         self._by_key = {d.key: d for d in shown}
         table = self.table
-        columns = TOMBSTONE_COLUMNS if self.show_tombstones else DECISION_COLUMNS
+        projects = bool(getattr(self.app, "all_projects", False))
+        columns = decision_columns(tombstones=self.show_tombstones, projects=projects)
         if table.column_specs != columns:
             table.set_columns(columns)
-        table.set_rows([decision_row(d, with_hidden_column=self.show_tombstones) for d in shown])
+        table.set_rows(
+            [
+                decision_row(
+                    d, with_hidden_column=self.show_tombstones, with_project_column=projects
+                )
+                for d in shown
+            ]
+        )
         ws = self.state
         visible = len(ws.decisions) if ws else 0
         tombstones = len(ws.tombstones) if ws else 0
         total = visible + (tombstones if self.show_tombstones else 0)
         self.filter_bar.set_count(len(shown) + max(matching_tombstones - TOMBSTONE_ROWS, 0), total)
+        decisions = plural(visible, "decision")
         if not self.show_tombstones:
-            status = f"{visible} decisions · {tombstones} tombstones hidden · t shows them"
+            status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · t shows them"
         elif matching_tombstones > TOMBSTONE_ROWS:
             status = (
-                f"{visible} decisions · newest {TOMBSTONE_ROWS} of {matching_tombstones} "
-                "tombstones (greyed, read-only) · / filter reaches them all"
+                f"{decisions} · newest {TOMBSTONE_ROWS} of "
+                f"{plural(matching_tombstones, 'tombstone')} (greyed; D purges a hidden one) "
+                "· / filter reaches them all"
             )
         else:
             status = (
-                f"{visible} decisions · showing {tombstones} tombstones (greyed, read-only) "
-                "· t hides them"
+                f"{decisions} · showing {plural(tombstones, 'tombstone')} (greyed; D purges "
+                "a hidden one) · t hides them"
             )
         self.query_one("#decisions-status", StatusLine).update(status)
 
@@ -267,13 +309,23 @@ class DecisionsPane(Pane):
             self.app.push_screen(DecisionDetailScreen(decision))
 
     def action_add(self) -> None:
-        def noted(draft: DecisionDraft | None) -> None:
-            if draft is not None:
-                self.host.write(
-                    lambda store: store.note_decision(draft.text, draft.why, draft.rejected)
-                )
+        def save(draft: DecisionDraft) -> Callable[[Store], Outcome]:
+            return lambda store: store.note_decision(draft.text, draft.why, draft.rejected)
 
-        self.app.push_screen(AddDecisionScreen(), noted)
+        self.app.push_screen(AddDecisionScreen(save=save))
+
+    def action_edit(self) -> None:
+        decision = self._live_selection()
+        if decision is None:
+            return
+        key = decision.key
+
+        def save(draft: DecisionDraft) -> Callable[[Store], Outcome]:
+            return lambda store: store.edit_decision(
+                key, text=draft.text, why=draft.why, rejected=draft.rejected
+            )
+
+        self.app.push_screen(EditDecisionScreen(decision, save=save))
 
     def _live_selection(self) -> Decision | None:
         decision = self.selected()
@@ -308,8 +360,14 @@ class DecisionsPane(Pane):
         )
 
     def action_purge(self) -> None:
-        decision = self._live_selection()
+        # A hidden decision can still be purged: text hidden and later found sensitive
+        # must be able to leave every machine. Only a purged one has nothing left.
+        decision = self.selected()
         if decision is None:
+            self.app.notify("No decision is selected.", severity="warning")
+            return
+        if decision.purged:
+            self.app.notify("Already purged: only its hash remains.", severity="warning")
             return
         key = decision.key
 
@@ -319,7 +377,7 @@ class DecisionsPane(Pane):
 
         self.app.push_screen(
             TypeToConfirmScreen(
-                "Purge this decision?",
+                "Purge this hidden decision?" if decision.hidden else "Purge this decision?",
                 decision_details(decision),
                 warning=PURGE_WARNING,
                 word="purge",

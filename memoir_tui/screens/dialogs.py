@@ -6,8 +6,9 @@ Each dialog only collects input and dismisses with a small frozen value (or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -18,9 +19,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
+from memoir_tui.core.identity import identity
 from memoir_tui.core.model import Decision
 from memoir_tui.widgets.dialog import DetailScreen, DialogScreen
 from memoir_tui.widgets.item_table import long_date
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Outcome, Store
 
 T = TypeVar("T")
 
@@ -68,12 +73,27 @@ def decision_details(decision: Decision, *, with_key: bool = False) -> Renderabl
     grid.add_row("Date", Text(long_date(decision.date) or "—"))
     grid.add_row("Machine", Text(decision.machine_label or decision.machine_id or "—"))
     if decision.project:
-        grid.add_row("Project", Text(decision.project))
+        grid.add_row("Project", Text(decision.project_label or decision.project))
     if decision.hidden:
         grid.add_row("Hidden at", Text(long_date(decision.hidden_at) or "(no date)"))
     if with_key and not decision.purged:
         grid.add_row("Key", Text(decision.key, style="dim"))
     return grid
+
+
+D = TypeVar("D")
+SaveChange = Callable[[D], Callable[["Store"], "Outcome"]]
+"""What a dialog's draft does to the store: the change ``MemoirApp.write`` runs."""
+
+
+class _Writer(Protocol):
+    def write(
+        self,
+        change: Callable[[Store], Outcome],
+        *,
+        on_done: Callable[[Outcome], None] | None = ...,
+        on_error: Callable[[str], None] | None = ...,
+    ) -> object: ...
 
 
 class FormDialog(DialogScreen[T]):
@@ -90,8 +110,41 @@ class FormDialog(DialogScreen[T]):
         Binding("ctrl+s", "save", "Save", id="dialog.save"),
     ]
 
+    def __init__(self, *, save: SaveChange[Any] | None = None) -> None:
+        super().__init__()
+        self._save = save
+        self.saving = False
+
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def finish(self, draft: T) -> None:
+        """Close with ``draft``; with a ``save`` function, write it first and close only
+        once it is on disk. A refusal (a secret, a forgotten text, too long, a duplicate)
+        is shown inside the dialog, and what was typed stays."""
+        if self._save is None:
+            self.dismiss(draft)
+            return
+        if self.saving:
+            return  # enter pressed twice: the first save is still running
+        self.saving = True
+        host = cast(_Writer, self.app)
+        host.write(
+            self._save(draft),
+            on_done=lambda outcome: self._saved(draft, outcome),
+            on_error=self._refused,
+        )
+
+    def _saved(self, draft: T, outcome: Outcome) -> None:
+        self.saving = False
+        if outcome.changed:
+            self.dismiss(draft)
+        else:
+            self.show_error(outcome.message)
+
+    def _refused(self, message: str) -> None:
+        self.saving = False
+        self.show_error(message)
 
     def action_save(self) -> None:
         raise NotImplementedError
@@ -153,8 +206,16 @@ class AddItemScreen(FormDialog[ItemDraft | None]):
     }
     """
 
-    def __init__(self, kind: str = "next_action") -> None:
-        super().__init__()
+    def __init__(
+        self,
+        kind: str = "next_action",
+        *,
+        save: SaveChange[ItemDraft] | None = None,
+        would_rotate: Callable[[str], tuple[str, ...]] | None = None,
+    ) -> None:
+        super().__init__(save=save)
+        self._would_rotate = would_rotate
+        self._warned_rotation: set[str] = set()
         self.initial_kind = kind if kind in ITEM_KINDS else "next_action"
 
     def compose(self) -> ComposeResult:
@@ -195,7 +256,18 @@ class AddItemScreen(FormDialog[ItemDraft | None]):
         if not text.strip():
             self.show_error("Type some text first.")
             return
-        self.dismiss(ItemDraft(self.kind, text))
+        kind = self.kind
+        pushed_out = self._would_rotate(kind) if self._would_rotate else ()
+        if pushed_out and kind not in self._warned_rotation:
+            # Nothing leaves a list silently: say what a full list would push out first.
+            self._warned_rotation.add(kind)
+            names = "; ".join(f"“{t}”" for t in pushed_out)
+            self.show_error(
+                f"The list is full: adding this pushes out {names} (kept in the record of "
+                "what left the list; u undoes the add). Add again to go ahead."
+            )
+            return
+        self.finish(ItemDraft(kind, text))
 
 
 class SessionEndScreen(FormDialog[SessionEnd | None]):
@@ -262,7 +334,7 @@ class SessionEndScreen(FormDialog[SessionEnd | None]):
                 return
             if minutes.is_integer():
                 minutes = int(minutes)
-        self.dismiss(SessionEnd(summary, files, minutes))
+        self.finish(SessionEnd(summary, files, minutes))
 
 
 class DecisionFieldsDialog(FormDialog[T]):
@@ -326,8 +398,8 @@ class AddDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
     WHY_PLACEHOLDER = "e.g. one file, no daemon, readers never block"
     REJECTED_PLACEHOLDER = "e.g. LevelDB; plain JSON files"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, save: SaveChange[DecisionDraft] | None = None) -> None:
+        super().__init__(save=save)
         self._nudged = False
 
     def compose(self) -> ComposeResult:
@@ -356,7 +428,53 @@ class AddDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
             )
             self.query_one(f"#{missing[0]}", Input).focus()
             return
-        self.dismiss(DecisionDraft(text, why, rejected))
+        self.finish(DecisionDraft(text, why, rejected))
+
+
+class EditDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
+    """Edit a decision. Why and rejected change in place (undo takes it back); a new
+    text is a new identity: the old wording is hidden for ever, which the first save
+    attempt says before it happens.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Next field; save from the last one. |
+    | ctrl+s | Save. |
+    | escape | Cancel. |
+    """
+
+    def __init__(self, decision: Decision, *, save: SaveChange[DecisionDraft]) -> None:
+        super().__init__(save=save)
+        self.decision = decision
+        self._warned = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label("Edit a decision", classes="dialog--title")
+            yield from self.decision_fields(
+                "Decision", Input(self.decision.text, id="text", select_on_focus=False)
+            )
+            yield form_buttons("Save")
+
+    def on_mount(self) -> None:
+        self.query_one("#why", Input).value = self.decision.why
+        self.query_one("#rejected", Input).value = self.decision.rejected
+        super().on_mount()
+
+    def action_save(self) -> None:
+        values = self.decision_values()
+        if values is None:
+            return
+        text, why, rejected = values
+        reworded = identity(text) != identity(self.decision.text)
+        if reworded and not self._warned:
+            self._warned = True
+            self.show_error(
+                "A new text is a new decision: the old wording will be hidden for ever on "
+                "every machine, and this cannot be undone. Save again to go ahead."
+            )
+            return
+        self.finish(DecisionDraft(text, why, rejected))
 
 
 class DecisionDetailScreen(DetailScreen):

@@ -15,13 +15,11 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widgets import DataTable, Label, Select, Static
-from textual.worker import get_current_worker
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
@@ -35,8 +33,10 @@ from memoir_tui.widgets.entry_view import (
 from memoir_tui.widgets.fields import home_relative
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.recall_source import RecallSource, recall_source, release_recall
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import EntriesChanged, ScopeChanged
 
 ENTRY_COLUMNS = (
     ColumnSpec("name", "Entries", weight=1, min_width=16),
@@ -58,7 +58,6 @@ GLOBAL = "@global"
 class EntriesSnapshot:
     """One read of the index: every project's files, and which of them are in scope."""
 
-    seq: int
     entries: tuple[EntryRef, ...] = ()
     in_scope: frozenset[str] = field(default_factory=frozenset)
     project: str = ""
@@ -115,7 +114,6 @@ class EntriesPane(Pane):
     | t | Cycle the tool: every tool, then each tool with files. |
     | y | Cycle the type: every type, then each type listed. |
     | p | Cycle the project: this one + global, every project, global only, each project. |
-    | A | Every project, or back to this one + global. |
     | r | Read the index again. |
     """
 
@@ -144,14 +142,6 @@ class EntriesPane(Pane):
             "Project",
             tooltip="Cycle the project: this one + global, every project, global only, each one",
             id="entries.project",
-        ),
-        Binding(
-            "A",
-            "toggle_all_projects",
-            "All projects",
-            show=False,
-            tooltip="Every project's entries, or back to this project + global",
-            id="entries.all_projects",
         ),
         Binding(
             "enter",
@@ -195,12 +185,6 @@ class EntriesPane(Pane):
         PaneCommand(
             "cycle project", "cycle('project')", "Show one project's entries", "entries.project"
         ),
-        PaneCommand(
-            "toggle all projects",
-            "toggle_all_projects",
-            "Every project's entries, or this project + global",
-            "entries.all_projects",
-        ),
         PaneCommand("reload", "reload", "Read the index again", "entries.reload"),
     )
     HELP_WIDGETS = (ItemTable, FilterBar, EntryScreen)
@@ -231,19 +215,14 @@ class EntriesPane(Pane):
     }
     """
 
-    class Loaded(Message):
-        """A read of the index finished (posted from the load worker)."""
-
-        def __init__(self, snapshot: EntriesSnapshot) -> None:
-            super().__init__()
-            self.snapshot = snapshot
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.snapshot: EntriesSnapshot | None = None
-        self.filter = EntryFilter()
+        self.filter = EntryFilter(
+            project=EVERY if getattr(self.app, "all_projects", False) else SCOPE
+        )
         self.reading = False
-        self._seq = 0
+        self._reads: LatestRead[EntriesSnapshot] = LatestRead(self, "entries-load", self._loaded)
         self._by_key: dict[str, EntryRef] = {}
         self._options: dict[str, list[tuple[str, str]]] = {
             "tool": [("every tool", ANY)],
@@ -313,33 +292,36 @@ class EntriesPane(Pane):
 
     def reload(self, *, changed: Sequence[str] = ()) -> None:
         """Read the index in a worker (``changed``: files to re-index first)."""
-        self._seq += 1
         self.reading = True
         self._show_status()
-        self._load(self._seq, tuple(changed))
+        source = self.source
+        changed = tuple(changed)
 
-    @work(thread=True, exclusive=True, group="entries-load", name="entries-load")
-    def _load(self, seq: int, changed: tuple[str, ...]) -> None:
-        try:
-            recall = self.source.get()
-            if changed:
-                recall.notify_changed(changed)
-            every = recall.entries(all_projects=True)
-            scoped = recall.entries(refresh=False)
-            refs = tuple(EntryRef.from_info(e) for e in every if e.kind != "session")
-            in_scope = frozenset(EntryRef.from_info(e).key for e in scoped)
-            snapshot = EntriesSnapshot(seq, refs, in_scope, recall.current_project())
-        except (MemoirError, OSError) as err:
-            snapshot = EntriesSnapshot(seq, error=str(err))
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Loaded(snapshot))
+        def read() -> EntriesSnapshot:
+            try:
+                recall = source.get()
+                if changed:
+                    recall.notify_changed(changed)
+                every = recall.entries(all_projects=True)
+                scoped = recall.entries(refresh=False)
+                refs = tuple(EntryRef.from_info(e) for e in every if e.kind != "session")
+                in_scope = frozenset(EntryRef.from_info(e).key for e in scoped)
+                return EntriesSnapshot(refs, in_scope, recall.current_project())
+            except (MemoirError, OSError) as err:
+                return EntriesSnapshot(error=str(err))
 
-    @on(Loaded)
-    def _loaded(self, message: Loaded) -> None:
-        message.stop()
-        snapshot = message.snapshot
-        if snapshot.seq != self._seq:
-            return
+        self._reads.start(read)
+
+    @on(EntriesChanged)
+    def _entries_changed(self, message: EntriesChanged) -> None:
+        if self.snapshot is not None:  # read once shown; after that, follow the disk
+            self.reload()
+
+    @on(ScopeChanged)
+    def _scope_changed(self, message: ScopeChanged) -> None:
+        self._set_filter(project=EVERY if message.all_projects else SCOPE)
+
+    def _loaded(self, snapshot: EntriesSnapshot) -> None:
         self.reading = False
         if snapshot.error:
             self.app.notify(snapshot.error, title="Entries", severity="error", timeout=8)
@@ -500,9 +482,6 @@ class EntriesPane(Pane):
         current = getattr(self.filter, name)
         index = options.index(current) if current in options else 0
         self._set_filter(**{name: options[(index + 1) % len(options)]})
-
-    def action_toggle_all_projects(self) -> None:
-        self._set_filter(project=SCOPE if self.filter.project == EVERY else EVERY)
 
     def action_reload(self) -> None:
         self.reload()

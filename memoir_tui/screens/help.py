@@ -77,10 +77,19 @@ class HelpScreen(DialogScreen[None]):
     | Key(s) | Description |
     | :- | :- |
     | escape, q, ?, f1 | Close help. |
+    | j, k, down, up | Scroll a line. |
+    | g, G, home, end | Go to the top or the end. |
+    | space, pagedown, pageup | Scroll a page. |
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close", id="help.close"),
+        Binding("j,down", "scroll('down')", "Down", show=False, id="help.down"),
+        Binding("k,up", "scroll('up')", "Up", show=False, id="help.up"),
+        Binding("g,home", "scroll('home')", "Top", show=False, id="help.top"),
+        Binding("G,end", "scroll('end')", "End", show=False, id="help.end"),
+        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="help.page"),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="help.page_up"),
     ]
 
     DEFAULT_CSS = """
@@ -116,3 +125,7 @@ class HelpScreen(DialogScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll(self, where: str) -> None:
+        sections = self.query_one("#help-sections", VerticalScroll)
+        getattr(sections, f"scroll_{where}")(animate=False)

@@ -23,7 +23,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
-from textual.worker import get_current_worker
 
 from memoir_tui.core.adapters import instruction_files_shown
 from memoir_tui.core.errors import MemoirError
@@ -34,6 +33,7 @@ from memoir_tui.screens.consolidate import PathNames
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 
 TARGET_COLUMNS = (
@@ -258,14 +258,6 @@ class InjectPane(Pane):
     }
     """
 
-    class Planned(Message):
-        """A plan finished (posted from the planning worker's thread)."""
-
-        def __init__(self, generation: int, result: PlanResult) -> None:
-            super().__init__()
-            self.generation = generation
-            self.result = result
-
     class Injected(Message):
         """Writing finished (posted from the inject worker's thread)."""
 
@@ -281,7 +273,7 @@ class InjectPane(Pane):
         self.planned = False
         self.busy = False
         self.error = ""
-        self._generation = 0
+        self._plans: LatestRead[PlanResult] = LatestRead(self, "inject-plan", self._planned)
 
     def compose(self) -> ComposeResult:
         yield ItemTable(TARGET_COLUMNS, id="inject-targets")
@@ -333,37 +325,25 @@ class InjectPane(Pane):
     # --- planning -------------------------------------------------------------------
 
     def replan(self) -> None:
-        self._generation += 1
         self.busy = True
         self._show_status()
-        self._plan(self._generation, self.home)
+        store, home = self.host.store, self.home
 
-    @work(thread=True, exclusive=True, group="inject-plan", name="inject-plan")
-    def _plan(self, generation: int, home: Path) -> None:
-        store = self.host.store
-        try:
-            cfg = store.config.inject
-            changes = plan_inject(
-                store,
-                home=home,
-                projects=cfg.projects,
-                config=cfg,
-            )
-            result = PlanResult(tuple(changes))
-        except (MemoirError, OSError) as err:
-            result = PlanResult((), str(err))
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Planned(generation, result))
+        def read() -> PlanResult:
+            try:
+                cfg = store.config.inject
+                changes = plan_inject(store, home=home, projects=cfg.projects, config=cfg)
+                return PlanResult(tuple(changes))
+            except (MemoirError, OSError) as err:
+                return PlanResult((), str(err))
 
-    @on(Planned)
-    def _planned(self, message: Planned) -> None:
-        message.stop()
-        if message.generation != self._generation:
-            return
+        self._plans.start(read)
+
+    def _planned(self, result: PlanResult) -> None:
         self.busy = False
         self.planned = True
-        self.changes = message.result.changes
-        self.error = message.result.error
+        self.changes = result.changes
+        self.error = result.error
         names = self.names
         self.table.set_rows(
             [target_row(c, names) for c in self.changes], title=f"Target · {len(self.changes)}"

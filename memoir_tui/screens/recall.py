@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
-from textual.worker import get_current_worker
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
@@ -39,8 +37,10 @@ from memoir_tui.widgets.entry_view import (
 from memoir_tui.widgets.fields import home_relative, theme_colours
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.recall_source import RecallSource, recall_source, release_recall
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import ScopeChanged
 
 if TYPE_CHECKING:
     from memoir_tui.core.recall import Hit
@@ -66,7 +66,6 @@ EMPTY_QUERY_HELP = (
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
-    generation: int
     query: str
     tool: str  # "" = every tool
     all_projects: bool
@@ -126,7 +125,6 @@ class RecallPane(Pane):
     | enter | Open the whole entry: frontmatter, findings, markdown. |
     | e | Open the result's file in `$EDITOR`. |
     | t | Cycle the tool filter (every tool, then each tool with files). |
-    | A | Search every project, not only this one and global memory. |
     """
 
     PANE_ID = "recall"
@@ -152,13 +150,6 @@ class RecallPane(Pane):
             "Tool",
             tooltip="Cycle the tool filter: every tool, then each tool with files",
             id="recall.tool",
-        ),
-        Binding(
-            "A",
-            "toggle_all_projects",
-            "All projects",
-            tooltip="Search every project, or only this one and global memory",
-            id="recall.all_projects",
         ),
         Binding(
             "enter",
@@ -187,12 +178,6 @@ class RecallPane(Pane):
         PaneCommand(
             "cycle tool", "cycle_tool", "Search one tool, the next one, or all", "recall.tool"
         ),
-        PaneCommand(
-            "toggle all projects",
-            "toggle_all_projects",
-            "Search every project, or only this one and global memory",
-            "recall.all_projects",
-        ),
         PaneCommand("clear search", "clear", "Empty the search box", "recall.clear"),
     )
     HELP_WIDGETS = (FilterBar, ItemTable, EntryScreen)
@@ -215,25 +200,18 @@ class RecallPane(Pane):
     }
     """
 
-    class Searched(Message):
-        """A search finished (posted from the search worker's thread)."""
-
-        def __init__(self, result: SearchResult) -> None:
-            super().__init__()
-            self.result = result
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.query_text = ""
         self.tool = ""
-        self.all_projects = False
+        self.all_projects = bool(getattr(self.app, "all_projects", False))
         self.tools: tuple[str, ...] = ()
         self.project = ""
         self.result: SearchResult | None = None
         self.searching = False
         self.error = ""
         self.shown_passage: Text | None = None
-        self._generation = 0
+        self._searches: LatestRead[SearchResult] = LatestRead(self, "recall-search", self._searched)
         self._timer: Timer | None = None
         self._by_key: dict[str, Hit] = {}
         self._warmed = False
@@ -286,8 +264,7 @@ class RecallPane(Pane):
     # --- searching -----------------------------------------------------------------------
 
     def _request(self) -> SearchRequest:
-        self._generation += 1
-        return SearchRequest(self._generation, self.query_text, self.tool, self.all_projects)
+        return SearchRequest(self.query_text, self.tool, self.all_projects)
 
     def search_now(self) -> None:
         """Search at once (no debounce): after a filter change or a session change."""
@@ -316,37 +293,40 @@ class RecallPane(Pane):
             self.search_now()  # enter before the pause: the results are for what was typed
         self.table.focus()
 
-    @work(thread=True, exclusive=True, group="recall-search", name="recall-search")
     def _search(self, request: SearchRequest, changed: tuple[str, ...] = ()) -> None:
         """Search in a thread (``changed``: files to re-index first, e.g. after an edit)."""
-        try:
-            recall = self.source.get()
-            if changed:
-                recall.notify_changed(changed)
-            hits: tuple[Hit, ...] = ()
-            if request.query.strip():
-                hits = tuple(
-                    recall.search(
+        source, known_tools = self.source, self.tools
+
+        def read() -> SearchResult:
+            try:
+                recall = source.get()
+                if changed:
+                    recall.notify_changed(changed)
+                hits: tuple[Hit, ...] = ()
+                if request.query.strip():
+                    found = recall.search(
                         request.query,
                         limit=RESULT_LIMIT,
                         tools=[request.tool] if request.tool else None,
                         all_projects=request.all_projects,
                         budget=PASSAGE_BUDGET,
                     )
-                )
-            tools = self.tools or tuple(sorted(recall.status().by_tool))
-            result = SearchResult(request, hits, recall.current_project(), tools)
-        except (MemoirError, OSError) as err:
-            result = SearchResult(request, error=str(err))
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Searched(result))
+                    # A result that matched nothing of the query is not a result.
+                    hits = tuple(h for h in found if h.score > 0)
+                tools = known_tools or tuple(sorted(recall.status().by_tool))
+                return SearchResult(request, hits, recall.current_project(), tools)
+            except (MemoirError, OSError) as err:
+                return SearchResult(request, error=str(err))
 
-    @on(Searched)
-    def _searched(self, message: Searched) -> None:
-        message.stop()
-        result = message.result
-        if result.request.generation != self._generation:
-            return  # an answer to an older query
+        self._searches.start(read)
+
+    @on(ScopeChanged)
+    def _scope_changed(self, message: ScopeChanged) -> None:
+        self.all_projects = message.all_projects
+        if self.source.is_open:
+            self.search_now()
+
+    def _searched(self, result: SearchResult) -> None:
         self.searching = False
         self.error = result.error
         if result.error:
@@ -487,10 +467,6 @@ class RecallPane(Pane):
         self.tool = choices[(index + 1) % len(choices)]
         if len(choices) == 1:
             self.app.notify("No tool has files yet: searching every tool.", severity="warning")
-        self.search_now()
-
-    def action_toggle_all_projects(self) -> None:
-        self.all_projects = not self.all_projects
         self.search_now()
 
     def action_open(self) -> None:

@@ -33,8 +33,8 @@ class PaneSpec:
 
     @property
     def key(self) -> str:
-        """The number key that shows this pane."""
-        return str(PANES.index(self) + 1)
+        """The number key that shows this pane: 1 to 9, then 0 for the tenth."""
+        return str((PANES.index(self) + 1) % 10)
 
     def load(self) -> type[Pane]:
         """Import the pane's class (cheap after the first time)."""
@@ -60,8 +60,9 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("inject", "Inject", "inject", "memoir_tui.screens.inject:InjectPane"),
     PaneSpec("sync", "Sync", "sync", "memoir_tui.screens.sync:SyncPane"),
     PaneSpec("audit", "Audit", "audit", "memoir_tui.screens.audit:AuditPane"),
+    PaneSpec("history", "History", "history", "memoir_tui.screens.history:HistoryPane"),
 )
-"""Pane *n* is on number key *n*."""
+"""Pane *n* is on number key *n* (the tenth on 0)."""
 
 
 def pane_spec(pane_id: str) -> PaneSpec:

@@ -15,12 +15,11 @@ from typing import ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
-from textual.worker import Worker, WorkerState
 
 from memoir_tui.core import review
 from memoir_tui.core.errors import MemoirError
@@ -32,9 +31,7 @@ from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.fields import (
-    FileStamp,
     field_grid,
-    file_stamp,
     home_relative,
     theme_colours,
 )
@@ -46,7 +43,9 @@ from memoir_tui.widgets.item_table import (
     long_date,
     short_date,
 )
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.store_watch import ReviewChanged
 
 REVIEW_COLUMNS = (
     ColumnSpec("mark", "", width=1),
@@ -86,9 +85,9 @@ class PinDraft:
 class QueueSnapshot:
     """One read of ``review.json`` (every state; the pane filters)."""
 
-    seq: int
     items: tuple[ReviewItem, ...] = ()
     error: str = ""
+    damage: str = ""  # the queue file is unreadable or newer: what it says, else ""
 
 
 def source_label(item: ReviewItem) -> str:
@@ -332,27 +331,16 @@ class ReviewPane(Pane):
         self.show_history = False
         self.loaded = False
         self.error = ""
-        self._seq = 0
-        self._stamp: FileStamp = None
+        self.damage = ""
         self._by_id: dict[str, ReviewItem] = {}
+        self._reads: LatestRead[QueueSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
 
     def compose(self) -> ComposeResult:
         yield ItemTable(REVIEW_COLUMNS, id="review-table")
         yield StatusLine("reading the review queue…", id="review-status")
 
     def on_mount(self) -> None:
-        # `memoir-tui capture` (or a sync) may change review.json without touching
-        # session.json, which is all the shell watches.
-        interval = getattr(self.app, "poll_interval", None)
-        if interval:
-            self.set_interval(interval, self.poll_queue, name="review-watch")
-
-    def poll_queue(self) -> bool:
-        """Re-read the queue if review.json changed on disk; True if it did."""
-        if file_stamp(review.review_path(self.host.store)) == self._stamp:
-            return False
         self.refresh_queue()
-        return True
 
     @property
     def table(self) -> ItemTable:
@@ -364,39 +352,34 @@ class ReviewPane(Pane):
     # --- reading ------------------------------------------------------------------------
 
     def show_state(self, ws: WorkingSet) -> None:
-        # The session changed (or a write finished): the queue and its near-hidden
-        # flags may have changed with it.
+        # The session changed (or a write finished): the queue's near-hidden flags
+        # may have changed with it.
+        self.refresh_queue()
+
+    @on(ReviewChanged)
+    def _queue_changed(self, message: ReviewChanged) -> None:
+        # `memoir-tui capture` (or a sync) changes review.json without the session.
         self.refresh_queue()
 
     def refresh_queue(self) -> None:
-        self._seq += 1
-        # Stamp first: a change during the read is seen by the next poll.
-        self._stamp = file_stamp(review.review_path(self.host.store))
-        self._read_queue(self._seq)
+        queue = self.host.store.review
 
-    @work(thread=True, exclusive=True, group=LOAD_GROUP, name="review-load", exit_on_error=False)
-    def _read_queue(self, seq: int) -> QueueSnapshot:
-        try:
-            items = self.host.store.review.list_items(states=STATES)
-        except (MemoirError, OSError) as err:
-            return QueueSnapshot(seq, error=str(err))
-        return QueueSnapshot(seq, tuple(items))
+        def read() -> QueueSnapshot:
+            try:
+                loaded = queue.load()
+                items = queue.list_items(states=STATES)
+            except (MemoirError, OSError) as err:
+                return QueueSnapshot(error=str(err))
+            damaged = loaded.damaged or loaded.read_only
+            damage = (loaded.notice or f"{loaded.path} cannot be used") if damaged else ""
+            return QueueSnapshot(tuple(items), damage=damage)
 
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != LOAD_GROUP:
-            return
-        event.stop()
-        if event.state == WorkerState.SUCCESS:
-            snapshot = event.worker.result
-            if isinstance(snapshot, QueueSnapshot) and snapshot.seq == self._seq:
-                self._apply(snapshot)
-        elif event.state == WorkerState.ERROR:
-            self._apply(QueueSnapshot(self._seq, self.items, str(event.worker.error)))
+        self._reads.start(read)
 
     def _apply(self, snapshot: QueueSnapshot) -> None:
         self.loaded = True
         self.error = snapshot.error
+        self.damage = snapshot.damage
         if not snapshot.error:
             self.items = snapshot.items
         self._render_rows()
@@ -419,6 +402,8 @@ class ReviewPane(Pane):
     def status_text(self) -> str:
         if self.error:
             return f"could not read the review queue: {self.error}"
+        if self.damage:
+            return f"{self.damage}. No candidates are shown until it is fixed; nothing is deleted."
         if not self.loaded:
             return "reading the review queue…"
         counts = {state: 0 for state in STATES}

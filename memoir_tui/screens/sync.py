@@ -34,6 +34,7 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import FormDialog
 from memoir_tui.widgets.fields import field_grid, home_relative, theme_colours
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
+from memoir_tui.widgets.latest_read import LatestRead
 
 MACHINE_COLUMNS = (
     ColumnSpec("label", "Machine", weight=1, min_width=12),
@@ -50,7 +51,6 @@ LOG_LINES = 500
 
 @dataclass(frozen=True, slots=True)
 class StatusSnapshot:
-    seq: int
     status: sync_core.SyncStatus | None = None
     fetched: bool = False
     error: str = ""
@@ -336,7 +336,12 @@ class SyncPane(Pane):
         self.running: str | None = None
         self.fetching = False
         self.passphrase: str | None = None
-        self._seq = 0
+        self._status_reads: LatestRead[StatusSnapshot] = LatestRead(
+            self,
+            STATUS_GROUP,
+            self._apply_status,
+            failed=lambda error: self._apply_status(StatusSnapshot(error=error)),
+        )
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="sync-setup"):
@@ -381,18 +386,18 @@ class SyncPane(Pane):
         self.refresh_status()
 
     def refresh_status(self, *, fetch: bool = False) -> None:
-        self._seq += 1
         self.fetching = fetch
-        self._read_status(self._seq, fetch)
-        self.refresh_bindings()
+        store = self.host.store
 
-    @work(thread=True, exclusive=True, group=STATUS_GROUP, name="sync-status", exit_on_error=False)
-    def _read_status(self, seq: int, fetch: bool) -> StatusSnapshot:
-        try:
-            status = sync_core.sync_status(self.host.store, fetch=fetch)
-        except (MemoirError, OSError) as err:
-            return StatusSnapshot(seq, error=str(err), fetched=fetch)
-        return StatusSnapshot(seq, status, fetched=fetch)
+        def read() -> StatusSnapshot:
+            try:
+                status = sync_core.sync_status(store, fetch=fetch)
+            except (MemoirError, OSError) as err:
+                return StatusSnapshot(error=str(err), fetched=fetch)
+            return StatusSnapshot(status, fetched=fetch)
+
+        self._status_reads.start(read)
+        self.refresh_bindings()
 
     def _apply_status(self, snapshot: StatusSnapshot) -> None:
         self.fetching = False
@@ -539,17 +544,9 @@ class SyncPane(Pane):
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         group = event.worker.group
-        if group not in (STATUS_GROUP, RUN_GROUP):
+        if group != RUN_GROUP:
             return
         event.stop()
-        if group == STATUS_GROUP:
-            if event.state == WorkerState.SUCCESS:
-                snapshot = event.worker.result
-                if isinstance(snapshot, StatusSnapshot) and snapshot.seq == self._seq:
-                    self._apply_status(snapshot)
-            elif event.state == WorkerState.ERROR:
-                self._apply_status(StatusSnapshot(self._seq, error=str(event.worker.error)))
-            return
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, RunOutcome):
             self._finished(event.worker.result)
         elif event.state == WorkerState.ERROR:

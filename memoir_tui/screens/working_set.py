@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Static
 
 from memoir_tui.core.identity import identity
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import AddItemScreen, ItemDraft, SessionEnd, SessionEndScreen
+from memoir_tui.screens.item_dialogs import (
+    KIND_NAMES,
+    Answer,
+    CloseQuestionScreen,
+    ItemDetailScreen,
+    Rewording,
+    RewordScreen,
+    item_details,
+)
+from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Outcome, Store
 
 
 def item_columns(date_label: str) -> tuple[ColumnSpec, ...]:
@@ -37,6 +53,33 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
 }
 
 
+WELCOME = """Welcome to memoir-tui: see, prune and carry what your coding assistants remember, shared with your agents over MCP and your other machines over git.
+
+This store is empty. To start:
+  a                       add a goal, next action or question
+  memoir-tui capture      queue decisions from Claude Code for review
+  memoir-tui install-mcp  let an assistant use this memory
+  memoir-tui sync init    carry it to your other machines (git)
+  memoir-tui --demo       look around a store full of examples
+? lists every key · ctrl+p every command"""
+
+
+def is_empty_store(ws: WorkingSet) -> bool:
+    return not (
+        ws.goals
+        or ws.next_actions
+        or ws.open_questions
+        or any(c.reason == "completed" for c in ws.completed_actions)
+        or ws.decisions
+        or ws.tombstones
+        or ws.history
+        or ws.elsewhere
+    )
+
+
+TABLE_LISTS = {"goals": "goals", "next-actions": "next_actions", "questions": "open_questions"}
+LIST_KEYS = {"goal": "goals", "next_action": "next_actions", "question": "open_questions"}
+
 # Completed actions listed (newest first); the tombstones themselves are kept far longer.
 COMPLETED_ROWS = 50
 
@@ -45,7 +88,12 @@ def item_rows(items: tuple[Item, ...]) -> list[TableRow]:
     return [
         TableRow(
             identity(i.text),
-            (cell(i.text), cell(short_date(i.date)), cell(i.machine_label), cell(i.project)),
+            (
+                cell(i.text),
+                cell(short_date(i.date)),
+                cell(i.machine_label),
+                cell(i.project_label or "global"),
+            ),
         )
         for i in items
     ]
@@ -63,9 +111,12 @@ class WorkingSetPane(Pane):
 
     | Key(s) | Description |
     | :- | :- |
+    | enter | Open the selected item in full. |
     | a | Add a goal, next action or question (the focused list's kind first). |
-    | x, space | Complete the selected next action. |
-    | s, e | Record the end of a session with a summary. |
+    | e | Edit the selected item's text. |
+    | x | Complete it: a next action or goal done, a question answered, a completed one reopened. |
+    | d | Remove the selected goal, next action or question (asks; u undoes it). |
+    | s | Record the end of a session with a summary. |
     | tab | Move to the next list. |
     """
 
@@ -80,18 +131,36 @@ class WorkingSetPane(Pane):
             id="working_set.add",
         ),
         Binding(
-            "x,space",
+            "e", "edit", "Edit", tooltip="Edit the selected item's text", id="working_set.edit"
+        ),
+        Binding(
+            "x",
             "complete",
             "Complete",
-            tooltip="Complete the selected next action",
+            tooltip="Complete the selected action or goal, close a question, reopen a done one",
             id="working_set.complete",
         ),
         Binding(
-            "s,e",
+            "d",
+            "remove",
+            "Remove",
+            tooltip="Remove the selected goal, next action or question (asks first)",
+            id="working_set.remove",
+        ),
+        Binding(
+            "s",
             "session_end",
             "End session",
             tooltip="Record the end of this session with a summary",
             id="working_set.session_end",
+        ),
+        Binding(
+            "enter",
+            "open",
+            "Open",
+            show=False,
+            tooltip="Open the selected item in full",
+            id="working_set.open",
         ),
     ]
 
@@ -101,11 +170,16 @@ class WorkingSetPane(Pane):
             "add next action", "add('next_action')", "Add a next action", "working_set.add"
         ),
         PaneCommand("ask question", "add('question')", "Add an open question", "working_set.add"),
+        PaneCommand("open item", "open", "Show the selected item in full", "working_set.open"),
+        PaneCommand("edit item", "edit", "Change the selected item's text", "working_set.edit"),
         PaneCommand(
-            "complete next action",
+            "complete or close",
             "complete",
-            "Complete the next action under the cursor",
+            "Complete an action or goal, close a question, reopen a completed one",
             "working_set.complete",
+        ),
+        PaneCommand(
+            "remove item", "remove", "Remove the selected item (u undoes it)", "working_set.remove"
         ),
         PaneCommand(
             "record session end",
@@ -117,6 +191,16 @@ class WorkingSetPane(Pane):
     HELP_WIDGETS = (ItemTable,)
 
     DEFAULT_CSS = """
+    WorkingSetPane > #welcome {
+        display: none;
+        height: auto;
+        padding: 1 2;
+        border: round $primary;
+        margin: 0 1;
+    }
+    WorkingSetPane.-empty > #welcome {
+        display: block;
+    }
     WorkingSetPane > .ws-list {
         height: 1fr;
         min-height: 3;
@@ -131,6 +215,7 @@ class WorkingSetPane(Pane):
         self.state: WorkingSet | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static(WELCOME, id="welcome", markup=False)
         for table_id, (_title, _kind, date_label) in SECTIONS.items():
             columns = COMPLETED_COLUMNS if table_id == "completed" else item_columns(date_label)
             yield ItemTable(columns, id=table_id, classes="ws-list")
@@ -143,13 +228,17 @@ class WorkingSetPane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
+        # A store with nothing in it yet greets the person and says where to start.
+        self.set_class(is_empty_store(ws), "-empty")
+        done = tuple(c for c in ws.completed_actions if c.reason == "completed")
+        left_otherwise = len(ws.completed_actions) - len(done)
         lists = {
             "goals": (item_rows(ws.goals), len(ws.goals)),
             "next-actions": (item_rows(ws.next_actions), len(ws.next_actions)),
             "questions": (item_rows(ws.open_questions), len(ws.open_questions)),
             "completed": (
-                completed_rows(ws.completed_actions[:COMPLETED_ROWS]),
-                len(ws.completed_actions),
+                completed_rows(done[:COMPLETED_ROWS]),
+                len(done),
             ),
         }
         for table_id, (rows, count) in lists.items():
@@ -158,6 +247,9 @@ class WorkingSetPane(Pane):
                 title += f" (newest {len(rows)})"
             elif not count and table_id != "completed":
                 title += " · a adds one"
+            if table_id == "completed" and left_otherwise:
+                # Said, not hidden: actions removed, undone or pushed out by a full list.
+                title += f" · {left_otherwise} removed or undone not listed"
             self.table(table_id).set_rows(rows, title=title)
 
     # --- actions --------------------------------------------------------------
@@ -168,50 +260,125 @@ class WorkingSetPane(Pane):
             return focused.id
         return None
 
+    def selected_item(self) -> tuple[str, Item | CompletedAction] | None:
+        """(table id, the item under its cursor) of the focused list, or None."""
+        table_id = self._focused_table_id()
+        ws = self.state
+        if table_id is None or ws is None:
+            return None
+        key = self.table(table_id).cursor_key
+        pool: tuple[Item, ...] | tuple[CompletedAction, ...] = {
+            "goals": ws.goals,
+            "next-actions": ws.next_actions,
+            "questions": ws.open_questions,
+            "completed": tuple(c for c in ws.completed_actions if c.reason == "completed")[
+                :COMPLETED_ROWS
+            ],
+        }[table_id]
+        found = next((i for i in pool if identity(i.text) == key), None)
+        return (table_id, found) if found is not None else None
+
+    def _live_item(self, verb: str) -> tuple[str, Item] | None:
+        chosen = self.selected_item()
+        if chosen is None or not isinstance(chosen[1], Item):
+            self.app.notify(
+                f"Select a goal, next action or question to {verb}.", severity="warning"
+            )
+            return None
+        return chosen[0], chosen[1]
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        chosen = self.selected_item()
+        if chosen is not None:
+            self.app.push_screen(ItemDetailScreen(chosen[1]))
+
     def action_add(self, kind: str | None = None) -> None:
         if kind is None:
             kind = SECTIONS.get(self._focused_table_id() or "", ("", "next_action", ""))[1]
+        store = self.host.store
 
-        def added(draft: ItemDraft | None) -> None:
-            if draft is None:
-                return
+        def save(draft: ItemDraft) -> Callable[[Store], Outcome]:
             text = draft.text
             if draft.kind == "goal":
-                self.host.write(lambda store: store.add_goal(text))
-            elif draft.kind == "question":
-                self.host.write(lambda store: store.ask_question(text))
-            else:
-                self.host.write(lambda store: store.add_next_action(text))
+                return lambda store: store.add_goal(text)
+            if draft.kind == "question":
+                return lambda store: store.ask_question(text)
+            return lambda store: store.add_next_action(text)
 
-        self.app.push_screen(AddItemScreen(kind), added)
+        def would_rotate(item_kind: str) -> tuple[str, ...]:
+            return store.would_rotate(LIST_KEYS[item_kind])
+
+        self.app.push_screen(AddItemScreen(kind, save=save, would_rotate=would_rotate))
+
+    def action_edit(self) -> None:
+        chosen = self._live_item("edit")
+        if chosen is None:
+            return
+        table_id, item = chosen
+        list_key, old = TABLE_LISTS[table_id], item.text
+
+        def save(draft: Rewording) -> Callable[[Store], Outcome]:
+            return lambda store: store.reword_item(list_key, old, draft.text)
+
+        self.app.push_screen(RewordScreen(item, save=save))
 
     def action_complete(self) -> None:
-        table = self.table("next-actions")
-        if self._focused_table_id() != "next-actions":
+        chosen = self.selected_item()
+        if chosen is None:
             self.app.notify(
-                "x completes a next action: move to the Next actions list (tab) and select one.",
-                severity="warning",
+                "Select an item first (tab moves between the lists).", severity="warning"
             )
             return
-        key = table.cursor_key
-        item = next(
-            (i for i in (self.state.next_actions if self.state else ()) if identity(i.text) == key),
-            None,
-        )
-        if item is None:
-            self.app.notify("There is no next action to complete.", severity="warning")
-            return
+        table_id, item = chosen
         text = item.text
-        self.host.write(lambda store: store.complete_next_action(text))
+        if table_id == "completed":
+            self.host.write(lambda store: store.revive_item("next_actions", text=text))
+        elif table_id == "next-actions":
+            self.host.write(lambda store: store.complete_next_action(text))
+        elif table_id == "goals":
+            self.host.write(lambda store: store.remove_item("goals", text, reason="completed"))
+        elif isinstance(item, Item):
+
+            def save(answer: Answer) -> Callable[[Store], Outcome]:
+                return lambda store: store.close_question(
+                    text, answer=answer.text or None, as_decision=answer.as_decision
+                )
+
+            self.app.push_screen(CloseQuestionScreen(item, save=save))
+
+    def action_remove(self) -> None:
+        chosen = self._live_item("remove")
+        if chosen is None:
+            return
+        table_id, item = chosen
+        list_key, text = TABLE_LISTS[table_id], item.text
+        noun = KIND_NAMES.get(item.kind, "item").lower()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: store.remove_item(list_key, text))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Remove this {noun}?",
+                item_details(item),
+                warning="It leaves the list on every machine (a record of it is kept, so it "
+                "does not come back); u undoes it.",
+                yes_label="Remove (y)",
+                no_label="Cancel (n)",
+            ),
+            answered,
+        )
 
     def action_session_end(self) -> None:
-        def recorded(end: SessionEnd | None) -> None:
-            if end is None:
-                return
-            self.host.write(
-                lambda store: store.record_session_end(
-                    end.summary, end.files_touched, end.duration_min
-                )
+        def save(end: SessionEnd) -> Callable[[Store], Outcome]:
+            return lambda store: store.record_session_end(
+                end.summary, end.files_touched, end.duration_min
             )
 
-        self.app.push_screen(SessionEndScreen(), recorded)
+        self.app.push_screen(SessionEndScreen(save=save))

@@ -24,20 +24,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Resize
-from textual.message import Message
 from textual.widgets import DataTable, Label, Static
-from textual.worker import get_current_worker
 
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.fields import home_relative, theme_colours
 from memoir_tui.widgets.item_table import short_date
+from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -478,14 +476,6 @@ class EntryScreen(DialogScreen[bool]):
     }
     """
 
-    class Loaded(Message):
-        """A read of the file finished (posted from the load worker)."""
-
-        def __init__(self, generation: int, document: EntryDocument) -> None:
-            super().__init__()
-            self.generation = generation
-            self.document = document
-
     def __init__(self, source: RecallSource, ref: EntryRef, *, store: Store) -> None:
         super().__init__()
         self.source = source
@@ -494,7 +484,7 @@ class EntryScreen(DialogScreen[bool]):
         self.document: EntryDocument | None = None
         self.edited = False
         self.reading = False
-        self._generation = 0
+        self._reads: LatestRead[EntryDocument] = LatestRead(self, "entry-load", self._loaded)
 
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown  # markdown-it loads on first open, not at start-up
@@ -536,30 +526,25 @@ class EntryScreen(DialogScreen[bool]):
 
     def reload(self, *, changed: Sequence[str] = ()) -> None:
         """Read the file again in a worker (``changed``: tell the index first)."""
-        self._generation += 1
         self.reading = True
-        self._load(self._generation, tuple(changed))
+        ref, source, changed = self.ref, self.source, tuple(changed)
 
-    @work(thread=True, exclusive=True, group="entry-load", name="entry-load")
-    def _load(self, generation: int, changed: tuple[str, ...]) -> None:
-        ref = self.ref
-        try:
-            recall = self.source.get()
-            if changed:
-                recall.notify_changed(changed)
-            document = load_entry_document(recall, ref)
-        except (MemoirError, OSError) as err:
-            document = EntryDocument(ref, path=ref.path, error=str(err))
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Loaded(generation, document))
+        def read() -> EntryDocument:
+            try:
+                recall = source.get()
+                if changed:
+                    recall.notify_changed(changed)
+                return load_entry_document(recall, ref)
+            except (MemoirError, OSError) as err:
+                return EntryDocument(ref, path=ref.path, error=str(err))
 
-    @on(Loaded)
-    async def _loaded(self, message: Loaded) -> None:
-        message.stop()
-        if message.generation != self._generation:
-            return
+        self._reads.start(read)
+
+    def _loaded(self, document: EntryDocument) -> None:
+        self.call_next(self._show_document, document)
+
+    async def _show_document(self, document: EntryDocument) -> None:
         self.reading = False
-        document = message.document
         self.document = document
         self.set_class(bool(document.error), "-error")
         if document.error:

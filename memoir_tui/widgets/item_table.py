@@ -18,7 +18,7 @@ from typing import ClassVar
 from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.events import Resize
+from textual.events import Resize, Show
 from textual.widgets import DataTable
 
 from memoir_tui.core.identity import parse_date_ms
@@ -148,6 +148,7 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         self._specs: tuple[ColumnSpec, ...] = tuple(columns)
         self._rows: tuple[TableRow, ...] = ()
         self._laid_out_width = -1
+        self._stale = False  # rows given that are not drawn yet (a hidden tab)
         self._wanted_key: str | None = None
         self._title: str | None = None
 
@@ -166,8 +167,15 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         """The key of the row under the cursor, or None when the table is empty."""
         if not self._rows:
             return None
-        if self.row_count == 0:  # rows given but not laid out yet (e.g. a hidden tab)
-            return self._wanted_key or self._rows[0].key
+        keys = self.row_keys
+        if self._stale or self.row_count == 0:  # given but not drawn yet (e.g. a hidden tab)
+            if self._wanted_key in keys:
+                return self._wanted_key
+            if self.row_count:  # the row drawn under the cursor, if it is still there
+                drawn = self.ordered_rows[min(max(self.cursor_row, 0), self.row_count - 1)]
+                if drawn.key.value in keys:
+                    return drawn.key.value
+            return keys[0]
         index = min(max(self.cursor_row, 0), self.row_count - 1)
         return self.ordered_rows[index].key.value
 
@@ -184,8 +192,13 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         """
         rows = tuple(rows)
         relabel = title is not None and title != self._title
-        unchanged_layout = self._laid_out_width == self._available_width() and self.row_count
-        if not relabel and unchanged_layout and _signature(rows) == _signature(self._rows):
+        unchanged_layout = self._laid_out_width == self._available_width()
+        if (
+            not relabel
+            and unchanged_layout
+            and not self._stale
+            and _signature(rows) == _signature(self._rows)
+        ):
             return  # a reload that changed nothing here: keep the table as it is
         self._rows = rows
         if relabel:
@@ -198,7 +211,7 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         keys = self.row_keys
         if key not in keys:
             return False
-        if self.row_count == 0:
+        if self.row_count == 0 or self._stale:
             self._wanted_key = key
         else:
             self.move_cursor(row=keys.index(key), animate=False)
@@ -235,9 +248,17 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
             widths[first] += spare - given
         return widths
 
+    @property
+    def drawn_up_to_date(self) -> bool:
+        """Whether the rows on screen are exactly the rows last given."""
+        return not self._stale
+
     def _rebuild(self) -> None:
         if not self.size.width:
-            return  # not laid out yet (or in a hidden tab): the first Resize builds it
+            # Not laid out yet, or in a hidden tab (zero width): the rows are kept,
+            # and drawn on the next Resize or Show, whatever the width is then.
+            self._stale = True
+            return
         keep_key = self.cursor_key
         keep_row = self.cursor_row
         self._wanted_key = None
@@ -258,6 +279,7 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         shown = [i for i, spec in enumerate(self._specs) if spec in specs]
         for row in self._rows:
             self.add_row(*(row.cells[i] for i in shown), key=row.key)
+        self._stale = False
         if not self._rows:
             return
         keys = self.row_keys
@@ -265,7 +287,13 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         self.move_cursor(row=max(target, 0), animate=False)
 
     def on_resize(self, event: Resize) -> None:
-        if self._available_width() != self._laid_out_width:
+        if self._available_width() != self._laid_out_width or not self.drawn_up_to_date:
+            self._rebuild()
+
+    def on_show(self, event: Show) -> None:
+        # A tab shown again may keep its width: rows given while it was hidden
+        # must still be drawn (a Resize alone would not come).
+        if not self.drawn_up_to_date:
             self._rebuild()
 
     # --- actions -----------------------------------------------------------------

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on
 from textual.widgets import Tab, TabbedContent, Tabs
+
+from memoir_tui.widgets.latest_read import LatestRead
 
 TAB_GUTTER = 2
 """Columns a tab adds around its label (Textual's ``Tab`` has ``padding: 0 1``)."""
@@ -22,6 +26,21 @@ class PaneTabs(TabbedContent):
     def __init__(self, *, initial: str = "", id: str | None = None) -> None:
         super().__init__(initial=initial, id=id)
         self._named: dict[Tab, str] = {}
+        self._badges: dict[str, str] = {}
+        self._reads: LatestRead[tuple[str, str]] = LatestRead(self, "tab-badge", self._badge_read)
+
+    def set_badge(self, pane_id: str, badge: str) -> None:
+        """Show ``badge`` (a count) after the tab's name, even when it shrinks to its number."""
+        if self._badges.get(pane_id, "") != badge:
+            self._badges[pane_id] = badge
+            self.fit_labels()
+
+    def read_badge(self, pane_id: str, read: Callable[[], str]) -> None:
+        """Compute a tab's badge off the UI thread (a count read from a file)."""
+        self._reads.start(lambda: (pane_id, read()))
+
+    def _badge_read(self, result: tuple[str, str]) -> None:
+        self.set_badge(*result)
 
     def on_resize(self) -> None:
         self.fit_labels()
@@ -44,5 +63,13 @@ class PaneTabs(TabbedContent):
         active = tab_strip.active_tab
         for tab, label in self._named.items():
             wanted = label if fits or tab is active else (label.split() or [label])[0]
+            badge = self._badges.get(self._pane_id(tab), "")
+            if badge:
+                wanted += f" · {badge}" if wanted == label else f"·{badge}"
             if tab.label_text != wanted:
                 tab.label = wanted
+
+    @staticmethod
+    def _pane_id(tab: Tab) -> str:
+        # TabbedContent names each tab after its pane: "--content-tab-<pane id>".
+        return (tab.id or "").removeprefix("--content-tab-")

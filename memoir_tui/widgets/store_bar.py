@@ -8,7 +8,7 @@ from textual.widgets import Label
 
 
 class StoreBar(Horizontal):
-    """Shows ``memoir``, the store path, this machine's label and ``READ-ONLY``.
+    """Shows ``memoir``, the store path, the scope, this machine's label and ``READ-ONLY``.
 
     No key bindings.
     """
@@ -36,6 +36,13 @@ class StoreBar(Horizontal):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
+    StoreBar > .store-bar--scope {
+        max-width: 60%;
+        color: $text-accent;
+        text-style: bold;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     StoreBar > .store-bar--machine {
         color: $text-muted;
     }
@@ -59,12 +66,21 @@ class StoreBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label("memoir", classes="store-bar--brand")
         yield Label(self._path, classes="store-bar--path", markup=False)
+        yield Label("", id="store-bar-scope", classes="store-bar--scope", markup=False)
         yield Label(f"machine: {self._machine}", classes="store-bar--machine", markup=False)
         yield Label("READ-ONLY", classes="store-bar--mode")
 
     @property
     def read_only(self) -> bool:
         return self.has_class("-read-only")
+
+    @property
+    def scope(self) -> str:
+        return str(self.query_one("#store-bar-scope", Label).content)
+
+    def set_scope(self, text: str) -> None:
+        """Name the scope every pane shows: the project as a person reads it, or all."""
+        self.query_one("#store-bar-scope", Label).update(text)
 
     def set_read_only(self, read_only: bool) -> None:
         self.set_class(read_only, "-read-only")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memoir_tui.core.store import Store
 from tests.app.helpers import demo_store_in
+from tests.app.tmux import Tmux
 from tests.app.world import World, build_world
 
 
@@ -21,3 +24,12 @@ def demo_store(tmp_path: Path) -> Store:
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     """The scratch home of tests/app/world.py, with HOME pointing at it."""
     return build_world(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    """A private tmux server (``tests/app/tmux.py``), killed after the test."""
+    t = Tmux(f"memoir-test-{uuid.uuid4().hex[:8]}", "memoir")
+    yield t
+    # Only our private server: ends the session we started and nothing else.
+    t.run("kill-server", check=False)

@@ -176,7 +176,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         assert f"trash {record.id}: u undoes it" in status
         assert any(record.id in m and "u undoes it" in m for m in messages(app))
 
-        await pilot.press("u")
+        await pilot.press("U")  # the trash's last apply, asking first
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         body = rendered(app.screen.query_one("#confirm-body", Static))
@@ -188,6 +188,28 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         assert store.trash.get(record.id).status == "restored"
         assert pane.report is not None and len(pane.report.proposals) == 12
         assert any("Undone: trash " + record.id in m for m in messages(app))
+
+
+async def test_u_undoes_an_apply_files_and_session_alike(store: Store, home: Path) -> None:
+    before = tree_digests(home)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_consolidate(pilot)
+        await pilot.press("space", "j", "space", "a")
+        await settle(pilot)
+        await type_text(pilot, "2")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert tree_digests(home) != before
+        await pilot.press("u")  # the app's undo: no question, it is this session's act
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert pane.report is not None and len(pane.report.proposals) == 12
+    after = tree_digests(home)
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    # Every entry file is back byte for byte; what changed is the record of it all.
+    assert all(p.startswith(".config/memoir/") for p in changed), changed
+    assert not [p for p in changed if p.endswith(".md")], changed
 
 
 async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Path) -> None:
@@ -230,7 +252,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
         await settle(pilot)
         assert not (memory / "fact_api-endpoint.md").exists()
         assert (memory / "fact_api-base-url.md").read_bytes() == keeper  # trashed, not merged
-        await pilot.press("u")
+        await pilot.press("U")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
@@ -249,10 +271,13 @@ async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
         assert any("Nothing is marked" in m for m in messages(app))
-        await pilot.press("u")
+        await pilot.press("U")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
-        assert any("Nothing to undo" in m for m in messages(app))
+        assert any("no apply is left in the trash" in m for m in messages(app))
+        await pilot.press("u")
+        await settle(pilot)
+        assert any("Nothing to undo in this session" in m for m in messages(app))
     assert tree_digests(home) == before
 
 
@@ -358,7 +383,7 @@ async def test_palette_offers_consolidate_commands_with_keys(store: Store) -> No
             "consolidate: mark": "space",
             "consolidate: apply marked": "a",
             "consolidate: keep marked": "K",
-            "consolidate: undo last apply": "u",
+            "consolidate: undo last apply": "U",
             "consolidate: rescan": "r",
             "consolidate: details": "⏎",
         }.items():

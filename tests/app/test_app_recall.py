@@ -279,7 +279,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert 3 <= len(shown) <= 5
     ids = {b.id for b in own_bindings(RecallPane)}
     assert all(c.binding_id in ids for c in RecallPane.COMMANDS)
-    assert {c.verb for c in RecallPane.COMMANDS} >= {"search", "open entry", "toggle all projects"}
+    assert {c.verb for c in RecallPane.COMMANDS} >= {"search", "open entry"}
 
 
 def paste_query(query: str) -> Callable[[Pilot[Any]], Awaitable[None]]:

@@ -15,7 +15,7 @@ import pytest
 from textual import events
 from textual.binding import Binding
 from textual.command import CommandPalette
-from textual.widgets import Input, Tab, TabbedContent, Tabs
+from textual.widgets import Input, Label, Tab, TabbedContent, Tabs
 from textual.widgets._footer import FooterKey
 
 from memoir_tui import app as app_module
@@ -34,6 +34,7 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.screens.help import HelpScreen, own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
@@ -84,7 +85,7 @@ async def test_footer_shows_at_most_seven_keys_per_pane(demo_store: Store) -> No
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         for number, pane in enumerate(PANE_CLASSES, start=1):
-            await pilot.press(str(number))
+            await pilot.press(str(number % 10))
             await settle(pilot)
             shown = {
                 b.binding.action
@@ -148,17 +149,22 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
         assert bar.read_only
         labels = [str(w.render()) for w in bar.query("Label")]
         assert str(root) in labels[1] or labels[1].startswith("~")
-        assert labels[2] == "machine: laptop-7"
+        assert labels[2] == "all projects (outside any project)"
+        assert labels[3] == "machine: laptop-7"
         assert "READ-ONLY" in labels
-        assert any("newer memoir format" in m for m in messages(app))
-        # Writing is refused by the core and shown as a readable error.
+        # The damage is a banner that stays, naming the file and the kept copy.
+        banner = app.query_one(DamageBanner)
+        assert banner.display
+        assert "newer memoir format" in banner.text and "refuses every change" in banner.text
+        assert "session.json.pre-migration-" in banner.text
+        # Writing is refused by the core, and said inside the dialog, which keeps the text.
         await pilot.press("a")
         await settle(pilot)
         app.screen.query_one("#text", Input).value = "try to write"
         await pilot.press("enter")
         await settle(pilot)
-        errors = [n.message for n in app._notifications if n.severity == "error"]
-        assert errors and "read-only" in errors[-1]
+        assert "read-only" in str(app.screen.query_one("#dialog-error", Label).render())
+        assert app.screen.query_one("#text", Input).value == "try to write"
     assert (root / "session.json").read_bytes() == before
 
 
@@ -199,7 +205,7 @@ async def test_help_lists_keys_grouped_by_pane(demo_store: Store) -> None:
             for r in sections["Working set (press 1)"].rows
             if r.binding_id == "working_set.complete"
         )
-        assert complete.keys == "x, space" and not complete.active
+        assert complete.keys == "x" and not complete.active
         everywhere = {r.binding_id: r.keys for r in sections["Everywhere"].rows}
         assert everywhere["app.help"] == "?, f1" and everywhere["app.quit_now"] == "^q"
         await pilot.press("q")  # q closes help, it does not quit
@@ -222,8 +228,14 @@ async def test_palette_lists_area_verb_commands_with_keys(demo_store: Store) -> 
             "working set: add goal": "a",
             "working set: add next action": "a",
             "working set: ask question": "a",
-            "working set: complete next action": "x, space",
-            "working set: record session end": "s, e",
+            "working set: complete or close": "x",
+            "working set: open item": "⏎",
+            "working set: edit item": "e",
+            "working set: remove item": "d",
+            "working set: record session end": "s",
+            "decisions: edit": "e",
+            "app: undo": "u",
+            "app: toggle all projects": "A",
             "decisions: add": "a",
             "decisions: filter": "/",
             "decisions: hide": "d",
@@ -344,7 +356,7 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         await pilot.press("j", "j")
         kept = table.cursor_key
         assert kept == identity("Add --format csv|json to tideline export")
-        assert not app.poll_session()  # nothing changed yet
+        assert not app.poll_store()  # nothing changed yet
         # Another process adds the newest action (it lands on top) ...
         other.add_next_action("Rebase the sync branch on main")
         await pilot.pause(0.3)
@@ -353,7 +365,7 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         assert table.cursor_key == kept and table.cursor_row == 3
         # Hiding elsewhere removes the decision from this app's lists too.
         other.hide_decision(text_hash("Use Playwright for end-to-end tests"))
-        assert app.poll_session()
+        assert app.poll_store()
         await pilot.pause()
         keys = {d.key for d in app.state.decisions}
         assert text_hash("Use Playwright for end-to-end tests") not in keys
@@ -547,8 +559,8 @@ def test_app_module_imports_textual_only_in_faces(tmp_path: Path) -> None:
 def test_registry_is_the_only_place_panes_are_listed() -> None:
     ids = [spec.pane_id for spec in PANES]
     assert ids[:2] == ["working-set", "decisions"]  # the heart of the app on keys 1 and 2
-    assert len(set(ids)) == len(ids) <= 9  # one number key per pane
-    assert [spec.key for spec in PANES] == [str(n) for n in range(1, len(PANES) + 1)]
+    assert len(set(ids)) == len(ids) <= 10  # one number key per pane: 1 to 9, then 0
+    assert [spec.key for spec in PANES] == [str(n % 10) for n in range(1, len(PANES) + 1)]
     assert app_module.PANES is PANES
     for spec, pane in zip(PANES, PANE_CLASSES, strict=True):
         # The class names its registry entry and takes its title and area from it.
@@ -660,22 +672,22 @@ def tab_labels(app: MemoirApp) -> list[str]:
 
 
 async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -> None:
-    named = [f"{number} {spec.title}" for number, spec in enumerate(PANES, start=1)]
+    named = [f"{spec.key} {spec.title}" for spec in PANES]
     app = make_app(demo_store)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        # Nine named tabs need 100 columns: at 80 the others show their number key.
-        assert tab_labels(app) == [named[0], *(str(n) for n in range(2, len(PANES) + 1))]
+        # Ten named tabs need 111 columns: at 80 the others show their number key.
+        assert tab_labels(app) == [named[0], *(str(n % 10) for n in range(2, len(PANES) + 1))]
         strip = app.query_one("#panes", TabbedContent).query_one(Tabs)
         assert all(tab.region.right <= 80 for tab in strip.query(Tab))
         await pilot.press(pane_spec("sync").key)
         await settle(pilot)
         labels = tab_labels(app)
         assert labels[PANES.index(pane_spec("sync"))] == "8 Sync" and labels[0] == "1"
-        await pilot.resize_terminal(100, 30)
+        await pilot.resize_terminal(120, 30)
         await settle(pilot)
         assert tab_labels(app) == named
-        await pilot.resize_terminal(99, 30)
+        await pilot.resize_terminal(110, 30)
         await settle(pilot)
         assert tab_labels(app).count("1") == 1 and "8 Sync" in tab_labels(app)
 

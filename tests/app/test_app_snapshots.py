@@ -66,3 +66,29 @@ def test_help_screen(snap_compare: Any, snapshot_app: MemoirApp) -> None:
 
 def test_add_item_dialog(snap_compare: Any, snapshot_app: MemoirApp) -> None:
     assert snap_compare(snapshot_app, terminal_size=(80, 24), run_before=pressing("a", "ctrl+g"))
+
+
+# --- issue 13's views: history, an item in full, closing a question, the welcome ---------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_history_pane(snap_compare: Any, snapshot_app: MemoirApp, size: tuple[int, int]) -> None:
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=pressing("0", "j"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_item_detail(snap_compare: Any, snapshot_app: MemoirApp, size: tuple[int, int]) -> None:
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=pressing("enter"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_close_question_dialog(
+    snap_compare: Any, snapshot_app: MemoirApp, size: tuple[int, int]
+) -> None:
+    assert snap_compare(snapshot_app, terminal_size=size, run_before=pressing("tab", "x"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_welcome_on_an_empty_store(snap_compare: Any, tmp_path: Any, size: tuple[int, int]) -> None:
+    empty = Store(tmp_path / "store", machine_label="laptop")
+    assert snap_compare(make_app(empty), terminal_size=size, run_before=pressing())

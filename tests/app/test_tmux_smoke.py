@@ -1,90 +1,19 @@
 """Smoke test in a real terminal: ``python -m memoir_tui --demo`` inside tmux.
 
-Runs on a private tmux server (``-L``) so it never touches the user's tmux
-sessions, with the scratch HOME/MEMOIR_HOME/XDG/TMPDIR from conftest passed
-through explicitly (a tmux server does not inherit the test's environment).
 It reads the screen the way a person would, with ``capture-pane``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
+from tests.app.tmux import PASS_THROUGH, Tmux, needs_tmux
 from tests.paths import REPO
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-PASS_THROUGH = (
-    "HOME",
-    "MEMOIR_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
-    "PATH",
-    "LANG",
-    "LC_ALL",
-)
-
-
-class Tmux:
-    def __init__(self, socket: str, session: str) -> None:
-        self.socket = socket
-        self.session = session
-
-    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            check=check,
-            timeout=20,
-        )
-
-    def screen(self) -> str:
-        out = self.run("capture-pane", "-p", "-t", self.session, check=False)
-        return out.stdout
-
-    def alive(self) -> bool:
-        return self.run("has-session", "-t", self.session, check=False).returncode == 0
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.session, *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", self.session, "-l", text)
-
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if predicate(screen):
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
-
-    def wait_for_text(self, *texts: str, timeout: float = 20.0) -> str:
-        """Poll until every text is on screen (a repaint can be half done)."""
-        return self.wait_for(lambda s: all(t in s for t in texts), repr(texts), timeout)
-
-
-@pytest.fixture
-def tmux(tmp_path: Path):
-    socket = f"memoir-test-{uuid.uuid4().hex[:8]}"
-    t = Tmux(socket, "memoir")
-    yield t
-    # Only our private server: ends the session we started and nothing else.
-    t.run("kill-server", check=False)
+pytestmark = needs_tmux
 
 
 def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
@@ -121,7 +50,7 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
     time.sleep(0.2)
     tmux.type("pipx")
     screen = tmux.wait_for(
-        lambda s: "Use date-fns" not in s and "1 of 12" in s, "the filter to apply"
+        lambda s: "Use date-fns" not in s and "1 of 12" in s and "pipx" in s, "the filter to apply"
     )
     assert "Ship the CLI through pipx" in screen
 

@@ -366,3 +366,38 @@ def test_claude_and_codex_folders_follow_their_environment_variables(fx, tmp_pat
     # Without them, the defaults under the home.
     paths = {ch.target: ch.path for ch in plan(fx, env={})}
     assert paths["claude"] == fx.home / ".claude" / "CLAUDE.md" and "codex" not in paths
+
+
+def _plant_secret_decision(fx, text: str) -> None:
+    """Another tool (or an older scanner) let a secret into session.json."""
+    path = fx.store().session_path
+    session = json.loads(path.read_text())
+    session["current"]["decisions"].insert(
+        0, {"text": text, "date": "2026-07-30T00:00:00.000Z", "why": "it works"}
+    )
+    path.write_text(json.dumps(session, indent=2))
+
+
+def test_an_item_holding_a_secret_is_withheld_and_the_rest_injected(fx, capsys, monkeypatch):
+    token = "gh" + "p_" + "q7Xk2Lm9VtR4wZp8NcYh3JsGd6BfTu1EaWn5HyKe"[:36]
+    _plant_secret_decision(fx, "Deploy with " + token[:20] + "\u200b" + token[20:])
+    claude = only(run(fx), "claude")
+    assert claude.error is None and claude.withheld == ("github-token",)
+    text = claude.path.read_text()
+    assert token[8:20] not in text
+    assert "Write the export command" in text  # the others still go in
+    assert "1 withheld: they look like they hold a secret (github-token)" in text
+
+    # The command says so, naming the rule, never the secret.
+    import argparse
+
+    from memoir_tui.commands.inject import cmd_inject
+
+    monkeypatch.setenv("HOME", str(fx.home))
+    ns = argparse.Namespace(
+        dry_run=True, project=None, target=["claude"], remove=False, store=fx.store_dir
+    )
+    cmd_inject(ns)
+    out = capsys.readouterr().out
+    assert "1 item(s) withheld: they look like they hold a secret (github-token)" in out
+    assert token[8:20] not in out

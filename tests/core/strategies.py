@@ -14,6 +14,7 @@ TEXTS = [
     "Write tests",
     "Fix lock",
     "Add sync",
+    "[purged]",  # a live item whose text is literally the purged marker
 ]
 BASE_MS = 1_780_000_000_000
 DATES = [iso_from_ms(BASE_MS + i * 60_000) for i in range(6)] + ["", "not a date", "2026-13-45"]
@@ -55,18 +56,28 @@ class Parts:
 
     @staticmethod
     def _item(date_field: str, maybe_date):
-        return st.builds(
-            lambda text, date, machine, more: {
-                "text": text,
-                **({date_field: date} if date is not None else {}),
-                "machine_id": machine,
-                **more,
-            },
-            texts,
-            maybe_date,
-            st.sampled_from(MACHINES),
-            extra,
-        )
+        # Sometimes hidden or purged: the JavaScript tool hides goals, actions and
+        # questions too, and a purged copy there must keep its hash.
+        @st.composite
+        def item(draw):
+            text = draw(texts)
+            i = {"text": text, "machine_id": draw(st.sampled_from(MACHINES))}
+            date = draw(maybe_date)
+            if date is not None:
+                i[date_field] = date
+            kind = draw(st.sampled_from(["live", "live", "live", "hidden", "purged"]))
+            if kind in ("hidden", "purged"):
+                i["hidden"] = True
+                at = draw(maybe_date)
+                if at is not None:
+                    i["hidden_at"] = at
+            if kind == "purged":
+                i["text_hash"] = text_hash(text)
+                i["text"] = "[purged]"
+            i.update(draw(extra))
+            return i
+
+        return item()
 
     @staticmethod
     def _decisions(dates, maybe_date):
@@ -127,6 +138,9 @@ def sessions(max_items: int = 4, *, valid_dates: bool = False):
             s["x_top"] = draw(st.integers(0, 5))
         if draw(st.booleans()):
             s["current"]["x_cur"] = draw(st.sampled_from(["a", "b"]))
+        for tombstones in ("completed_goals", "closed_questions"):
+            if draw(st.booleans()):
+                s["current"][tombstones] = draw(done)
         return s
 
     return session()

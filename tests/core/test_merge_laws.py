@@ -57,14 +57,16 @@ def test_inputs_not_mutated(a, b):
 @EXAMPLES
 @given(sessions(), sessions())
 def test_no_silent_loss(a, b):
+    # Identities as hashes (decision_key works on every list): a purged copy and a
+    # plain copy of one text are one identity.
     merged = m(a, b)
     cur = merged["current"]
     for side in (a, b):
-        for key in ("goals", "open_questions"):
-            have = {identity(i["text"]) for i in cur[key]}
-            assert {identity(i["text"]) for i in side["current"][key]} <= have
-        live_or_done = {identity(i["text"]) for i in cur["next_actions"] + cur["completed_actions"]}
-        assert {identity(i["text"]) for i in side["current"]["next_actions"]} <= live_or_done
+        for key, tombs in (("goals", "completed_goals"), ("open_questions", "closed_questions")):
+            have = {decision_key(i) for i in cur[key] + cur.get(tombs, [])}
+            assert {decision_key(i) for i in side["current"][key]} <= have
+        live_or_done = {decision_key(i) for i in cur["next_actions"] + cur["completed_actions"]}
+        assert {decision_key(i) for i in side["current"]["next_actions"]} <= live_or_done
         keys = {decision_key(d) for d in cur["decisions"]}
         assert {decision_key(d) for d in side["current"]["decisions"]} <= keys
         assert set(side["machines"]) <= set(merged["machines"])
@@ -98,18 +100,18 @@ def test_completed_stays_completed_and_readd_survives(a, b):
     done = {}
     for side in (a, b):
         for t in side["current"]["completed_actions"]:
-            k = identity(t["text"])
+            k = decision_key(t)
             done[k] = max(done.get(k, 0), parse_date_ms(t["done_at"]))
     for action in cur["next_actions"]:
-        k = identity(action["text"])
-        if k in done:
+        k = decision_key(action)
+        if k in done and not is_hidden(action):  # a hiding outlives a completion
             assert parse_date_ms(action.get("added")) > done[k]
     # a copy added after every completion of its identity survives
     for side in (a, b):
         for action in side["current"]["next_actions"]:
-            k = identity(action["text"])
+            k = decision_key(action)
             if parse_date_ms(action.get("added")) > done.get(k, -1):
-                assert k in {identity(x["text"]) for x in cur["next_actions"]}
+                assert k in {decision_key(x) for x in cur["next_actions"]}
 
 
 @EXAMPLES
@@ -134,7 +136,10 @@ def test_visible_caps_never_cut_tombstones(a, b):
     done_in = {identity(t["text"]) for s in (a, b) for t in s["current"]["completed_actions"]}
     assert done_in <= {identity(t["text"]) for t in merged["current"]["completed_actions"]}
     assert len([d for d in merged["current"]["decisions"] if not is_hidden(d)]) <= 1
-    assert len(merged["current"]["next_actions"]) <= 1
+    for key in ("goals", "next_actions", "open_questions"):
+        assert len([i for i in merged["current"][key] if not is_hidden(i)]) <= 1
+        hidden_in = {decision_key(i) for s in (a, b) for i in s["current"][key] if is_hidden(i)}
+        assert hidden_in <= {decision_key(i) for i in merged["current"][key] if is_hidden(i)}
 
 
 def test_tombstoned_actions_filtered_before_the_cap():
@@ -233,3 +238,72 @@ def test_identity_uses_javascript_trim_and_lowercase():
 @given(st.text())
 def test_text_hash_never_raises(text):
     assert len(text_hash(text)) == 64
+
+
+LIVE_LISTS = ("goals", "next_actions", "open_questions", "decisions")
+
+
+@EXAMPLES
+@given(sessions(), sessions(), sessions())
+def test_hidden_is_sticky_on_every_list(a, b, c):
+    """Any hidden copy hides the merged item, whatever the dates (the JavaScript tool keeps
+    hidden sticky on every list), and it stays hidden through later merges with live copies."""
+    for key in LIVE_LISTS:
+        hidden = {decision_key(i) for side in (a, b) for i in side["current"][key] if is_hidden(i)}
+        for merged in (m(a, b), m(m(a, b), c), m(c, m(a, b))):
+            out = {decision_key(i): i for i in merged["current"][key]}
+            assert hidden <= set(out), key  # never suppressed nor capped away
+            for k in hidden:
+                assert out[k]["hidden"] is True, (key, out[k])
+
+
+@EXAMPLES
+@given(sessions(), sessions())
+def test_a_purged_identity_keeps_its_hash_and_no_text(a, b):
+    merged = m(a, b)
+    for key in LIVE_LISTS:
+        purged = {i["text_hash"] for s in (a, b) for i in s["current"][key] if "text_hash" in i}
+        out = {decision_key(i): i for i in merged["current"][key]}
+        for h in purged:
+            assert out[h]["text_hash"] == h and out[h]["text"] == "[purged]", key
+
+
+def _one(key, item):
+    return {"version": 1, "current": {key: [item]}}
+
+
+def test_a_hidden_goal_action_or_question_beats_a_newer_live_copy():
+    for key, field in (("goals", "set_on"), ("next_actions", "added"), ("open_questions", "asked")):
+        hidden = {"text": "Ship it", field: "2026-01-01T00:00:00.000Z", "hidden": True,
+                  "hidden_at": "2026-01-02T00:00:00.000Z"}  # fmt: skip
+        newer = {"text": "ship it", field: "2026-06-01T00:00:00.000Z", "why": "again"}
+        for merged in (
+            m(_one(key, hidden), _one(key, newer)),
+            m(_one(key, newer), _one(key, hidden)),
+        ):
+            (only,) = merged["current"][key]
+            assert only["hidden"] is True and only["hidden_at"] == hidden["hidden_at"], key
+
+
+def test_a_hidden_action_survives_its_completion_and_a_later_readd():
+    hidden = {"text": "Deploy", "added": "2026-01-01T00:00:00.000Z", "hidden": True}
+    done = {"version": 1, "current": {"completed_actions": [
+        {"text": "deploy", "done_at": "2026-02-01T00:00:00.000Z"}]}}  # fmt: skip
+    readd = _one("next_actions", {"text": "Deploy", "added": "2026-03-01T00:00:00.000Z"})
+    merged = m(m(_one("next_actions", hidden), done), readd)
+    (only,) = merged["current"]["next_actions"]
+    assert only["hidden"] is True
+
+
+def test_a_purged_tombstone_keeps_its_hash_beside_a_live_purged_marker():
+    """A malformed live item whose text is literally ``[purged]`` used to win the tie on
+    goals, actions and questions and take the tombstone's ``text_hash`` with it."""
+    tomb = {"text": "[purged]", "text_hash": text_hash("secret plan"), "hidden": True,
+            "hidden_at": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    other = {**tomb, "text_hash": text_hash("another plan")}
+    marker = {"text": "[purged]"}
+    for key in LIVE_LISTS:
+        a = {"version": 1, "current": {key: [tomb, other]}}
+        for merged in (m(a, _one(key, marker)), m(_one(key, marker), a)):
+            hashes = {i.get("text_hash") for i in merged["current"][key]}
+            assert {tomb["text_hash"], other["text_hash"]} <= hashes, key

@@ -341,10 +341,13 @@ def test_scanning_100_kb_of_ordinary_text_is_fast():
     assert find_secrets(text) == []
     best = float("inf")
     for _ in range(10):
-        started = time.perf_counter()
+        # CPU time, not wall time: under a parallel suite on a busy machine the wall
+        # clock also counts the time other processes ran (it read 8-17 ms for 3 ms of work).
+        started = time.process_time()
         find_secrets(text)
-        best = min(best, time.perf_counter() - started)
-    assert best < 0.005, f"{best * 1000:.2f} ms"
+        best = min(best, time.process_time() - started)
+    # 6 ms: the base64 pass (about half a millisecond here) joined the rules' passes.
+    assert best < 0.006, f"{best * 1000:.2f} ms"
 
 
 def test_scanning_is_linear_on_pathological_input():
@@ -409,3 +412,225 @@ def test_redact_leaves_nothing_to_find_and_never_raises(text):
 @given(st.text())
 def test_arbitrary_text_never_raises(text):
     assert find_secrets(redact(text)) == []
+
+
+# --- secrets dressed up: invisible marks, look-alike letters, splits, base64, bare keys
+
+GH = tok("gh", "p_", 36)
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _found(text: str) -> list[str]:
+    return [f.rule for f in find_secrets(text)]
+
+
+@pytest.mark.parametrize("mark", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_an_invisible_character_inside_a_token_does_not_hide_it(mark):
+    for secret in (GH, "pass" + "word=hunter2", tok("sk-", "ant-api03-", 60)):
+        text = "deploy with " + secret[:6] + mark + secret[6:12] + mark + secret[12:] + " today"
+        assert find_secrets(text), (mark, secret[:6])
+        redacted = redact(text)
+        assert redacted.startswith("deploy with ") and redacted.endswith("] today")
+        assert secret[-5:] not in redacted and find_secrets(redacted) == []
+
+
+def test_full_width_letters_are_read_as_the_token_they_spell():
+    text = "push with " + _fullwidth(GH) + " and " + _fullwidth("pass" + "word=Zebra7")
+    assert _found(text) == ["github-token", "password-assignment"]
+    assert redact(text) == (
+        "push with [REDACTED:github-token] and "
+        + _fullwidth("pass" + "word=")
+        + "[REDACTED:password-assignment]"
+    )
+
+
+@pytest.mark.parametrize("gap", [" ", "\n", "\r\n"], ids=["space", "newline", "crlf"])
+def test_a_token_split_by_one_space_or_line_break_is_found(gap):
+    for cut in (8, 15, 30):
+        text = "push with " + GH[:cut] + gap + GH[cut:] + " and then rotate it"
+        assert _found(text) == ["github-token"], cut
+        assert redact(text) == "push with [REDACTED:github-token] and then rotate it"
+    wrapped = "key " + tok("sk-", "ant-api03-", 0) + gap.join([R[:20], R[20:40], R[40:60]])
+    assert _found(wrapped) == ["anthropic-key"]
+
+
+def test_a_split_is_not_glued_to_the_words_around_it():
+    # Prose after an intact token stays prose; two spaces are no split.
+    assert redact(GH + " is revoked") == "[REDACTED:github-token] is revoked"
+    assert find_secrets(GH[:20] + "  " + GH[20:]) == []
+
+
+def test_the_base64_of_a_token_or_an_assignment_is_found():
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        for plain, rule in (
+            ("GITHUB_TOKEN=" + GH, "base64-github-token"),
+            (GH, "base64-github-token"),
+            ("pass" + "word=hunter2", "base64-password-assignment"),
+        ):
+            blob = encode(plain.encode()).decode()
+            text = "the blob " + blob + " is in the config"
+            assert _found(text) == [rule], (encode.__name__, plain[:6])
+            assert redact(text) == f"the blob [REDACTED:{rule}] is in the config"
+            with pytest.raises(SecretFoundError) as info:
+                ensure_no_secrets(text, "decision")
+            assert rule in str(info.value) and blob not in str(info.value)
+    unpadded = base64.b64encode(("tok" + "en=" + R[:30]).encode()).decode().rstrip("=")
+    assert _found(unpadded) == ["base64-secret-assignment"]
+
+
+def _private_keys() -> dict[str, bytes]:
+    """Freshly made keys, in every binary form that may be pasted without its armour."""
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    ed_key = ed25519.Ed25519PrivateKey.generate()
+    der, pkcs8, trad = (
+        ser.Encoding.DER,
+        ser.PrivateFormat.PKCS8,
+        ser.PrivateFormat.TraditionalOpenSSL,
+    )
+    plain = ser.NoEncryption()
+    openssh_pem = ed_key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.OpenSSH, plain)
+    openssh_body = b"".join(line for line in openssh_pem.splitlines() if b"-----" not in line)
+    return {
+        "rsa-pkcs1": rsa_key.private_bytes(der, trad, plain),
+        "rsa-pkcs8": rsa_key.private_bytes(der, pkcs8, plain),
+        "ec-sec1": ec_key.private_bytes(der, trad, plain),
+        "ec-pkcs8": ec_key.private_bytes(der, pkcs8, plain),
+        "ed25519-pkcs8": ed_key.private_bytes(der, pkcs8, plain),
+        "encrypted-pkcs8": rsa_key.private_bytes(
+            der, pkcs8, ser.BestAvailableEncryption(b"correct horse")
+        ),
+        "openssh": base64.b64decode(openssh_body),
+    }
+
+
+def _public_material() -> dict[str, bytes]:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "memoir")])
+    now = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    public = key.public_key()
+    return {
+        "spki": public.public_bytes(ser.Encoding.DER, ser.PublicFormat.SubjectPublicKeyInfo),
+        "certificate": cert.public_bytes(ser.Encoding.DER),
+        "ssh-public": base64.b64decode(
+            public.public_bytes(ser.Encoding.OpenSSH, ser.PublicFormat.OpenSSH).split()[1]
+        ),
+    }
+
+
+def _wrapped(data: bytes, sep: str = "\n") -> str:
+    body = base64.b64encode(data).decode()
+    return sep.join(body[i : i + 64] for i in range(0, len(body), 64))
+
+
+def test_bare_private_key_material_is_found_without_its_armour():
+    for kind, data in _private_keys().items():
+        for sep, where in (("\n", "the key:\n{}\nend"), ("\\n", '{{"k": "{}"}}'), ("", "k={}")):
+            text = where.format(_wrapped(data, sep))
+            assert _found(text) == ["private-key"], (kind, repr(sep))
+            assert base64.b64encode(data).decode()[:16] not in redact(text), kind
+
+
+def test_public_keys_certificates_and_hashes_in_base64_are_not_secrets():
+    for kind, data in _public_material().items():
+        for sep in ("\n", ""):
+            assert find_secrets("cert:\n" + _wrapped(data, sep)) == [], kind
+
+
+DRESSED_NEGATIVES = [
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b on main",
+    "merge 3f786850e387550fdab836ed7e6dc881de23001b\n9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
+    "sha512 " + "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce" * 2,
+    "ids 123e4567-e89b-12d3-a456-426614174000 and A987FBC9-4BED-3078-CF07-9141BA07C9F3",
+    "request f47ac10b-58cc-4372-a567-0e02b2c3d479\nretry 9c5b94b1-35ad-49bb-b118-8e8fc24abf80",
+    "We decided to keep the store as plain JSON so that a person can read it.",
+    "The ghp_ prefix marks classic tokens and sk- marks OpenAI keys; both are 40 or more "
+    "characters long, and we never store them.",
+    "Use the GitHub token from the environment, not the config file.\nRotate it monthly.",
+    "memoir_tui/core/adapters/walk.py and tests/core/test_merge_laws.py changed together",
+    "SomeVeryLongCamelCaseIdentifierNameForAClass and another_long_snake_case_function_name",
+    "a Stripe sk_live_ key goes in the vault; hf_ tokens too",
+    "the docs at https://example.org/aGVsbG8vd29ybGQvdGhpcy9pcy9hL3BhdGg are public",
+    "Ｆｕｌｌ－ｗｉｄｔｈ ｔｅｘｔ ｉｓ ｊｕｓｔ ｔｅｘｔ\u200b, and so is a soft\u00adhyphen.",
+]
+
+
+@pytest.mark.parametrize("text", DRESSED_NEGATIVES)
+def test_prose_hashes_and_ids_are_still_not_secrets(text):
+    assert find_secrets(text) == []
+    assert redact(text) == text
+
+
+_WORDS = st.sampled_from(
+    [
+        "the", "token", "key", "we", "Decided", "to", "use", "SQLite", "because", "it",
+        "is", "fast", "3f786850e387550fdab836ed7e6dc881de23001b", "v2", "2026-01-01",
+        "123e4567-e89b-12d3-a456-426614174000", "README", "CI", "x86_64", "O(n)", "gh",
+        "ghp_", "sk-", "npm_", "hf_", "path/to/file.py", "https://example.org/a/b",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.tuples(_WORDS, st.sampled_from([" ", "\n", ", ", ". "])), max_size=40))
+def test_sentences_of_ordinary_words_are_never_secrets(words):
+    text = "".join(w + sep for w, sep in words)
+    assert find_secrets(text) == []
+
+
+# (token, length of its family's prefix): a gap inside the prefix, or just after it, is
+# not looked for (the rules skim for the prefix as written, and "the ghp_ prefix" is prose).
+_FAMILIES = [
+    (GH, 4),
+    (tok("sk-", "ant-api03-", 60), 7),
+    (tok("np", "m_", 36), 4),
+    (tok("github", "_pat_", 40), 11),
+]
+
+
+@settings(max_examples=examples(300))
+@given(
+    st.sampled_from(_FAMILIES),
+    st.lists(st.tuples(st.integers(1, 200), st.sampled_from(INVISIBLE)), max_size=3),
+    st.one_of(st.none(), st.tuples(st.integers(4, 200), st.sampled_from([" ", "\n"]))),
+    st.booleans(),
+)
+def test_a_disguised_token_is_always_found_and_redacted(family, marks, gap, wide):
+    secret, prefix = family
+    dressed = list(secret)
+    if gap is not None:
+        # at least four characters of the body on either side of the split
+        dressed.insert(prefix + 4 + gap[0] % (len(secret) - prefix - 8), gap[1])
+    for at, mark in marks:
+        dressed.insert(1 + at % (len(dressed) - 1), mark)
+    body = "".join(dressed)
+    text = "we pushed with " + (_fullwidth(body) if wide else body) + " yesterday"
+    assert find_secrets(text)
+    redacted = redact(text)
+    assert find_secrets(redacted) == []
+    assert redacted.startswith("we pushed with [REDACTED:")
+    assert redacted.endswith("] yesterday")

@@ -29,6 +29,7 @@ from memoir_tui.core.adapters.walk import (
     walk_source,
 )
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.fsutil import open_regular
 
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,120}\.md$")
 
@@ -89,7 +90,7 @@ def read_file(
     """``readable_file`` plus its text (UTF-8, at most ``MAX_FILE_BYTES``)."""
     found = readable_file(tool, path, home=home, env=env, store_root=store_root, projects=projects)
     try:
-        with open(found.path, "rb") as fh:
+        with open_regular(found.path) as fh:  # swapped for a FIFO or device since the walk
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise PathRefused(f"{found.path}: cannot be read ({exc.strerror})") from None

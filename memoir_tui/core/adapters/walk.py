@@ -33,6 +33,7 @@ from memoir_tui.core.adapters import (
     is_denied,
     is_markdown,
 )
+from memoir_tui.core.fsutil import open_regular
 
 MAX_DEPTH = 8
 MAX_FILES_PER_SOURCE = 250_000
@@ -124,7 +125,7 @@ def claude_project_cwd(project_dir: str | os.PathLike[str]) -> str | None:
     paths.sort(key=_mtime, reverse=True)
     for path in paths[:3]:
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:  # a FIFO named *.jsonl must not hang the walk
                 chunk = fh.read(_TRANSCRIPT_PROBE_BYTES)
         except OSError:
             continue

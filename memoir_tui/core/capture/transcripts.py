@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.fsutil import open_regular
 from memoir_tui.core.identity import parse_date_ms
 
 PRIMARY = "primary"
@@ -145,7 +146,7 @@ def read_head_records(
 ) -> list[dict[str, Any]]:
     """The first complete, parseable records of a file (an unreadable file has none)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a FIFO named *.jsonl must not hang capture
             data = fh.read(max_bytes)
     except OSError:
         return []
@@ -237,7 +238,7 @@ def read_new_records(path: str | os.PathLike[str], offset: int, *, max_bytes: in
     longer than ``max_bytes`` is read whole, so a big tool result cannot stall
     a file for ever.
     """
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(offset)
         data = fh.read(max(max_bytes, 1))
         at_eof = len(data) < max(max_bytes, 1)

@@ -50,6 +50,7 @@ from memoir_tui.core.adapters.walk import (
     walk_source,
 )
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import index_text
 
@@ -204,7 +205,13 @@ class RecallIndex:
             self.close()
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The index holds entry text: 0600 in a 0700 folder (SQLite gives its -wal and
+        # -shm files the database's own mode).
+        private_dir(self.path.parent, tighten=True)
+        private_file(self.path)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(f"{self.path}{suffix}"):
+                private_file(f"{self.path}{suffix}")
         conn = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
         )
@@ -584,7 +591,7 @@ class RecallIndex:
         if size > MAX_FILE_BYTES:
             return [], f"larger than {MAX_FILE_BYTES // 1024} KB; skipped"
         try:
-            with open(found.path, "rb") as fh:
+            with open_regular(found.path) as fh:  # never a FIFO or device put there since
                 raw = fh.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             return [], f"cannot be read ({exc.strerror})"

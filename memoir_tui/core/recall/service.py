@@ -487,9 +487,12 @@ class Recall:
             passage = extract(lines, 0, terms, budget)
             spans: tuple[tuple[int, int], ...] = ()
         else:
+            from memoir_tui.core.adapters import MAX_FILE_BYTES
+            from memoir_tui.core.fsutil import read_regular
+
             try:
-                with open(row.path, encoding="utf-8") as fh:
-                    lines = fh.read().splitlines()
+                data = read_regular(row.path, max_bytes=MAX_FILE_BYTES)
+                lines = data.decode("utf-8").splitlines()
             except (OSError, UnicodeDecodeError):
                 lines = []
             passage = extract(lines, row.body_line, terms, budget)

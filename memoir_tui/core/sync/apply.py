@@ -7,7 +7,8 @@ remote holds was read and verified before this module is called, so a bad
 remote never gets here; the transaction commits every file or none (a kill at
 any instant is rolled forward by the next transaction), is audited, and
 merging again is idempotent. A remote entry file holding a secret is not
-copied in (the note says which and why).
+copied in, nor is a remote session item holding one (a tombstone comes in
+purged); the notes say which list or file and which rule.
 """
 
 from __future__ import annotations
@@ -261,6 +262,12 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
         notes.append("the remote session.json was unreadable; it contributed nothing")
     if remote_session is not None and not contributes_to_merge(remote_session):
         remote_session = None  # the caller quarantines first; this is a second guard
+    if remote_session is not None:
+        from memoir_tui.core.withhold import withhold_secrets
+
+        # Another machine's tool may have let a secret in: it is not copied here.
+        remote_session, held = withhold_secrets(remote_session)
+        notes.extend(f"the remote session.json, {note}; not copied in" for note in held)
     shutil.rmtree(staging, ignore_errors=True)
     remote_memory = _stage_entries(files, staging)
     try:

@@ -1,0 +1,229 @@
+"""The history pane: every session summary recorded (``s``, ``memoir_resume``, a hook),
+with its files and duration, per machine and project; filter as you type."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.items import matches_words, plural
+from memoir_tui.core.model import HistoryEntry, WorkingSet
+from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.widgets.dialog import DetailScreen
+from memoir_tui.widgets.filter_bar import FilterBar
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
+from memoir_tui.widgets.status_line import StatusLine
+
+HISTORY_COLUMNS = (
+    ColumnSpec("date", "Date", width=16),
+    ColumnSpec("summary", "Summary", weight=4, min_width=16),
+    ColumnSpec("files", "Files", width=5),
+    ColumnSpec("minutes", "Min", width=5),
+    ColumnSpec("machine", "Machine", width=12, min_table_width=80),
+    ColumnSpec("project", "Project", width=16, min_table_width=96),
+)
+
+
+def minutes(entry: HistoryEntry) -> str:
+    if entry.duration_min is None:
+        return ""
+    value = entry.duration_min
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def entry_key(entry: HistoryEntry) -> str:
+    """A row key that two summaries of the same minute on two machines never share."""
+    return text_hash(f"{entry.date}\n{entry.machine_id}\n{entry.summary}")
+
+
+def history_row(entry: HistoryEntry) -> TableRow:
+    return TableRow(
+        entry_key(entry),
+        (
+            cell(long_date(entry.date).removesuffix(" UTC")),
+            cell(entry.summary),
+            cell(str(len(entry.files_touched)) if entry.files_touched else ""),
+            cell(minutes(entry)),
+            cell(entry.machine_label),
+            cell(entry.project_label or "global"),
+        ),
+    )
+
+
+def history_details(entry: HistoryEntry) -> RenderableType:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row("Summary", Text(entry.summary))
+    grid.add_row("Date", Text(long_date(entry.date) or "—"))
+    grid.add_row("Duration", Text(f"{minutes(entry)} min" if minutes(entry) else "—"))
+    grid.add_row("Machine", Text(entry.machine_label or entry.machine_id or "—"))
+    grid.add_row("Project", Text(entry.project_label or "global"))
+    files = "\n".join(entry.files_touched) or "—"
+    grid.add_row("Files touched", Text(files))
+    return grid
+
+
+class HistoryDetailScreen(DetailScreen):
+    """A session summary in full (read-only).
+
+    | Key(s) | Description |
+    | :- | :- |
+    | escape, enter, q | Close. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "close", "Close", id="history_detail.close"),
+    ]
+
+    def __init__(self, entry: HistoryEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def detail_title(self) -> str:
+        return "Session summary"
+
+    def detail_body(self) -> RenderableType:
+        return history_details(self.entry)
+
+
+class HistoryPane(Pane):
+    """What each working session did, newest first.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Open the summary in full (files touched, duration). |
+    | / | Filter as you type (summary, files, machine, project). |
+    | escape | Clear the filter. |
+    """
+
+    PANE_ID = "history"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            tooltip="Filter as you type over summary, files, machine and project",
+            id="history.filter",
+        ),
+        Binding(
+            "enter",
+            "detail",
+            "Open",
+            show=False,
+            tooltip="Open the summary in full",
+            id="history.detail",
+        ),
+        Binding(
+            "escape",
+            "clear_filter",
+            "Clear filter",
+            show=False,
+            tooltip="Clear the filter",
+            id="history.clear_filter",
+        ),
+    ]
+
+    COMMANDS = (
+        PaneCommand("filter", "filter", "Filter the session summaries", "history.filter"),
+        PaneCommand("open summary", "detail", "Show a summary in full", "history.detail"),
+    )
+    HELP_WIDGETS = (FilterBar, ItemTable)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: tuple[HistoryEntry, ...] = ()
+        self.filter_text = ""
+        self._by_key: dict[str, HistoryEntry] = {}
+
+    def compose(self) -> ComposeResult:
+        yield FilterBar(
+            "filter the history: summary, files, machine, project…", id="history-filter"
+        )
+        yield ItemTable(HISTORY_COLUMNS, id="history-table")
+        yield StatusLine("", id="history-status")
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#history-table", ItemTable)
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        return self.query_one(FilterBar)
+
+    def focus_default(self) -> None:
+        self.focus_now(self.table)
+
+    def show_state(self, ws: WorkingSet) -> None:
+        self.entries = ws.history
+        self._render_rows()
+
+    def matching(self) -> list[HistoryEntry]:
+        needle = self.filter_text.strip()
+        return [
+            e
+            for e in self.entries
+            if not needle
+            or matches_words(
+                needle, e.summary, " ".join(e.files_touched), e.machine_label, e.project_label
+            )
+        ]
+
+    def _render_rows(self) -> None:
+        shown = self.matching()
+        self._by_key = {entry_key(e): e for e in shown}
+        self.table.set_rows([history_row(e) for e in shown])
+        self.filter_bar.set_count(len(shown), len(self.entries))
+        total = sum(e.duration_min or 0 for e in shown)
+        status = plural(len(self.entries), "session summary", "session summaries")
+        if total:
+            status += f" · {total:g} min in those shown"
+        if not self.entries:
+            status = "No session summaries yet: s in the Working set records one"
+        self.query_one("#history-status", StatusLine).update(status)
+
+    def selected(self) -> HistoryEntry | None:
+        key = self.table.cursor_key
+        return self._by_key.get(key) if key else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text)
+        return True
+
+    def action_filter(self) -> None:
+        self.filter_bar.focus_input()
+
+    def action_clear_filter(self) -> None:
+        self.filter_bar.clear_filter()
+        self.filter_text = ""
+        self._render_rows()
+        self.table.focus()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, event: FilterBar.Changed) -> None:
+        self.filter_text = event.value
+        self._render_rows()
+
+    @on(FilterBar.Done)
+    def _filter_done(self, event: FilterBar.Done) -> None:
+        self.table.focus()
+
+    @on(DataTable.RowSelected, "#history-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_detail()
+
+    def action_detail(self) -> None:
+        entry = self.selected()
+        if entry is not None:
+            self.app.push_screen(HistoryDetailScreen(entry))

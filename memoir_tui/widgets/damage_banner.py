@@ -1,0 +1,112 @@
+"""``DamageBanner``: a store file the app could not take at its word, said until it is fixed.
+
+A garbage ``session.json``, one of the wrong shape, one from a newer format,
+or an unreadable ``review.json`` would otherwise look like an empty store.
+The banner stays (it is not a toast) while the damage is on disk, names the
+file, says where its original bytes are and what the app will and will not do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.widgets import Static
+
+from memoir_tui.core.session import MISSHAPEN, NEWER_VERSION, UNREADABLE, LoadedSession
+from memoir_tui.widgets.fields import home_relative
+from memoir_tui.widgets.latest_read import LatestRead
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+
+
+def session_damage(loaded: LoadedSession) -> str:
+    """One paragraph on what is wrong with ``session.json``; "" when nothing is."""
+    name = home_relative(str(loaded.path))
+    kept = (
+        f"its original bytes are kept in {home_relative(str(loaded.backup))}"
+        if loaded.backup
+        else "its original bytes are left as they are"
+    )
+    if loaded.damage == UNREADABLE:
+        return (
+            f"{name} could not be parsed, so the working set below is empty; {kept}. "
+            "Your next change writes a new session.json (the copy stays)."
+        )
+    if loaded.damage == MISSHAPEN:
+        return (
+            f"{name} has parts of the wrong shape, shown here as empty; {kept}. "
+            "Your next change rewrites it without those parts (the copy stays)."
+        )
+    if loaded.damage == NEWER_VERSION:
+        return (
+            f"READ-ONLY: {name} is from a newer memoir format; this app shows what it "
+            f"understands and refuses every change; {kept}. Upgrade memoir-tui to write to it."
+        )
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class _ReviewDamage:
+    text: str
+
+
+class DamageBanner(Static):
+    """Shown only while a store file is damaged; no key bindings."""
+
+    DEFAULT_CSS = """
+    DamageBanner {
+        display: none;
+        height: auto;
+        max-height: 6;
+        width: 1fr;
+        padding: 0 1;
+        background: $error 30%;
+        color: $text;
+        border-left: thick $error;
+    }
+    DamageBanner.-damaged {
+        display: block;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("", id="damage-banner", markup=False)
+        self._session = ""
+        self._review = ""
+        self._review_read: LatestRead[_ReviewDamage] = LatestRead(
+            self, "review-damage", self._review_read_done
+        )
+
+    @property
+    def text(self) -> str:
+        return "\n".join(t for t in (self._session, self._review) if t)
+
+    def show_session(self, loaded: LoadedSession) -> None:
+        self._session = session_damage(loaded)
+        self._show()
+
+    def check_review(self, store: Store) -> None:
+        """Read the review queue's state off the UI thread."""
+
+        def read() -> _ReviewDamage:
+            loaded = store.review.load()
+            text = ""
+            if loaded.damaged or loaded.read_only:
+                text = (
+                    f"Review queue: {loaded.notice}. The Review pane shows no candidates "
+                    "until it is fixed; nothing is deleted."
+                )
+            return _ReviewDamage(text)
+
+        self._review_read.start(read)
+
+    def _review_read_done(self, damage: _ReviewDamage) -> None:
+        self._review = damage.text
+        self._show()
+
+    def _show(self) -> None:
+        text = self.text
+        self.update(text)
+        self.set_class(bool(text), "-damaged")
