@@ -185,6 +185,22 @@ def bench_size(root: Path, size: int, runs: int) -> dict:
         walls.append(wall)
     result["fresh_after_atomic_edit"] = _summary(walls)
 
+    # the next fresh process after one file is edited in place (same inode, as an editor
+    # that truncates and rewrites does): is the new word found, and how long does it take
+    target = root / "home" / ".config" / "memoir" / "memory" / "fact_entry-000001.md"
+    walls = []
+    found = 0
+    tries = min(runs, 10)
+    for i in range(tries):
+        word = f"zqinplace{i}word"
+        with open(target, "a", encoding="utf-8") as fh:  # same inode, new mtime and size
+            fh.write(f"\n{word}\n")
+        wall, _rss, out = _run_rss([*exe, "recall", word, "--json", "--all-projects"], env, root)
+        found += bool(json.loads(out))
+        walls.append(wall)
+        time.sleep(0.3)  # let a detached check (if any) finish: each try starts clean
+    result["fresh_after_inplace_edit"] = {**_summary(walls), "found": f"{found}/{tries}"}
+
     rg = shutil.which("rg")
     if rg:
         walls = []

@@ -329,7 +329,7 @@ TARGETS: tuple[Target, ...] = (
         "env",
         "Do not create or edit .env files; ask for the variable name instead.",
         queries=("env files",),
-        related=("where are credentials stored",),
+        related=("where are credentials stored", "env"),
     ),
     T(
         "logging",
@@ -343,6 +343,7 @@ TARGETS: tuple[Target, ...] = (
             "structlog request id",
             "logs with request ids",
         ),
+        related=("log",),
     ),
     T(
         "tracing",
@@ -769,6 +770,215 @@ TARGETS: tuple[Target, ...] = (
     ),
 )
 
+# Issue 15's query classes, written before the fixes they test. ``CLASSES`` names the
+# class of each of their queries; every other query is "general".
+ISSUE15: tuple[Target, ...] = (
+    # source: Cursor's global user rules (~/.config/Cursor/User/rules/*.md)
+    T(
+        "cursor-exports",
+        "cursor-global",
+        "rules",
+        "typescript-exports",
+        "Prefer named exports in TypeScript modules; default exports make renames harder.",
+        queries=("named exports typescript", "default exports"),
+    ),
+    T(
+        "cursor-commits",
+        "cursor-global",
+        "rules",
+        "commit-style",
+        "Write commit subjects in the imperative mood, under 72 characters.",
+        queries=("imperative commit subjects",),
+    ),
+    # stem: short words fold onto three-letter stems
+    T(
+        "pods-evicted",
+        "claude:api",
+        "lesson",
+        "Evicted pods",
+        "Pods evicted under memory pressure always lacked memory requests; set them.",
+        queries=("pod",),
+    ),
+    T(
+        "cron-jobs",
+        "store",
+        "fact",
+        "Nightly jobs",
+        "Cron jobs are scheduled in UTC and must be idempotent.",
+        queries=("cron job",),
+    ),
+    T(
+        "prod-bugs",
+        "store",
+        "lesson",
+        "Regression test first",
+        "Bugs found in production get a regression test before the fix is merged.",
+        queries=("production bug",),
+    ),
+    T(
+        "ci-runs",
+        "windsurf:api",
+        "rules",
+        "CI concurrency",
+        "CI runs are cancelled when a newer commit lands on the branch.",
+        queries=("ci run",),
+    ),
+    T(
+        "log-retention",
+        "store",
+        "fact",
+        "Retention of application logs",
+        "Logs are kept 30 days in Loki; logging below info is dropped at the agent.",
+        queries=("log",),
+    ),
+    T(
+        "key-rotation",
+        "claude:webshop",
+        "decision",
+        "Signing keys rotate quarterly",
+        "Webhook signing keys are rotated every quarter; old keys verify for a week.",
+        queries=("signing key",),
+    ),
+    # prefix3: a three-letter query word reaches the longer word
+    T(
+        "dep-upgrades",
+        "store",
+        "preference",
+        "Dependency upgrades in batches",
+        "Renovate opens one batched pull request of dependency upgrades every Monday.",
+        queries=("dep",),
+    ),
+    T(
+        "env-setup",
+        "claude:webshop",
+        "fact",
+        "Local environment bootstrap",
+        "A new laptop gets its environment from the bootstrap script and direnv.",
+        queries=("env bootstrap laptop",),
+        related=("env",),
+    ),
+    T(
+        "req-limit",
+        "store",
+        "fact",
+        "Request size limit",
+        "Request bodies over 2 MB are rejected by the gateway.",
+        queries=("req gateway",),
+    ),
+    # literal: a rare fragment of a hyphenated name must not beat the word the query means
+    T(
+        "environment-vars",
+        "store",
+        "decision",
+        "Environment variables are documented",
+        "Every environment variable a service reads is listed in its README with a default.",
+        queries=("env",),
+    ),
+    T(
+        "repository-template",
+        "store",
+        "fact",
+        "New repositories come from the template",
+        "Every repository is created from the service template and gets CODEOWNERS.",
+        queries=("repo",),
+    ),
+    # rationale: reasons and tags are searchable and do not cost a decision its rank
+    T(
+        "event-transport",
+        "store",
+        "decision",
+        "Redis streams carry domain events",
+        "Services publish domain events to Redis streams with consumer groups.",
+        description="Event transport between services",
+        queries=("event transport between services", "why not rabbitmq for events"),
+        extra={
+            "why": "replayable transport with consumer groups, without operating a Kafka "
+            "cluster; the team already runs Redis",
+            "rejected": "RabbitMQ (no replay), Kafka (too much to operate for our size)",
+            "tags": ["messaging", "architecture"],
+        },
+    ),
+    T(
+        "event-transport-next",
+        "store",
+        "next_action",
+        "Benchmark consumer lag",
+        "Measure consumer lag under load.",
+        description="Event transport between services",
+        related=("event transport between services",),
+    ),
+    T(
+        "flaky-lesson",
+        "store",
+        "lesson",
+        "Quarantine flaky tests",
+        "A test that fails twice without a code change moves to the quarantine suite.",
+        queries=("quarantine suite",),
+        extra={
+            "trigger": "a test fails intermittently in CI",
+            "how_to_apply": "tag it quarantine and open a ticket",
+        },
+    ),
+    # project: a query naming a project reaches the documents that belong to it
+    T(
+        "webshop-payments",
+        "claude:webshop",
+        "fact",
+        "Payment intents",
+        "Checkout confirms Stripe payment intents on the server, never in the browser.",
+        queries=("webshop checkout",),
+    ),
+    T(
+        "api-pagination",
+        "cursor:api",
+        "rules",
+        "pagination",
+        "List endpoints paginate with opaque cursors, fifty items per page.",
+        queries=("api endpoints paginate",),
+    ),
+)
+
+# A hyphenated-name literal for each ``literal`` query: holds the query word exactly.
+LITERAL_DISTRACTORS: tuple[tuple[str, str, str], ...] = (
+    ("store", "Laptop sync", "The ops-env-sync script copies dotfiles between laptops."),
+    ("store", "Mirror job", "The tools-repo-mirror cron pulls upstream nightly."),
+)
+
+# session: history summaries are searchable ("session:<summary>" names the document)
+HISTORY: tuple[tuple[str, str], ...] = (
+    (
+        "Pinned the Safari simulator version so the service worker suite stops flaking",
+        "what did we do about the safari simulator",
+    ),
+    (
+        "Moved invoice PDFs to object storage and removed the local disk cache",
+        "invoice pdf object storage",
+    ),
+)
+
+CLASSES: dict[str, str] = {
+    "named exports typescript": "source",
+    "default exports": "source",
+    "imperative commit subjects": "source",
+    "pod": "stem",
+    "cron job": "stem",
+    "production bug": "stem",
+    "ci run": "stem",
+    "log": "stem",
+    "signing key": "stem",
+    "dep": "prefix3",
+    "req gateway": "prefix3",
+    "env bootstrap laptop": "prefix3",
+    "env": "literal",
+    "repo": "literal",
+    "event transport between services": "rationale",
+    "why not rabbitmq for events": "rationale",
+    "quarantine suite": "rationale",
+    "webshop checkout": "project",
+    "api endpoints paginate": "project",
+    **{q: "session" for _, q in HISTORY},
+}
+
 # Generated notes that share the targets' vocabulary without answering the queries.
 _SUBJECTS = (
     "the orders service",
@@ -895,6 +1105,8 @@ def _place(root: Path, where: str, slug: str, projects: dict[str, Path]) -> tupl
         return home / ".gemini" / "GEMINI.md", False
     if tool == "codex-global":
         return home / ".codex" / "AGENTS.md", False
+    if tool == "cursor-global":
+        return home / ".config" / "Cursor" / "User" / "rules" / f"{slug}.md", False
     if tool == "continue-global":
         return home / ".continue" / "rules" / f"{slug}.md", False
     raise ValueError(where)
@@ -913,7 +1125,7 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
     paths: dict[str, str] = {}
     judgements: dict[str, dict[str, int]] = {}
     files = 0
-    for t in TARGETS:
+    for t in (*TARGETS, *ISSUE15):
         slug = (
             f"{t.type}_{t.key}"
             if t.type in ("fact", "decision", "lesson", "preference", "goal", "next_action")
@@ -939,7 +1151,7 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
         paths[t.key] = str(path)
         for q in t.queries:
             judgements.setdefault(q, {})[str(path)] = 2
-    for t in TARGETS:
+    for t in (*TARGETS, *ISSUE15):
         for q in t.related:
             judgements.setdefault(q, {}).setdefault(paths[t.key], 1)
     for i, (where, name, body) in enumerate(distractors(n_distractors)):
@@ -948,4 +1160,34 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
         text = (_frontmatter("fact", name, "", (), {}) if typed else f"# {name}\n\n") + body + "\n"
         path.write_text(text, encoding="utf-8")
         files += 1
+    for i, (where, name, body) in enumerate(LITERAL_DISTRACTORS):
+        path, _typed = _place(root, where, f"fact_literal-{i}", projects)
+        path.write_text(_frontmatter("fact", name, "", (), {}) + body + "\n", encoding="utf-8")
+        files += 1
+    history = [
+        {"date": f"2026-05-0{i + 1}T10:00:00.000Z", "summary": summary, "files_touched": []}
+        for i, (summary, _query) in enumerate(HISTORY)
+    ]
+    session = {
+        "version": 1,
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "updated_at": "2026-05-03T00:00:00.000Z",
+        "machines": {},
+        "current": {
+            "goals": [],
+            "next_actions": [],
+            "completed_actions": [],
+            "open_questions": [],
+            "decisions": [],
+        },
+        "history": history,
+    }
+    (store / "session.json").write_text(json.dumps(session), encoding="utf-8")
+    for summary, query in HISTORY:
+        judgements.setdefault(query, {})[session_key(summary)] = 2
     return Corpus(home, store, projects, paths, judgements, files)
+
+
+def session_key(name: str) -> str:
+    """How the evaluation names a document of the session file (they share its path)."""
+    return f"session:{name}"

@@ -51,6 +51,16 @@ def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, f
     return rr, recall5, dcg / idcg if idcg else 0.0
 
 
+def _summary(rows: list[tuple[str, float, float, float]]) -> dict[str, float]:
+    n = max(len(rows), 1)
+    return {
+        "queries": len(rows),
+        "mrr": sum(r[1] for r in rows) / n,
+        "recall@5": sum(r[2] for r in rows) / n,
+        "ndcg@10": sum(r[3] for r in rows) / n,
+    }
+
+
 def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]]:
     corpus = evalset.build(root)
     env = {"HOME": str(corpus.home), "XDG_CONFIG_HOME": str(corpus.home / ".config")}
@@ -58,15 +68,20 @@ def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]
     recall.refresh(full=True)
     conn = recall.index.conn
     paths = [r[0] for r in conn.execute("SELECT path FROM files WHERE source != 'session'")]
+    texts = [Path(p).read_text(encoding="utf-8") for p in paths]
+    # the session's documents (history summaries …) are documents of their own for BM25 too
+    for name, text in conn.execute("SELECT name, text FROM docs WHERE kind = 'session'"):
+        paths.append(evalset.session_key(name))
+        texts.append(text)
     scratch = sqlite3.connect(":memory:")
-    build_plain_table(
-        scratch,
-        [(i, Path(p).read_text(encoding="utf-8")) for i, p in enumerate(paths)],
-    )
+    build_plain_table(scratch, list(enumerate(texts)))
     results: dict[str, dict[str, float]] = {}
     per_query: dict[str, list[tuple[str, float, float, float]]] = {"ranker": [], "bm25": []}
     for query, grades in sorted(corpus.judgements.items()):
-        ranked = [h.path for h in recall.search(query, limit=K, all_projects=True)]
+        ranked = [
+            evalset.session_key(h.name) if h.kind == "session" else h.path
+            for h in recall.search(query, limit=K, all_projects=True)
+        ]
         base = [paths[i] for i in bm25_baseline(scratch, query, limit=K)]
         per_query["ranker"].append((query, *_metrics(ranked, grades)))
         per_query["bm25"].append((query, *_metrics(base, grades)))
@@ -79,13 +94,13 @@ def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]
                 for h in ranked[:3]:
                     print(f"    ranker: {h}")
     for name, rows in per_query.items():
-        n = len(rows)
-        results[name] = {
-            "queries": n,
-            "mrr": sum(r[1] for r in rows) / n,
-            "recall@5": sum(r[2] for r in rows) / n,
-            "ndcg@10": sum(r[3] for r in rows) / n,
-        }
+        results[name] = _summary(rows)
+        for cls in sorted(set(evalset.CLASSES.values())):
+            picked = [r for r in rows if evalset.CLASSES.get(r[0]) == cls]
+            if picked:
+                results[f"{name}/{cls}"] = _summary(picked)
+        general = [r for r in rows if r[0] not in evalset.CLASSES]
+        results[f"{name}/general"] = _summary(general)
     results["corpus"] = {"files": corpus.files, "queries": len(corpus.judgements)}
     recall.close()
     return results
@@ -103,11 +118,16 @@ def main() -> int:
         return 0
     corpus = results["corpus"]
     print(f"corpus: {corpus['files']} files, {corpus['queries']} graded queries")
-    print("| ranker | MRR | recall@5 | nDCG@10 |")
-    print("|---|---:|---:|---:|")
-    for name in ("ranker", "bm25"):
-        r = results[name]
-        print(f"| {name} | {r['mrr']:.3f} | {r['recall@5']:.3f} | {r['ndcg@10']:.3f} |")
+    print("| ranker | class | queries | MRR | recall@5 | nDCG@10 |")
+    print("|---|---|---:|---:|---:|---:|")
+    classes = ["all", "general", *sorted(set(evalset.CLASSES.values()))]
+    for cls in classes:
+        for name in ("ranker", "bm25"):
+            r = results[name if cls == "all" else f"{name}/{cls}"]
+            print(
+                f"| {name} | {cls} | {r['queries']} | {r['mrr']:.3f} | {r['recall@5']:.3f} "
+                f"| {r['ndcg@10']:.3f} |"
+            )
     return 0
 
 

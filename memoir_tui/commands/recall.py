@@ -82,7 +82,7 @@ def _check_tools(tools: list[str] | None) -> None:
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.recall.service import Recall
+    from memoir_tui.core.recall.service import Recall, elsewhere_hint
 
     _check_tools(ns.tool)
     query = " ".join(ns.query)
@@ -96,7 +96,14 @@ def cmd_recall(ns: argparse.Namespace) -> int:
             all_projects=ns.all_projects,
             budget=ns.budget,
         )
+        elsewhere: dict[str, int] = {}
+        if not hits and not ns.all_projects:
+            elsewhere = recall.count_elsewhere(
+                query, tools=ns.tool, types=ns.type, project=ns.project
+            )
         _print_hits(ns, query, hits)
+        if elsewhere:
+            print(elsewhere_hint(elsewhere, cli=True), file=sys.stderr)
         # Large index: this query checked directories only; re-check every file after
         # answering, in a detached child, so in-place edits show up next time.
         recall.revalidate_detached()

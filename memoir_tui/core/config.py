@@ -30,6 +30,8 @@ KNOWN_TOOLS = (
     "cline",
     "continue",
     "zed",
+    "kiro",
+    "amazonq",
     "aider",
     "agents-md",
 )
@@ -92,7 +94,7 @@ class Config:
     tools: tuple[str, ...] = KNOWN_TOOLS
     exists: bool = False
     # a recall query stats every indexed file while the index holds at most this many
-    recall_full_check_files: int = 2000
+    recall_full_check_files: int = 20_000
     consolidate: ConsolidateSettings = field(default_factory=ConsolidateSettings)
     inject: InjectConfig = field(default_factory=InjectConfig)
     theme: str | None = None  # [app] theme: the app's colour theme, remembered across runs
@@ -183,7 +185,7 @@ def load_config(store_dir: Path) -> Config:
         raise fail(
             "recall", "tools", f"unknown tool {unknown[0]!r}; known: {', '.join(KNOWN_TOOLS)}"
         )
-    full_check: Any = recall.get("full_check_files", 2000)
+    full_check: Any = recall.get("full_check_files", 20_000)
     if isinstance(full_check, bool) or not isinstance(full_check, int) or full_check < 0:
         raise fail("recall", "full_check_files", "must be a whole number of files, 0 or more")
     for key in recall:

@@ -49,6 +49,7 @@ PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
 DEFAULT_WRITE_TOOL = "memoir"  # the store's own memory/: synced, recalled everywhere
 DEFAULT_ENTRY_TYPE = "fact"
+APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
 
 # The JavaScript tool's tool names (and people's), for the adapters that differ.
 TOOL_ALIASES = {
@@ -77,10 +78,13 @@ _OPEN_LOCK = threading.Lock()
 
 
 class WarmRecall:
-    """One ``Recall`` per server: built on first use, then watched and kept.
+    """One ``Recall`` per server, watched and kept.
 
-    Building it is deferred so that a server only ever asked about the session
-    never indexes anything (and a spawn stays fast).
+    ``start()`` (the server calls it at start-up) builds or refreshes the index in a
+    background thread; until that is done, ``current()`` answers from what the index
+    already holds, through a second ``Recall`` that never writes, and says so. Without
+    ``start()`` (tests, a server only asked about the session) nothing is indexed until
+    the first recall, which then builds the index inside the call.
     """
 
     def __init__(self, store_root: Path, *, cwd: Path | None = None) -> None:
@@ -88,31 +92,128 @@ class WarmRecall:
         self.cwd = cwd
         self._lock = threading.Lock()
         self._recall: Recall | None = None
+        self._interim: Recall | None = None
+        self._builder: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._closed = False
+        self._stop = threading.Event()
+        self._applier: threading.Thread | None = None
+
+    def _make(self) -> Recall:
+        from memoir_tui.core.recall import Recall
+
+        recall = Recall(self.store_root, cwd=self.cwd)
+        try:
+            watching = recall.watch()  # builds or refreshes the index once
+        except BaseException:
+            recall.close()
+            raise
+        log.info("recall ready (watcher %s)", "on" if watching else "off: stat checks")
+        return recall
+
+    def _keep(self, recall: Recall) -> Recall:
+        self._recall = recall
+        with _OPEN_LOCK:
+            _OPEN.add(self)
+        if self._applier is None:
+            self._applier = threading.Thread(
+                target=self._apply_loop, args=(recall,), name="memoir-recall-apply", daemon=True
+            )
+            self._applier.start()
+        return recall
+
+    def _apply_loop(self, recall: Recall) -> None:
+        """Apply watched changes as they come (every ``APPLY_SECONDS``), so the index
+        other processes read (a CLI recall) is current too, not only this server's answers."""
+        while not self._stop.wait(APPLY_SECONDS):
+            try:
+                recall.apply_pending()
+            except Exception:  # a busy or replaced index: the next query deals with it
+                log.debug("applying watched changes failed", exc_info=True)
+
+    def start(self) -> None:
+        """Build or refresh the index in the background, now."""
+        with self._lock:
+            if self._recall is not None or self._builder is not None or self._closed:
+                return
+            self._builder = threading.Thread(
+                target=self._build, name="memoir-recall-build", daemon=True
+            )
+            with _OPEN_LOCK:
+                _OPEN.add(self)
+            self._builder.start()
+
+    def _build(self) -> None:
+        try:
+            recall = self._make()
+        except Exception:
+            log.exception("building the recall index in the background failed")
+            self._ready.set()  # the next get() tries again, inside the call
+            return
+        with self._lock:
+            if self._closed:
+                recall.close()
+            else:
+                self._keep(recall)
+        self._ready.set()
+
+    def building(self) -> bool:
+        """A background build started and has not finished."""
+        return self._builder is not None and not self._ready.is_set()
 
     def get(self) -> Recall:
+        """The kept ``Recall``, once ready (waits for a background build)."""
+        if self._builder is not None:
+            self._ready.wait()
         with self._lock:
             if self._recall is None:
-                from memoir_tui.core.recall import Recall
-
-                recall = Recall(self.store_root, cwd=self.cwd)
-                try:
-                    watching = recall.watch()  # builds or refreshes the index once
-                except BaseException:
-                    recall.close()
-                    raise
-                log.info("recall ready (watcher %s)", "on" if watching else "off: stat checks")
-                self._recall = recall
-                with _OPEN_LOCK:
-                    _OPEN.add(self)
+                self._keep(self._make())
+            if self._interim is not None:  # the build is done: its stand-in is not needed
+                self._interim.close()
+                self._interim = None
+            assert self._recall is not None
             return self._recall
 
-    def close(self) -> None:
+    def current(self) -> tuple[Recall, bool]:
+        """``(recall, complete)``: the kept one when ready; else one that reads the index
+        as it is while the background build goes on (``complete`` False)."""
+        if not self.building():
+            return self.get(), True
         with self._lock:
-            if self._recall is not None:
-                self._recall.close()
-                self._recall = None
+            if self._interim is None:
+                from memoir_tui.core.recall import Recall
+
+                self._interim = Recall(self.store_root, cwd=self.cwd)
+            return self._interim, False
+
+    def close(self) -> None:
+        self._stop.set()
+        applier = self._applier
+        if applier is not None and applier is not threading.current_thread():
+            applier.join(timeout=5)
+        with self._lock:
+            self._closed = True
+            self._applier = None
+            for recall in (self._recall, self._interim):
+                if recall is not None:
+                    recall.close()
+            self._recall = self._interim = None
         with _OPEN_LOCK:
             _OPEN.discard(self)
+
+
+BUILDING_NOTE = (
+    "The recall index is still being built in the background: these results come from "
+    "what it holds so far ({files} files indexed); ask again in a few seconds for all."
+)
+
+
+def _building_note(engine: Recall) -> str:
+    try:
+        files = engine.index.file_count()
+    except Exception:  # no database yet
+        files = 0
+    return BUILDING_NOTE.format(files=files)
 
 
 def close_all() -> None:
@@ -148,6 +249,15 @@ class RecallView(BaseModel):
     query: str
     scope: str = Field(description="which projects were searched (global files always are)")
     hits: list[PassageOut]
+    complete: bool = Field(
+        default=True,
+        description="false while the index is still being built: results may be missing",
+    )
+    note: str = Field(default="", description="what the answer is missing, if anything")
+    elsewhere: dict[str, int] = Field(
+        default_factory=dict,
+        description="nothing in scope: matches in other projects, by project",
+    )
 
 
 class EntryOut(BaseModel):
@@ -238,22 +348,40 @@ def recall(
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
-    engine = warm.get()
+    from memoir_tui.core.recall.service import elsewhere_hint
+
+    engine, complete = warm.current()
+    tools_filter = [tool_name] if tool_name else None
     hits = engine.search(
         query,
         limit=limit,
-        tools=[tool_name] if tool_name else None,
+        tools=tools_filter,
         project=project,
         all_projects=all_projects,
         budget=PASSAGE_BUDGET,
+        refresh=complete,
     )
     scope = _scope_label(engine, project, all_projects)
-    data = RecallView(query=query, scope=scope, hits=[PassageOut(**hit.to_json()) for hit in hits])
+    building = "" if complete else _building_note(engine)
+    data = RecallView(
+        query=query,
+        scope=scope,
+        hits=[PassageOut(**hit.to_json()) for hit in hits],
+        complete=complete,
+        note=building,
+    )
     where = f"{tool_name}'s files in " if tool_name else ""
     if not hits:
-        hint = "" if all_projects else " (all_projects=true searches every project)"
-        return Reply(f'Nothing found for "{query}" in {where}{scope}{hint}.', data)
+        hint = ""
+        if not all_projects:
+            counts = engine.count_elsewhere(query, tools=tools_filter, project=project)
+            hint = f"; {elsewhere_hint(counts, cli=False)}" if counts else ""
+            data.elsewhere = counts
+        text = f'Nothing found for "{query}" in {where}{scope}{hint}.'
+        return Reply(f"{text}\n{building}" if building else text, data)
     lines = [f'{len(hits)} passage(s) for "{query}", best first ({where}{scope}):']
+    if building:
+        lines.insert(0, building)
     for number, hit in enumerate(data.hits, start=1):
         lines += [
             "",
@@ -277,11 +405,14 @@ def list_entries(
 
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
-    engine = warm.get()
+    engine, complete = warm.current()
     found = [
         e
         for e in engine.entries(
-            tools=[tool_name] if tool_name else None, project=project, all_projects=all_projects
+            tools=[tool_name] if tool_name else None,
+            project=project,
+            all_projects=all_projects,
+            refresh=complete,
         )
         if e.kind != "session"  # working-set items: memoir_session lists those
     ]
@@ -291,10 +422,14 @@ def list_entries(
     shown = [EntryOut(**e.to_json()) for e in found[:LIST_SHOWN]]
     scope = _scope_label(engine, project, all_projects)
     data = ListView(tool=tool_name, scope=scope, total=len(found), by_tool=by_tool, entries=shown)
+    building = "" if complete else _building_note(engine)
     if not found:
         what = f"{tool_name} memory files" if tool_name else "memory files"
-        return Reply(f"No {what} found ({scope}).", data)
+        text = f"No {what} found ({scope})."
+        return Reply(f"{text}\n{building}" if building else text, data)
     lines = [f"Memory files ({len(found)} total; {scope}):"]
+    if building:
+        lines.insert(0, building)
     current = None
     for e in shown:
         if e.tool != current:

@@ -78,8 +78,11 @@ def configure_logging() -> None:
     )
 
 
-def build_server(store_root: Path | None = None) -> MCPServer:
-    """The server with every tool registered; ``store_root`` None means the default store."""
+def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -> MCPServer:
+    """The server with every tool registered; ``store_root`` None means the default store.
+
+    ``warm_recall``: build or refresh the recall index in the background now (the served
+    process does), so the first ``memoir_recall`` answers at once, from what it has."""
     root = Path(store_root) if store_root is not None else default_store_dir()
     from memoir_tui.core.scope import working_project
 
@@ -328,13 +331,16 @@ def build_server(store_root: Path | None = None) -> MCPServer:
         return plain(tools.sync_status_report)
 
     # --- recall: every host tool's memory files ----------------------------------
-    # One Recall per server, built on first use and watched: the index stays warm and
-    # re-reads what changed before each answer. The Store is still built per call.
+    # One Recall per server, watched: the index stays warm and re-reads what changed
+    # before each answer. A served process builds it in the background at start and
+    # answers from what it has meanwhile (saying so). The Store is still built per call.
     try:
         here: Path | None = Path.cwd()
     except OSError:  # the working directory was deleted
         here = None
     warm = recall_tools.WarmRecall(root, cwd=here)
+    if warm_recall:
+        warm.start()
 
     @tool("Recall from memory", READ_ONLY)
     def memoir_recall(
@@ -433,7 +439,7 @@ def build_server(store_root: Path | None = None) -> MCPServer:
 def run_server(store_root: Path | None) -> int:
     """Serve on stdio until the client closes the stream; returns the exit status."""
     configure_logging()
-    server = build_server(store_root)
+    server = build_server(store_root, warm_recall=True)
     log.info("memoir MCP server on stdio, store %s", store_root or default_store_dir())
     try:
         server.run("stdio")

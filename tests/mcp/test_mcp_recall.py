@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
@@ -638,8 +639,16 @@ async def test_memoir_recall_over_stdio(world: World, tmp_path: Path) -> None:
             ClientSession(read, write_stream, read_timeout_seconds=60) as session,
         ):
             await session.initialize()
-            result = await session.call_tool("memoir_recall", {"query": "kubernetes"})
-            assert not result.is_error, result.content[0].text
+            # the server builds its index in the background from the start and answers
+            # from what it has meanwhile, saying so; it completes within seconds
+            for _attempt in range(200):
+                result = await session.call_tool("memoir_recall", {"query": "kubernetes"})
+                assert not result.is_error, result.content[0].text
+                if result.structured_content["complete"]:
+                    break
+                assert "still being built" in result.content[0].text
+                await anyio.sleep(0.1)
+            assert result.structured_content["complete"]
             hits = result.structured_content["hits"]
             assert hits[0]["path"] == str(world.store / "memory" / "fact_cluster-layout.md")
             assert "---" not in hits[0]["passage"]

@@ -41,10 +41,33 @@ def test_plural_ing_ed_fold_together(group):
 
 
 def test_folding_keeps_a_stem_of_four_characters():
-    assert fold("uses") == "uses"  # "use" would be 3
     assert fold("bed") == "bed"
     assert fold("status") == "status"
     assert all(len(fold(w)) >= 4 for w in ("cached", "tested", "rules", "things"))
+    assert fold("note") == "note" and fold("notes") == "note"  # never the stop word "not"
+    assert fold("coding") == "coding"  # -ing leaves four letters, or undoubles
+
+
+@pytest.mark.parametrize(
+    "group",
+    [
+        ("log", "logs", "logging", "logged"),
+        ("pod", "pods"),
+        ("job", "jobs"),
+        ("key", "keys"),
+        ("bug", "bugs", "bugged"),
+        ("run", "runs", "running"),
+        ("api", "apis"),
+        ("alias", "aliases"),
+    ],
+)
+def test_short_words_fold_onto_three_letter_stems(group):
+    assert len({fold(w) for w in group}) == 1, {w: fold(w) for w in group}
+
+
+@pytest.mark.parametrize("word", ["bus", "gas", "is", "this", "news", "lens", "thus", "plus"])
+def test_words_ending_in_s_that_are_not_plurals_keep_it(word):
+    assert fold(word) == word
 
 
 def test_query_drops_stop_words_and_marks_prefixes():
@@ -64,7 +87,7 @@ def test_alias_only_entry_ranks_first(recall):
     assert "kubernetes" not in Path(hits[0].path).read_text().split("---")[-1].lower()
 
 
-def test_four_letter_prefix_reaches_the_longer_word(world: World, recall):
+def test_prefix_reaches_the_longer_word(world: World, recall):
     write(
         world.store / "memory" / "fact_sso.md",
         entry("fact", "Single sign-on", "Authentication goes through the identity provider.\n"),
@@ -72,7 +95,54 @@ def test_four_letter_prefix_reaches_the_longer_word(world: World, recall):
     hits = recall.search("auth", all_projects=True)
     assert "Single sign-on" in names(hits)
     assert any("auth*" in terms for terms in hits[0].why.values())
-    assert recall.search("aut", all_projects=True) == []  # under 4 characters: no prefix
+    assert recall.search("au", all_projects=True) == []  # under 3 characters: no prefix
+
+
+def test_three_letter_word_reaches_the_longer_word(world: World, recall):
+    write(
+        world.store / "memory" / "fact_envvars.md",
+        entry("fact", "Environment variables", "Every variable a service reads has a default.\n"),
+    )
+    hits = recall.search("env", all_projects=True)
+    assert hits and hits[0].name == "Environment variables"
+    assert "env*" in hits[0].why["name"]
+    assert parse_query("k8s")[0].prefix is False  # identifiers with digits: as written
+
+
+def test_short_plural_meets_its_singular_in_a_search(world: World, recall):
+    write(
+        world.store / "memory" / "lesson_pods.md",
+        entry(
+            "lesson", "Evicted workloads", "Pods evicted under memory pressure lacked requests.\n"
+        ),
+    )
+    write(
+        world.store / "memory" / "fact_logging.md",
+        entry("fact", "Retention", "Logging below info is dropped; logs are kept 30 days.\n"),
+    )
+    assert names(recall.search("pod", all_projects=True))[:1] == ["Evicted workloads"]
+    assert names(recall.search("log", all_projects=True))[:1] == ["Retention"]
+
+
+def test_rare_literal_fragment_does_not_beat_the_word_the_query_abbreviates(world: World, recall):
+    mem = world.store / "memory"
+    write(
+        mem / "fact_sync.md",
+        entry("fact", "Laptop sync", "The ops-env-sync script copies dotfiles.\n"),
+    )
+    for i, text in enumerate(
+        (
+            "Environment variables are listed in each README.",
+            "A new laptop gets its environment from the bootstrap script.",
+            "The staging environment mirrors production.",
+        )
+    ):
+        write(mem / f"fact_environment-{i}.md", entry("fact", f"Environment note {i}", text + "\n"))
+    hits = recall.search("env", all_projects=True)
+    ranked = names(hits)
+    assert ranked.index("Laptop sync") > max(
+        ranked.index(f"Environment note {i}") for i in range(3)
+    )
 
 
 def test_document_covering_all_terms_beats_one_repeating_one(world: World, recall):
@@ -290,3 +360,101 @@ def test_session_summaries_are_recalled(tmp_path) -> None:
     (doc,) = [d for d in docs if d.type == "session"]
     assert doc.name == "Moved the exporter to streaming writes"
     assert "cli/export.py" in doc.text and "40 min" in doc.text
+
+
+# --- rationale and project fields ---------------------------------------------------
+
+
+def test_reasons_do_not_cost_a_decision_its_rank(world: World, recall):
+    mem = world.store / "memory"
+    reasons = " ".join(f"reason{i}" for i in range(40))
+    write(
+        mem / "decision_streams.md",
+        entry(
+            "decision",
+            "Redis streams carry domain events",
+            "Services publish to streams.\n",
+            description="Event transport between services",
+            why=f"replayable transport; {reasons}",
+            rejected="RabbitMQ, no replay; Kafka, too much to operate",
+            tags="[messaging, architecture]",
+        ),
+    )
+    write(
+        mem / "next_action_lag.md",
+        entry(
+            "next_action",
+            "Benchmark consumer lag",
+            "Measure lag.\n",
+            description="Event transport between services",
+            added="2026-01-01",
+        ),
+    )
+    hits = recall.search("event transport", all_projects=True)
+    assert names(hits)[:2] == ["Redis streams carry domain events", "Benchmark consumer lag"]
+    # reasons and tags are searchable, in a field of their own, never the description
+    rabbit = recall.search("rabbitmq", all_projects=True)
+    assert rabbit and rabbit[0].name == "Redis streams carry domain events"
+    assert set(rabbit[0].why) == {"rationale"}
+    assert "rabbitmq" not in rabbit[0].description.lower()
+    assert recall.search("messaging", all_projects=True)[0].why == {"rationale": ["messaging"]}
+
+
+def test_lesson_trigger_and_how_to_apply_are_rationale(recall):
+    hits = recall.search("intermittently", all_projects=True)
+    assert hits and hits[0].name == "Retry flaky browser tests once"
+    assert "rationale" in hits[0].why
+
+
+def test_a_query_naming_a_project_reaches_its_documents(world: World, recall):
+    write(world.other / ".cursor" / "rules" / "rows.mdc", "---\n---\nAppend rows, never update.\n")
+    write(
+        world.store / "memory" / "fact_audit.md",
+        entry("fact", "Audit trail", "Append audit rows to the journal.\n"),
+    )
+    hits = recall.search("billing append", all_projects=True)
+    assert hits[0].path == str(world.other / ".cursor" / "rules" / "rows.mdc")
+    assert "billing" in hits[0].why.get("project", [])
+
+
+def test_session_items_match_by_their_project_label(world: World):
+    import json
+
+    session = json.loads((world.store / "session.json").read_text())
+    session["current"]["next_actions"].append(
+        {
+            "text": "Rotate the ledger keys",
+            "added": "2026-03-01T00:00:00.000Z",
+            "project": "git:github.com/acme/ledgerd",
+            "project_label": "ledgerd",
+        }
+    )
+    session["history"].append(
+        {
+            "date": "2026-03-03T00:00:00.000Z",
+            "summary": "Tuned the okapi importer",
+            "files_touched": ["importer.py"],
+            "project": "git:github.com/acme/ledgerd",
+            "project_label": "ledgerd",
+        }
+    )
+    write(world.store / "session.json", json.dumps(session))
+    with world.recall() as r:
+        found = {h.name: h for h in r.search("ledgerd", all_projects=True)}
+        assert {"Rotate the ledger keys", "Tuned the okapi importer"} <= set(found)
+        assert found["Tuned the okapi importer"].type == "session"  # history is searchable
+
+
+def test_four_letter_abbreviation_reaches_the_full_word_before_a_fragment(world: World, recall):
+    """``repo`` had prefix matching already; the fragment won on a discount and a higher IDF."""
+    mem = world.store / "memory"
+    write(
+        mem / "fact_mirror.md", entry("fact", "Mirror cron", "The tools-repo-mirror cron runs.\n")
+    )
+    for i in range(8):
+        write(
+            mem / f"fact_repository-{i}.md",
+            entry("fact", f"Ownership note {i}", f"Each repository has owner {i} listed.\n"),
+        )
+    ranked = names(recall.search("repo", all_projects=True))
+    assert ranked.index("Mirror cron") > max(ranked.index(f"Ownership note {i}") for i in range(8))

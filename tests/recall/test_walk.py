@@ -68,6 +68,41 @@ def test_each_tool_layout_is_found(world: World):
         assert files.get(str(path)) == tool, path
 
 
+def test_cursor_global_user_rules_are_found_per_platform_folder(world: World, tmp_path: Path):
+    """The JavaScript tool keeps Cursor's user rules in Cursor's user folder: Linux
+    ($XDG_CONFIG_HOME, else ~/.config), macOS (~/Library/Application Support), Windows."""
+    h = world.home
+    linux = write(h / ".config/Cursor/User/rules/naming.md", "Prefer named exports.\n")
+    mac = write(h / "Library/Application Support/Cursor/User/rules/mac.md", "Mac rule.\n")
+    win = write(h / "AppData/Roaming/Cursor/User/rules/win.md", "Windows rule.\n")
+    not_rules = write(h / ".config/Cursor/User/settings.md", "not a rules file\n")
+    # ~/.cursor holds MCP config and the pinned block, not user rules
+    stray = write(h / ".cursor/rules/stray.md", "not a documented location\n")
+    files = found(world)
+    for path in (linux, mac, win):
+        assert files.get(str(path)) == "cursor", path
+    assert str(not_rules) not in files and str(stray) not in files
+    xdg = tmp_path / "xdg"
+    moved = write(xdg / "Cursor/User/rules/moved.md", "XDG rule.\n")
+    srcs, _, _ = sources(h, {**world.env, "XDG_CONFIG_HOME": str(xdg)}, store_root=world.store)
+    paths = {f.path: f for s in srcs for f in walk_source(s).files}
+    assert paths[str(moved)].tool == "cursor" and paths[str(moved)].always_loaded
+    assert str(linux) not in paths
+
+
+def test_kiro_steering_and_amazon_q_rules_are_found(world: World):
+    h, p = world.home, world.proj
+    expected = {
+        write(h / ".kiro/steering/tech.md", "Kiro global steering.\n"): "kiro",
+        write(p / ".kiro/steering/product.md", "Kiro project steering.\n"): "kiro",
+        write(p / ".amazonq/rules/api/style.md", "Amazon Q rule.\n"): "amazonq",
+        write(p / "AmazonQ.md", "Amazon Q project context.\n"): "amazonq",
+    }
+    files = found(world)
+    for path, tool in expected.items():
+        assert files.get(str(path)) == tool, path
+
+
 def test_never_crawls_home_nor_project_trees(world: World):
     files = found(world)
     assert str(world.home / "notes" / "stray.md") not in files
@@ -143,4 +178,8 @@ def test_cursor_filter_takes_mdc_only(world: World):
     files = found(world, tools=["cursor"])
     assert str(world.proj / ".cursor/rules/sql.mdc") in files
     assert str(world.proj / ".cursor/rules/plain.md") not in files
-    assert get_adapter("cursor").suffixes == (".mdc",)
+    # project rules must be .mdc; only the user rules folder takes .md
+    assert all(
+        loc.pattern.endswith(".mdc") or "*" not in loc.pattern
+        for loc in get_adapter("cursor").project_files
+    )

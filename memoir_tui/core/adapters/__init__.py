@@ -133,6 +133,7 @@ class Location:
     pattern: str
     kind: str = "rules"  # "memory" | "rules" | "instructions"
     always: str | None = "*"  # file-name glob of always-loaded files; None = loaded on demand
+    roots: tuple[int, ...] | None = None  # global files: under these of the tool's roots only
 
     def always_loaded(self, name: str) -> bool:
         return self.always is not None and fnmatch.fnmatchcase(name, self.always)
@@ -342,12 +343,20 @@ ADAPTERS: tuple[Adapter, ...] = (
         label="Cursor",
         write_project=".cursor/rules",
         write_suffix=".mdc",
-        roots=(Root(".cursor"),),
+        # ~/.cursor (MCP, the pinned block), then Cursor's user directory (Electron's
+        # per-platform data folder), where the JavaScript tool keeps global user rules
+        roots=(
+            Root(".cursor"),
+            Root("Cursor/User", base="config"),
+            Root("Library/Application Support/Cursor/User"),
+            Root("Cursor/User", base="appdata"),
+        ),
+        global_files=(Location("rules/*.md", kind="rules", roots=(1, 2, 3)),),
         project_files=(
             Location(".cursor/rules/**/*.mdc", kind="rules", always=None),
             Location(".cursorrules", kind="rules"),
         ),
-        suffixes=(".mdc",),
+        suffixes=(".mdc", ".md"),
         mcp=(
             McpHost(
                 name="cursor",
@@ -521,6 +530,21 @@ ADAPTERS: tuple[Adapter, ...] = (
                 dedicated_user=False,
                 dedicated_project=False,
             ),
+        ),
+    ),
+    Adapter(
+        name="kiro",
+        label="Kiro",
+        roots=(Root(".kiro"),),
+        global_files=(Location("steering/*.md", kind="rules"),),
+        project_files=(Location(".kiro/steering/*.md", kind="rules"),),
+    ),
+    Adapter(
+        name="amazonq",
+        label="Amazon Q Developer",
+        project_files=(
+            Location(".amazonq/rules/**/*.md", kind="rules"),
+            Location("AmazonQ.md", kind="instructions"),
         ),
     ),
     Adapter(

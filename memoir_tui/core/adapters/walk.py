@@ -187,10 +187,17 @@ def sources(
     # it names (Claude Code's projects/) still count as projects for the other tools.
     for adapter in ADAPTERS:
         on = adapter.name in enabled
-        for root in adapter.global_dirs(home, env, store_root):
+        visited: list[Path] = []
+        for root_i, root_spec in enumerate(adapter.roots):
+            root = root_spec.resolve(home, env, store_root)
+            if root is None or root in visited:
+                continue
+            visited.append(root)
             root_s = str(root)
             plain: list[tuple[str, Location]] = []
             for loc in adapter.global_files:
+                if loc.roots is not None and root_i not in loc.roots:
+                    continue
                 if "<project>" not in loc.pattern:
                     if on:
                         plain.append((adapter.name, loc))

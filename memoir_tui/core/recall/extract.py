@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FIELDS = ("aliases", "name", "description", "headings", "body")
+# ``rationale``: why, rejected, trigger, how_to_apply and tags, a field of its own (low weight)
+# so reasons never lengthen the description; ``project``: the words of the project label.
+FIELDS = ("aliases", "name", "description", "headings", "body", "rationale", "project")
+N_FIELDS = len(FIELDS)
 
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -39,15 +42,35 @@ class Doc:
     body_line: int = 0  # 0-based line where the body starts (after frontmatter)
     text: str = ""  # stored passage source for documents that are not whole files
     updated: str = ""
+    rationale: str = ""
+    project_label: str = ""  # the project as a person reads it, when the item says
 
-    def field_texts(self) -> tuple[str, str, str, str, str]:
+    def field_texts(self) -> tuple[str, ...]:
         return (
             self.aliases,
             f"{self.name} {self.link}",
             self.description,
             self.headings,
             self.body,
+            self.rationale,
+            project_words(self.project, self.project_label),
         )
+
+
+def project_words(project: str, label: str = "") -> str:
+    """What a query may name a project by: its label, and the last part of its path or id.
+
+    ``/home/me/src/webshop`` → ``webshop``; ``git:github.com/acme/webshop`` → ``webshop``;
+    ``claude:-home-me-webshop`` (a Claude Code folder not yet resolved) → ``webshop``.
+    """
+    if not project:
+        return label
+    value = project.rstrip("/\\")
+    if value.startswith("claude:"):
+        last = value.rsplit("-", 1)[-1]
+    else:
+        last = re.split(r"[/\\:]", value)[-1]
+    return " ".join(dict.fromkeys(w for w in (label, last) if w))
 
 
 def _s(value: Any) -> str:
@@ -146,7 +169,8 @@ def doc_from_text(
         kind=kind,
         name=entry.name,
         link=link_words if link_words.lower() != entry.name.lower() else "",
-        description=" ".join(p for p in (entry.description, *extra) if p),
+        description=entry.description,
+        rationale=" ".join(p for p in extra if p),
         project=_project_value(entry_project) if entry_project else project,
         aliases=" ".join(entry.aliases),
         headings=heads,
@@ -196,10 +220,11 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
                 link="",
                 description="",
                 project=_project_value(d.project) if d.project else "",
-                body="\n".join(lines[1:]),
+                rationale="\n".join(p for p in (d.why, d.rejected) if p),
                 ident=d.key,
                 text="\n".join(lines),
                 updated=d.date,
+                project_label=d.project_label,
             )
         )
     for kind, items in (
@@ -220,6 +245,7 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
                     project=_project_value(item.project) if item.project else "",
                     text=item.text,
                     updated=item.date,
+                    project_label=item.project_label,
                 )
             )
     for h in ws.history:
@@ -242,6 +268,7 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
                 body="\n".join(details),
                 text="\n".join([h.summary, *details]),
                 updated=h.date,
+                project_label=h.project_label,
             )
         )
     hidden = {d.key for d in ws.tombstones}

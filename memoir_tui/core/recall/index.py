@@ -13,10 +13,12 @@ Freshness is checked on every query, cheaply:
   are read;
 - **files**: every indexed file is stat'ed (path + mtime + size + inode) — done
   on every query while the index holds at most ``full_check_files`` files
-  (``[recall] full_check_files``, default 2,000), and always by
-  ``refresh(full=True)`` (``memoir-tui index``). Above that size a query relies
-  on directory mtimes plus a re-check of the files it is about to return (one
-  ``stat`` costs 3–10 µs here, so 100k of them would dominate the query); the
+  (``[recall] full_check_files``, default 20,000), and always by
+  ``refresh(full=True)`` (``memoir-tui index``). One ``stat`` costs 2–8 µs here
+  (30–100 ms per query at 10k files on a loaded machine), so an in-place edit of
+  any file is seen by the very next query up to that size. Above it, a query
+  relies on directory mtimes plus a stat of every *candidate* the first stage
+  found, before scoring (``recheck``): no answer is scored from a stale row; the
   CLI then re-checks every file in a detached child after answering, and a
   long-lived process uses a watcher.
 
@@ -49,16 +51,18 @@ from memoir_tui.core.adapters.walk import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import open_regular, private_dir, private_file
-from memoir_tui.core.recall.extract import FIELDS, Doc
+from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import index_text
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SESSION_SOURCE = "session"
 BATCH = 400
-DEFAULT_FULL_CHECK_FILES = 2_000
+DEFAULT_FULL_CHECK_FILES = 20_000
 
 
 _GENERATIONS = itertools.count(1)
+_LENGTHS = ", ".join(f"l{i}" for i in range(N_FIELDS))  # the docs columns of field lengths
+_ZERO_TOTALS = json.dumps([0] * N_FIELDS)
 
 
 class IndexBusyError(MemoirError):
@@ -144,7 +148,7 @@ CREATE TABLE docs(
     ident TEXT NOT NULL, always INTEGER NOT NULL, markdown INTEGER NOT NULL,
     body_line INTEGER NOT NULL, text TEXT NOT NULL, updated TEXT NOT NULL,
     l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL,
-    l4 INTEGER NOT NULL
+    l4 INTEGER NOT NULL, l5 INTEGER NOT NULL, l6 INTEGER NOT NULL
 );
 CREATE INDEX docs_path ON docs(path);
 CREATE INDEX docs_tool_project ON docs(tool, project);
@@ -152,7 +156,7 @@ CREATE TABLE notes(path TEXT PRIMARY KEY, source TEXT NOT NULL, reason TEXT NOT 
     WITHOUT ROWID;
 CREATE TABLE claude_projects(dir TEXT PRIMARY KEY, cwd TEXT) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(
-    aliases, name, description, headings, body,
+    aliases, name, description, headings, body, rationale, project,
     tokenize = "unicode61 remove_diacritics 0", detail = column
 );
 CREATE VIRTUAL TABLE vocab USING fts5vocab(fts, row);
@@ -171,7 +175,7 @@ class RecallIndex:
         self.path = Path(path)
         self.full_check_files = full_check_files
         self._conn: sqlite3.Connection | None = None
-        self._pending = [0, 0, 0, 0, 0, 0]  # documents, then field lengths, not yet in meta
+        self._pending = [0] * (N_FIELDS + 1)  # documents, then field lengths, not yet in meta
         self._writes = 0  # commits by this connection
         self._stats_key: tuple[int, int] | None = None
         self._generation = next(_GENERATIONS)
@@ -273,7 +277,7 @@ class RecallIndex:
         """Remove the database (a rebuild starts from nothing)."""
         self.close()
         self._delete_files()
-        self._pending = [0, 0, 0, 0, 0, 0]
+        self._pending = [0] * (N_FIELDS + 1)
         self._stats = None
 
     def exists(self) -> bool:
@@ -334,7 +338,7 @@ class RecallIndex:
 
     def avg_lengths(self) -> tuple[float, ...]:
         n = max(self.doc_count(), 1)
-        totals = json.loads(self.get_meta("len_totals", "[0,0,0,0,0]"))
+        totals = json.loads(self.get_meta("len_totals", _ZERO_TOTALS))
         return tuple(max(t / n, 1.0) for t in totals)
 
     # --- refresh ----------------------------------------------------------------------
@@ -610,16 +614,14 @@ class RecallIndex:
 
     def _drop_path(self, path: str) -> bool:
         conn = self.conn
-        rows = conn.execute(
-            "SELECT id, l0, l1, l2, l3, l4 FROM docs WHERE path = ?", (path,)
-        ).fetchall()
+        rows = conn.execute(f"SELECT id, {_LENGTHS} FROM docs WHERE path = ?", (path,)).fetchall()
         if not rows:
             return False
         ids = [(r[0],) for r in rows]
         conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
         conn.executemany("DELETE FROM docs WHERE id = ?", ids)
         self._pending[0] -= len(rows)
-        for i in range(1, 6):
+        for i in range(1, N_FIELDS + 1):
             self._pending[i] -= sum(r[i] for r in rows)
         return True
 
@@ -631,8 +633,8 @@ class RecallIndex:
             ls = [f.count(" ") + 1 if f else 0 for f in fields]
             cur = conn.execute(
                 "INSERT INTO docs(path, tool, type, kind, name, description, project, ident, "
-                "always, markdown, body_line, text, updated, l0, l1, l2, l3, l4) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"always, markdown, body_line, text, updated, {_LENGTHS}) "
+                f"VALUES ({', '.join('?' * (13 + N_FIELDS))})",
                 (
                     doc.path, doc.tool, doc.type, doc.kind, doc.name, doc.description,
                     doc.project, doc.ident, int(doc.always_loaded), int(doc.markdown),
@@ -640,12 +642,12 @@ class RecallIndex:
                 ),
             )  # fmt: skip
             conn.execute(
-                "INSERT INTO fts(rowid, aliases, name, description, headings, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO fts(rowid, {', '.join(FIELDS)}) "
+                f"VALUES ({', '.join('?' * (1 + N_FIELDS))})",
                 (cur.lastrowid, *fields),
             )
             pending[0] += 1
-            for i in range(5):
+            for i in range(N_FIELDS):
                 pending[i + 1] += ls[i]
 
     def _flush_totals(self) -> None:
@@ -653,11 +655,11 @@ class RecallIndex:
         pending = self._pending
         if not any(pending):
             return
-        totals = json.loads(self.get_meta("len_totals", "[0,0,0,0,0]"))
+        totals = json.loads(self.get_meta("len_totals", _ZERO_TOTALS))
         totals = [max(0, a + b) for a, b in zip(totals, pending[1:], strict=True)]
         self._set_meta("len_totals", json.dumps(totals))
         self._set_meta("n_docs", str(max(0, self.doc_count() + pending[0])))
-        self._pending = [0, 0, 0, 0, 0, 0]
+        self._pending = [0] * (N_FIELDS + 1)
 
     def _refresh_session(self, session_path: Path, report: RefreshReport) -> None:
         path = str(session_path)
@@ -750,6 +752,19 @@ class RecallIndex:
         with self._tx():
             self._set_meta("n_files", str(n))
 
+    def stale_paths(self, paths: Iterable[str]) -> set[str]:
+        """Which of these indexed files changed (or went) since they were read; reads only."""
+        out: set[str] = set()
+        paths = sorted(set(paths))
+        for chunk in _chunks(paths, 500):
+            marks = ",".join("?" * len(chunk))
+            for path, ino, mtime, size in self.conn.execute(
+                f"SELECT path, ino, mtime_ns, size FROM files WHERE path IN ({marks})", chunk
+            ):
+                if self._stat(path) != (ino, mtime, size):
+                    out.add(path)
+        return out
+
     def recheck(self, paths: Iterable[str], scope: Scope) -> bool:
         """Stat these files (about to be returned); re-index any that changed. True if any did."""
         paths = sorted(set(paths))
@@ -810,7 +825,7 @@ class _Tx:
             self.conn.execute("COMMIT")
             self.index._writes += 1
         else:
-            self.index._pending = [0, 0, 0, 0, 0, 0]
+            self.index._pending = [0] * (N_FIELDS + 1)
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
 

@@ -2,10 +2,15 @@
 
 Score of a document for query terms t (stems; some also match as prefixes):
 
-- per field f (aliases, name, description, headings, body) with weight w_f,
-  tf_f = exact + ``PREFIX_DISCOUNT`` × prefix-only occurrences, normalised by
-  field length (``B``); the weighted sum saturates as tf / (tf + k1);
-- times the term's IDF (exact stem, else the prefix's);
+- per field f (aliases, name, description, headings, body, rationale, project) with
+  weight w_f, tf_f = occurrences normalised by field length (``B``); the weighted sum
+  saturates as tf / (tf + k1);
+- a term that may match as a prefix is scored by the better of two readings: the
+  word itself (its exact occurrences, plus ``PREFIX_DISCOUNT`` × the longer words, at
+  the exact stem's IDF) and its family (every word it begins, undiscounted, at the
+  family's IDF). When the family is mostly longer words (``ABBREVIATION``: the query
+  word abbreviates them, like ``env`` or ``repo``) only the family reading counts, so a
+  rare literal fragment (``ops-env-sync``) cannot outrank the word the query means;
 - the sum over terms is multiplied by a coverage factor, the IDF-weighted share
   of query terms the document matches, squared — a document that matches all
   terms beats one that repeats one term;
@@ -19,16 +24,19 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memoir_tui.core.recall.extract import FIELDS
+from memoir_tui.core.recall.extract import FIELDS, N_FIELDS
 from memoir_tui.core.recall.text import QueryTerm
 
-FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0)
-FIELD_B = (0.3, 0.3, 0.5, 0.5, 0.75)
+# aliases, name, description, headings, body, rationale, project
+FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0, 1.0, 1.5)
+FIELD_B = (0.3, 0.3, 0.5, 0.5, 0.75, 0.3, 0.0)
 K1 = 1.2
 PREFIX_DISCOUNT = 0.5
+ABBREVIATION = 3  # the family holds this many times the exact word's documents: an abbreviation
+LITERAL_SHARE = 0.8  # an abbreviation's exact occurrences (a fragment: ops-env-sync) count this
 NON_MARKDOWN = 0.8
 COVERAGE_FLOOR = 0.2
 CANDIDATES = 60
@@ -37,8 +45,10 @@ COMMON_MIN = 400
 
 DOC_COLUMNS = (
     "d.id, d.path, d.tool, d.type, d.kind, d.name, d.description, d.project, d.ident, "
-    "d.always, d.markdown, d.body_line, d.text, d.updated, d.l0, d.l1, d.l2, d.l3, d.l4"
+    "d.always, d.markdown, d.body_line, d.text, d.updated, "
+    + ", ".join(f"d.l{i}" for i in range(N_FIELDS))
 )
+_LEN_AT = 14  # where the field lengths start in a DOC_COLUMNS row, then the field texts
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +185,7 @@ def _first_stage(
         + ") GROUP BY id) "
         "SELECT p.id FROM per_doc p JOIN docs d ON d.id = p.id "
         f"WHERE 1{where} ORDER BY p.w * ({COVERAGE_FLOOR!r} + {1 - COVERAGE_FLOOR!r} * "
-        "p.cov * p.cov) DESC, d.l4 ASC LIMIT ?"
+        "p.cov * p.cov) DESC, d.l4 ASC LIMIT ?"  # l4: the body's length
     )
     return [r[0] for r in conn.execute(sql, (*args, *filter_args, k))]
 
@@ -190,19 +200,29 @@ def rank(
     avg_lengths: Sequence[float],
     hidden: frozenset[str] = frozenset(),
     generation: int = -1,
-) -> list[Scored]:
+    check: Callable[[set[str]], bool] | None = None,
+) -> list[Scored] | None:
     """The best ``limit`` documents for ``terms``; ``generation`` (any int that changes
-    whenever the index does) lets document frequencies be cached between queries."""
+    whenever the index does) lets document frequencies be cached between queries.
+
+    ``check`` is shown the candidates' paths before any is scored; when it returns
+    True (it re-indexed some: their rows were stale) nothing is scored and ``None`` is
+    returned, so the caller ranks again over the fresh rows."""
     if not terms:
         return []
     n = max(n_docs, 1)
-    idfs: list[float] = []
+    idfs: list[float] = []  # the IDF a term counts with (first stage, coverage)
+    exact_idfs: list[float] = []
     prefix_idfs: list[float] = []
+    abbreviations: list[bool] = []
     dfs: list[int] = []
     for t in terms:
         exact, with_prefix = _df(conn, t, n, generation)
-        idfs.append(_idf(exact, n) if exact else _idf(with_prefix, n))
+        abbreviation = t.prefix and exact * ABBREVIATION <= with_prefix
+        exact_idfs.append(_idf(exact, n) if exact else 0.0)
         prefix_idfs.append(_idf(with_prefix, n))
+        idfs.append(prefix_idfs[-1] if abbreviation or not exact else exact_idfs[-1])
+        abbreviations.append(abbreviation)
         dfs.append(with_prefix)
     if not any(dfs):
         return []
@@ -212,17 +232,21 @@ def rank(
         return []
 
     marks = ",".join("?" * len(ids))
+    field_list = ", ".join(f"f.{name}" for name in FIELDS)
     rows = conn.execute(
-        f"SELECT {DOC_COLUMNS}, f.aliases, f.name, f.description, f.headings, f.body "
+        f"SELECT {DOC_COLUMNS}, {field_list} "
         f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN ({marks})",
         ids,
     ).fetchall()
+    if check is not None and check({r[1] for r in rows}):
+        return None
+    texts_at = _LEN_AT + N_FIELDS
     out: list[Scored] = []
     for r in rows:
         if r[8] and r[8] in hidden:
             continue
-        lens = r[14:19]
-        fields = [f" {text} " for text in r[19:24]]
+        lens = r[_LEN_AT:texts_at]
+        fields = [f" {text} " for text in r[texts_at : texts_at + N_FIELDS]]
         norms = [
             1.0 - b + b * (length / avg)
             for b, length, avg in zip(FIELD_B, lens, avg_lengths, strict=True)
@@ -230,7 +254,7 @@ def rank(
         score = 0.0
         covered = 0.0
         why: dict[str, list[str]] = {}
-        for t, idf, pidf in zip(terms, idfs, prefix_idfs, strict=True):
+        for i, t in enumerate(terms):
             needle = f" {t.stem} "
             start = f" {t.stem}"
             tf_exact = 0.0
@@ -242,15 +266,21 @@ def rank(
                     tf_exact += FIELD_WEIGHTS[j] * exact / norms[j]
                     why.setdefault(FIELDS[j], []).append(t.word)
                 if pre:
-                    tf_prefix += FIELD_WEIGHTS[j] * PREFIX_DISCOUNT * pre / norms[j]
+                    tf_prefix += FIELD_WEIGHTS[j] * pre / norms[j]
                     if not exact:
                         why.setdefault(FIELDS[j], []).append(t.word + "*")
-            tf = tf_exact + tf_prefix
-            if tf <= 0:
+            if tf_exact + tf_prefix <= 0:
                 continue
-            term_idf = idf if tf_exact else pidf
-            score += term_idf * tf * (K1 + 1) / (tf + K1)
-            covered += idf
+            # the family reading: every word the term begins, at the family's IDF; for an
+            # abbreviation the longer words are what the query means, the literal less so
+            family_tf = tf_prefix + (LITERAL_SHARE if abbreviations[i] else 1.0) * tf_exact
+            term_score = prefix_idfs[i] * family_tf * (K1 + 1) / (family_tf + K1)
+            if not abbreviations[i] and exact_idfs[i]:
+                # the word itself, longer words at a discount, at the exact stem's IDF
+                word_tf = tf_exact + PREFIX_DISCOUNT * tf_prefix
+                term_score = max(term_score, exact_idfs[i] * word_tf * (K1 + 1) / (word_tf + K1))
+            score += term_score
+            covered += idfs[i]
         if score <= 0:
             continue
         coverage = covered / total_idf

@@ -104,6 +104,15 @@ class IndexStatus:
     watching: bool = False
 
 
+def elsewhere_hint(counts: dict[str, int], *, cli: bool) -> str:
+    """``3 matches in other projects (billing 2, webshop 1): --all-projects``."""
+    total = sum(counts.values())
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    names = ", ".join(f"{name} {n}" for name, n in top[:5]) + (", …" if len(top) > 5 else "")
+    how = "--all-projects" if cli else "all_projects=true"
+    return f"{total} match{'es' if total != 1 else ''} in other projects ({names}): {how}"
+
+
 def default_store_dir(env: Mapping[str, str]) -> Path:
     """``$MEMOIR_HOME``, else ``~/.config/memoir`` — as ``store.default_store_dir``.
 
@@ -349,11 +358,49 @@ class Recall:
         all_projects: bool = False,
         budget: int = 700,
         refresh: bool = True,
+        record: bool = True,
     ) -> list[Hit]:
-        """Ranked passages for ``query``, best first (at most ``limit``, ≤ 100)."""
+        """Ranked passages for ``query``, best first (at most ``limit``, ≤ 100).
+
+        ``refresh=False`` answers from the index as it is, never writing it (another
+        thread or process may be building it): documents of files changed since they
+        were indexed are left out rather than shown from their stale rows. ``record``
+        notes the memory files returned as used (consolidate reads that)."""
         return self._guarded(
-            self._search, query, limit, tools, types, project, all_projects, budget, refresh
-        )
+            self._search, query, limit, tools, types, project, all_projects, budget, refresh,
+            record,
+        )  # fmt: skip
+
+    def count_elsewhere(
+        self,
+        query: str,
+        *,
+        tools: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        project: str | os.PathLike[str] | None = None,
+        refresh: bool = False,
+    ) -> dict[str, int]:
+        """Documents matching ``query`` in projects a scoped search leaves out, by project
+        label (at most ``MAX_LIMIT`` counted): what a "nothing found here" may add."""
+        allowed = set(self._guarded(self._project_filter, project, False) or ())
+        everywhere = self.search(
+            query, limit=MAX_LIMIT, tools=tools, types=types, all_projects=True, budget=40,
+            refresh=refresh, record=False,
+        )  # fmt: skip
+        out: dict[str, int] = {}
+        for h in everywhere:
+            if not h.project or h.project in allowed:
+                continue
+            label = self.project_label(h.project)
+            out[label] = out.get(label, 0) + 1
+        return out
+
+    @staticmethod
+    def project_label(project: str) -> str:
+        """A project as a person reads it: the last part of its path, id or folder."""
+        from memoir_tui.core.recall.extract import project_words
+
+        return project_words(project).split(" ")[-1] or project
 
     def _search(
         self,
@@ -365,6 +412,7 @@ class Recall:
         all_projects: bool,
         budget: int,
         refresh: bool,
+        record: bool = True,
     ) -> list[Hit]:
         from memoir_tui.core.recall.rank import Filters, rank
         from memoir_tui.core.recall.text import parse_query
@@ -382,8 +430,24 @@ class Recall:
         )
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
-        for attempt in range(2):
+        scored: list | None = None
+        stale: set[str] = set()
+        for attempt in range(3):
             n_docs, avg_lengths, hidden, _projects = index.stats()
+            # every candidate must be current before it is scored, whatever the check above
+            # skipped (a watcher reports every change, so it needs no second look)
+            check = None
+            if refresh and not watched and attempt < 2:
+
+                def check(paths: set[str]) -> bool:
+                    return index.recheck(paths, self.scope)
+
+            elif not refresh:
+
+                def check(paths: set[str]) -> bool:
+                    stale.update(index.stale_paths(paths))
+                    return False
+
             scored = rank(
                 index.conn,
                 terms,
@@ -393,19 +457,18 @@ class Recall:
                 avg_lengths=avg_lengths,
                 hidden=hidden,
                 generation=index.generation,
+                check=check,
             )
-            # the files about to be shown must be current, whatever the check above skipped
-            # (a watcher reports every change, so it needs no second look)
-            if (
-                attempt == 0
-                and refresh
-                and not watched
-                and index.recheck({s.row.path for s in scored}, self.scope)
-            ):
-                continue
-            break
-        hits = [self._hit(s.row, s.score, s.why, terms, budget) for s in scored]
-        self._record(hits)
+            if scored is not None:
+                break
+        assert scored is not None  # the last attempt never checks
+        hits = [
+            self._hit(s.row, s.score, s.why, terms, budget)
+            for s in scored
+            if s.row.path not in stale
+        ]
+        if record:
+            self._record(hits)
         return hits
 
     def _record(self, hits: Sequence[Hit]) -> None:
@@ -629,6 +692,17 @@ class Recall:
             watcher.sync(self._watched_dirs())
             self._watcher = watcher
             return True
+
+    def apply_pending(self) -> bool:
+        """Apply what the watcher collected now, not at the next query. A long-lived
+        process calls this in the background, so the index on disk is current for every
+        other reader of it too: a CLI recall then sees an in-place edit at any store
+        size while a server watches. True if there was something to apply."""
+        watcher = self._watcher
+        if watcher is None or not watcher.healthy or not watcher.pending():
+            return False
+        self._guarded(self._ensure_fresh)
+        return True
 
     def stop_watching(self) -> None:
         with self._lock:

@@ -5,8 +5,13 @@ query at search time, so the index stores folded tokens (space separated) and
 SQLite's FTS5 only has to split on spaces. The folder is deliberately small and
 predictable rather than linguistic: plurals, ``-ing``, ``-ed``, ``-ies``/``-ied``
 and ``-ation`` fold onto one stem, a final ``e`` is dropped so ``cache``,
-``caches``, ``cached`` and ``caching`` meet, and a suffix is removed only when
-the stem left is at least four characters long (``uses`` stays ``uses``).
+``caches``, ``cached`` and ``caching`` meet. A plural ``-s`` may leave a
+three-letter stem, and so may undoubling after ``-ing``/``-ed`` (``logs``,
+``logging`` and ``logged`` meet ``log``; ``pods``, ``jobs``, ``keys``, ``bugs``,
+``runs``, ``running`` their singulars); otherwise a suffix or the final ``e`` is
+removed only when four letters are left (``note`` never becomes the stop word
+``not``, ``coding`` never ``cod``). Words ending in ``-ss``, ``-us``, ``-is``, ``-ous`` and a
+short list of others (``news``, ``alias``) keep their ``s``.
 """
 
 from __future__ import annotations
@@ -15,8 +20,37 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-MIN_STEM = 4
-PREFIX_MIN = 4  # a query word of at least this many characters also matches longer words
+MIN_STEM = 4  # most suffixes leave at least this many characters
+MIN_SHORT_STEM = 3  # a plural -s or undoubling may leave this many (logs, running)
+PREFIX_MIN = 3  # a query word of at least this many characters also matches longer words
+
+# Words whose final s is not a plural (and irregular plurals worth folding).
+_KEEP = frozenset(
+    [
+        "news",
+        "lens",
+        "bias",
+        "alias",
+        "atlas",
+        "canvas",
+        "whereas",
+        "christmas",
+        "chaos",
+        "kudos",
+        "always",
+        "perhaps",
+        "series",
+        "species",
+        "physics",
+        "thus",
+        "plus",
+        "yes",
+        "this",
+        "gas",
+        "bus",
+    ]
+)
+_IRREGULAR = {"apis": "api", "aliases": "alias", "biases": "bias", "lenses": "lens"}
 
 _WORD_RE = re.compile(r"[^\W_]+")
 _VOWELS = frozenset("aeiouy")
@@ -53,8 +87,11 @@ def fold(word: str) -> str:
 
 
 def _fold(w: str) -> str:
-    if len(w) <= MIN_STEM or w.isdigit():
+    if len(w) <= MIN_SHORT_STEM or w.isdigit() or w in _KEEP:
         return w
+    irregular = _IRREGULAR.get(w)
+    if irregular is not None:
+        return irregular
     s = w
     if s.endswith("'s"):
         s = s[:-2]
@@ -76,8 +113,14 @@ def _fold(w: str) -> str:
         s = _undouble(s[:-3])
     elif s.endswith("ed") and not s.endswith("eed") and len(s) - 2 >= MIN_STEM:
         s = _undouble(s[:-2])
-    elif s.endswith("s") and not s.endswith(("ss", "us", "is", "ous")) and len(s) - 1 >= MIN_STEM:
+    elif (
+        s.endswith("s")
+        and not s.endswith(("ss", "us", "is", "ous"))
+        and len(s) - 1 >= MIN_SHORT_STEM
+    ):
         s = s[:-1]
+        if s in _KEEP:
+            return s
     if s.endswith("e") and len(s) - 1 >= MIN_STEM:
         s = s[:-1]
     return s
@@ -88,7 +131,12 @@ def _has_vowel(s: str) -> bool:
 
 
 def _undouble(s: str) -> str:
-    if len(s) > MIN_STEM and s[-1] == s[-2] and s[-1] not in _VOWELS and s[-1] not in _NO_UNDOUBLE:
+    if (
+        len(s) > MIN_SHORT_STEM
+        and s[-1] == s[-2]
+        and s[-1] not in _VOWELS
+        and s[-1] not in _NO_UNDOUBLE
+    ):
         return s[:-1]
     return s
 
@@ -135,5 +183,7 @@ def parse_query(query: str) -> list[QueryTerm]:
         if stem in seen:
             continue
         seen.add(stem)
-        out.append(QueryTerm(w, stem, len(w) >= PREFIX_MIN and len(stem) >= PREFIX_MIN))
+        # identifiers with digits (k8s, ec2, s3) are matched as written
+        prefix = len(w) >= PREFIX_MIN and len(stem) >= PREFIX_MIN and w.isalpha()
+        out.append(QueryTerm(w, stem, prefix))
     return out[:16]

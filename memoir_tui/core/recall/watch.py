@@ -100,6 +100,11 @@ class Watcher:
             self._files, self._dirs = set(), set()
         return files, dirs
 
+    def pending(self) -> bool:
+        """Changes collected and not yet drained (reads nothing, takes no time)."""
+        with self._lock:
+            return bool(self._files or self._dirs)
+
     @property
     def watching(self) -> int:
         return len(self._dir_to_wd)
