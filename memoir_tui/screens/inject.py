@@ -366,6 +366,11 @@ class InjectPane(Pane):
             pending = sum(1 for c in self.changes if c.changed)
             action = "i writes them" if pending else "nothing to write"
             text = f"{len(self.changes)} target(s): {parts} · {action} · v shows the diff"
+            withheld = max((len(c.withheld) for c in self.changes), default=0)
+            if withheld:
+                # Said, not hidden: items holding a secret never leave the store.
+                rules = sorted({r for c in self.changes for r in c.withheld})
+                text += f" · {withheld} item(s) left out: they hold a secret ({', '.join(rules)})"
         self.query_one("#inject-loading").set_class(self.busy, "-busy")
         self.query_one("#inject-status", StatusLine).update(text)
 

@@ -8,6 +8,7 @@ reach a target).
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,20 @@ async def test_session_change_replans_the_block(store: Store, home: Path) -> Non
 def test_inject_pane_snapshot(snap_compare: Any, store: Store, home: Path) -> None:
     add_windsurf_and_damaged_gemini(home)
     assert snap_compare(make_app(store), terminal_size=SIZE, run_before=pressing(PANE_KEY))
+
+
+async def test_an_item_holding_a_secret_is_left_out_and_the_pane_says_so(
+    store: Store, home: Path
+) -> None:
+    # Another tool wrote a decision holding a token into session.json.
+    token = "gh" + "p_" + "q7Xk2Lm9VtR4wZp8NcYh3JsGd6BfTu1EaWn5HyKe"[:36]
+    session = json.loads(store.session_path.read_text())
+    session["current"]["decisions"].insert(
+        0, {"text": f"Deploy with {token}", "date": "2026-07-30T00:00:00.000Z"}
+    )
+    store.session_path.write_text(json.dumps(session, indent=2))
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_inject(pilot)
+        assert "left out: they hold a secret (github-token)" in status(pane)
+        assert token not in pane.query_one("#inject-preview", TextArea).text
