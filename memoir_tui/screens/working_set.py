@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
-from memoir_tui.core.identity import identity
+from memoir_tui.core.identity import identity, parse_date_ms
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import AddItemScreen, ItemDraft, SessionEnd, SessionEndScreen
@@ -41,8 +41,12 @@ def item_columns(date_label: str) -> tuple[ColumnSpec, ...]:
 
 COMPLETED_COLUMNS = (
     ColumnSpec("text", "Text", weight=1, min_width=12),
+    ColumnSpec("how", "How", width=9),
     ColumnSpec("done", "Done", width=10),
 )
+HOW = {"completed": "done", "removed": "removed", "undone": "undone", "rotated": "pushed out"}
+KIND_OF_LIST = {"next_actions": "", "goals": "goal ", "open_questions": "question "}
+"""How an action left its list: nothing leaves silently, a full list's push-outs included."""
 
 # table id → (title, item kind added by `a` while that table has focus, date column)
 SECTIONS: dict[str, tuple[str, str, str]] = {
@@ -99,10 +103,35 @@ def item_rows(items: tuple[Item, ...]) -> list[TableRow]:
     ]
 
 
-def completed_rows(items: tuple[CompletedAction, ...]) -> list[TableRow]:
+def left_the_lists(ws: WorkingSet) -> list[tuple[str, CompletedAction]]:
+    """Everything that left a list, newest first, with the list it left: completed and
+    removed actions and goals, answered questions, what undo or a full list took off."""
+    left = [
+        *(("next_actions", c) for c in ws.completed_actions),
+        *(("goals", c) for c in ws.completed_goals),
+        *(("open_questions", c) for c in ws.closed_questions),
+    ]
+    return sorted(left, key=lambda lc: parse_date_ms(lc[1].done_at), reverse=True)
+
+
+def left_key(list_key: str, done: CompletedAction) -> str:
+    return f"{list_key}:{identity(done.text)}"
+
+
+def completed_rows(items: list[tuple[str, CompletedAction]]) -> list[TableRow]:
     return [
-        TableRow(identity(c.text), (cell(c.text, "dim"), cell(short_date(c.done_at))))
-        for c in items
+        TableRow(
+            left_key(list_key, c),
+            (
+                cell(c.text, "dim"),
+                cell(
+                    KIND_OF_LIST[list_key] + HOW.get(c.reason, c.reason),
+                    "dim" if c.reason in ("completed", "answered") else "",
+                ),
+                cell(short_date(c.done_at)),
+            ),
+        )
+        for list_key, c in items
     ]
 
 
@@ -114,7 +143,7 @@ class WorkingSetPane(Pane):
     | enter | Open the selected item in full. |
     | a | Add a goal, next action or question (the focused list's kind first). |
     | e | Edit the selected item's text. |
-    | x | Complete it: a next action or goal done, a question answered, a completed one reopened. |
+    | x | Complete it: an action or goal done, a question answered; on a done one, reopen it. |
     | d | Remove the selected goal, next action or question (asks; u undoes it). |
     | s | Record the end of a session with a summary. |
     | tab | Move to the next list. |
@@ -230,8 +259,7 @@ class WorkingSetPane(Pane):
         self.state = ws
         # A store with nothing in it yet greets the person and says where to start.
         self.set_class(is_empty_store(ws), "-empty")
-        done = tuple(c for c in ws.completed_actions if c.reason == "completed")
-        left_otherwise = len(ws.completed_actions) - len(done)
+        done = left_the_lists(ws)
         lists = {
             "goals": (item_rows(ws.goals), len(ws.goals)),
             "next-actions": (item_rows(ws.next_actions), len(ws.next_actions)),
@@ -247,9 +275,6 @@ class WorkingSetPane(Pane):
                 title += f" (newest {len(rows)})"
             elif not count and table_id != "completed":
                 title += " · a adds one"
-            if table_id == "completed" and left_otherwise:
-                # Said, not hidden: actions removed, undone or pushed out by a full list.
-                title += f" · {left_otherwise} removed or undone not listed"
             self.table(table_id).set_rows(rows, title=title)
 
     # --- actions --------------------------------------------------------------
@@ -267,14 +292,15 @@ class WorkingSetPane(Pane):
         if table_id is None or ws is None:
             return None
         key = self.table(table_id).cursor_key
-        pool: tuple[Item, ...] | tuple[CompletedAction, ...] = {
+        pool: tuple[Item, ...] = {
             "goals": ws.goals,
             "next-actions": ws.next_actions,
             "questions": ws.open_questions,
-            "completed": tuple(c for c in ws.completed_actions if c.reason == "completed")[
-                :COMPLETED_ROWS
-            ],
-        }[table_id]
+        }.get(table_id, ())
+        if table_id == "completed":
+            left = dict((left_key(lk, c), c) for lk, c in left_the_lists(ws)[:COMPLETED_ROWS])
+            done = left.get(key or "")
+            return (table_id, done) if done is not None else None
         found = next((i for i in pool if identity(i.text) == key), None)
         return (table_id, found) if found is not None else None
 
@@ -337,7 +363,8 @@ class WorkingSetPane(Pane):
         table_id, item = chosen
         text = item.text
         if table_id == "completed":
-            self.host.write(lambda store: store.revive_item("next_actions", text=text))
+            list_key = (self.table("completed").cursor_key or "").partition(":")[0]
+            self.host.write(lambda store: store.revive_item(list_key, text=text))
         elif table_id == "next-actions":
             self.host.write(lambda store: store.complete_next_action(text))
         elif table_id == "goals":

@@ -123,7 +123,10 @@ async def test_complete_next_action(demo_store: Store, key: str) -> None:
         await pilot.press(key)
         await settle(pilot)
         assert identity(NEWEST_ACTION) not in table.row_keys
-        assert identity(NEWEST_ACTION) in app.query_one("#completed", ItemTable).row_keys
+        assert (
+            "next_actions:" + identity(NEWEST_ACTION)
+            in app.query_one("#completed", ItemTable).row_keys
+        )
         # The cursor stays where it was: on the next action now in that row.
         assert table.cursor_row == 0
     current = on_disk(demo_store)["current"]

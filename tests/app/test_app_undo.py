@@ -43,7 +43,9 @@ def live(store: Store) -> dict[str, list[str]]:
 async def focus_row(pilot: Pilot[Any], table_id: str, text: str) -> None:
     table = pilot.app.query_one(f"#{table_id}", ItemTable)
     table.focus()
-    assert table.move_to_key(identity(text)), text
+    # What left a list is keyed by the list it left (an action and a goal may share a text).
+    key = f"next_actions:{identity(text)}" if table_id == "completed" else identity(text)
+    assert table.move_to_key(key), text
     await pilot.pause()
 
 
@@ -178,6 +180,10 @@ async def test_add_to_a_full_list_names_what_it_pushes_out_first(demo_store: Sto
         # What left the list is on record, never silently gone.
         record = on_disk(demo_store)["current"]["completed_goals"]
         assert [(g["text"], g["reason"]) for g in record] == [(oldest, "rotated")]
+        left = app.query_one("#completed", ItemTable)
+        assert f"goals:{identity(oldest)}" in left.row_keys
+        row = [str(c) for c in left.get_row(f"goals:{identity(oldest)}")]
+        assert row[1] == "goal pushed out"
 
 
 async def test_edit_a_decision_why_in_place_then_undo(demo_store: Store) -> None:
