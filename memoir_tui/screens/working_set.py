@@ -82,6 +82,7 @@ def is_empty_store(ws: WorkingSet) -> bool:
 
 
 TABLE_LISTS = {"goals": "goals", "next-actions": "next_actions", "questions": "open_questions"}
+TABLE_OF_KIND = {"goal": "goals", "next_action": "next-actions", "question": "questions"}
 LIST_KEYS = {"goal": "goals", "next_action": "next_actions", "question": "open_questions"}
 
 # Completed actions listed (newest first); the tombstones themselves are kept far longer.
@@ -242,6 +243,7 @@ class WorkingSetPane(Pane):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state: WorkingSet | None = None
+        self._cursor_to: tuple[str, str] | None = None  # (table id, row key) once drawn
 
     def compose(self) -> ComposeResult:
         yield Static(WELCOME, id="welcome", markup=False)
@@ -276,6 +278,11 @@ class WorkingSetPane(Pane):
             elif not count and table_id != "completed":
                 title += " · a adds one"
             self.table(table_id).set_rows(rows, title=title)
+        if self._cursor_to is not None:
+            # An item just added or reworded: the cursor goes to it, where the next key acts.
+            table_id, key = self._cursor_to
+            if self.table(table_id).move_to_key(key):
+                self._cursor_to = None
 
     # --- actions --------------------------------------------------------------
 
@@ -339,7 +346,11 @@ class WorkingSetPane(Pane):
         def would_rotate(item_kind: str) -> tuple[str, ...]:
             return store.would_rotate(LIST_KEYS[item_kind])
 
-        self.app.push_screen(AddItemScreen(kind, save=save, would_rotate=would_rotate))
+        def added(draft: ItemDraft | None) -> None:
+            if draft is not None:
+                self._go_to(TABLE_OF_KIND[draft.kind], draft.text)
+
+        self.app.push_screen(AddItemScreen(kind, save=save, would_rotate=would_rotate), added)
 
     def action_edit(self) -> None:
         chosen = self._live_item("edit")
@@ -351,7 +362,18 @@ class WorkingSetPane(Pane):
         def save(draft: Rewording) -> Callable[[Store], Outcome]:
             return lambda store: store.reword_item(list_key, old, draft.text)
 
-        self.app.push_screen(RewordScreen(item, save=save))
+        def reworded(draft: Rewording | None) -> None:
+            if draft is not None:
+                self._go_to(table_id, draft.text)
+
+        self.app.push_screen(RewordScreen(item, save=save), reworded)
+
+    def _go_to(self, table_id: str, text: str) -> None:
+        table = self.table(table_id)
+        self._cursor_to = (table_id, identity(text))
+        self.focus_now(table)
+        if table.move_to_key(identity(text)):  # already drawn
+            self._cursor_to = None
 
     def action_complete(self) -> None:
         chosen = self.selected_item()

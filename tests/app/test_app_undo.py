@@ -232,3 +232,19 @@ async def test_u_with_nothing_done_says_so(demo_store: Store) -> None:
         await undo(pilot)
         assert any("Nothing to undo" in m for m in messages(app))
     assert demo_store.session_path.read_bytes() == before
+
+
+async def test_the_cursor_goes_to_what_was_just_added(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, "Tag the 1.0 release")
+        await pilot.press("enter")
+        await settle(pilot)
+        table = app.query_one("#next-actions", ItemTable)
+        assert app.focused is table and table.cursor_key == identity("Tag the 1.0 release")
+        await pilot.press("x")  # acts on it, not on the row the cursor was on before
+        await settle(pilot)
+    assert "Tag the 1.0 release" in live(demo_store)["completed"]
