@@ -37,7 +37,7 @@ from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import Undo
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review import CANDIDATE, review_path
+from memoir_tui.core.review import review_path
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -229,7 +229,7 @@ class MemoirApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield StoreBar(self.store_label, self._machine_label())
-        yield DamageBanner()
+        yield DamageBanner(on_waiting=self._review_waiting)
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
                 with TabPane(f"{spec.key} {spec.title}", id=spec.pane_id):
@@ -468,16 +468,12 @@ class MemoirApp(App[int]):
         changes = tuple(changes)
         if ReviewChanged in changes:
             self.query_one(DamageBanner).check_review(self.store)
-            queue = self.store.review
-
-            def waiting() -> str:
-                count = len(queue.list_items(states=(CANDIDATE,)))
-                return str(count) if count else ""
-
-            self.query_one(PaneTabs).read_badge("review", waiting)
         for pane in self.panes():
             for change in changes:
                 pane.post_message(change())
+
+    def _review_waiting(self, count: int) -> None:
+        self.query_one(PaneTabs).set_badge("review", str(count) if count else "")
 
     def poll_store(self) -> list[type[StoreChanged]]:
         """Tell the panes what another process changed on disk; the parts that changed."""

@@ -367,7 +367,7 @@ class ReviewPane(Pane):
         def read() -> QueueSnapshot:
             try:
                 loaded = queue.load()
-                items = queue.list_items(states=STATES)
+                items = queue.items_of(loaded, states=STATES)
             except (MemoirError, OSError) as err:
                 return QueueSnapshot(error=str(err))
             damaged = loaded.damaged or loaded.read_only

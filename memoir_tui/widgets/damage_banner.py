@@ -8,6 +8,7 @@ file, says where its original bytes are and what the app will and will not do.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,8 +49,9 @@ def session_damage(loaded: LoadedSession) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _ReviewDamage:
-    text: str
+class _ReviewState:
+    text: str  # what is wrong with the queue file, "" when nothing is
+    waiting: int  # candidates waiting for a person
 
 
 class DamageBanner(Static):
@@ -71,12 +73,14 @@ class DamageBanner(Static):
     }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, on_waiting: Callable[[int], object] | None = None) -> None:
+        """``on_waiting`` hears how many candidates wait, from the same read of the queue."""
         super().__init__("", id="damage-banner", markup=False)
         self._session = ""
         self._review = ""
-        self._review_read: LatestRead[_ReviewDamage] = LatestRead(
-            self, "review-damage", self._review_read_done
+        self._on_waiting = on_waiting
+        self._review_read: LatestRead[_ReviewState] = LatestRead(
+            self, "review-state", self._review_read_done
         )
 
     @property
@@ -88,9 +92,9 @@ class DamageBanner(Static):
         self._show()
 
     def check_review(self, store: Store) -> None:
-        """Read the review queue's state off the UI thread."""
+        """Read the review queue once, off the UI thread: its damage, and what waits."""
 
-        def read() -> _ReviewDamage:
+        def read() -> _ReviewState:
             loaded = store.review.load()
             text = ""
             if loaded.damaged or loaded.read_only:
@@ -98,13 +102,15 @@ class DamageBanner(Static):
                     f"Review queue: {loaded.notice}. The Review pane shows no candidates "
                     "until it is fixed; nothing is deleted."
                 )
-            return _ReviewDamage(text)
+            return _ReviewState(text, len(store.review.items_of(loaded)))
 
         self._review_read.start(read)
 
-    def _review_read_done(self, damage: _ReviewDamage) -> None:
-        self._review = damage.text
+    def _review_read_done(self, state: _ReviewState) -> None:
+        self._review = state.text
         self._show()
+        if self._on_waiting is not None:
+            self._on_waiting(state.waiting)
 
     def _show(self) -> None:
         text = self.text

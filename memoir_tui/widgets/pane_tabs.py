@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from textual import on
 from textual.widgets import Tab, TabbedContent, Tabs
-
-from memoir_tui.widgets.latest_read import LatestRead
 
 TAB_GUTTER = 2
 """Columns a tab adds around its label (Textual's ``Tab`` has ``padding: 0 1``)."""
@@ -27,20 +23,12 @@ class PaneTabs(TabbedContent):
         super().__init__(initial=initial, id=id)
         self._named: dict[Tab, str] = {}
         self._badges: dict[str, str] = {}
-        self._reads: LatestRead[tuple[str, str]] = LatestRead(self, "tab-badge", self._badge_read)
 
     def set_badge(self, pane_id: str, badge: str) -> None:
         """Show ``badge`` (a count) after the tab's name, even when it shrinks to its number."""
         if self._badges.get(pane_id, "") != badge:
             self._badges[pane_id] = badge
             self.fit_labels()
-
-    def read_badge(self, pane_id: str, read: Callable[[], str]) -> None:
-        """Compute a tab's badge off the UI thread (a count read from a file)."""
-        self._reads.start(lambda: (pane_id, read()))
-
-    def _badge_read(self, result: tuple[str, str]) -> None:
-        self.set_badge(*result)
 
     def on_resize(self) -> None:
         self.fit_labels()
