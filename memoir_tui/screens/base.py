@@ -20,6 +20,8 @@ from textual.worker import Worker
 
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.registry import pane_spec
+from memoir_tui.widgets.filter_bar import FilterBar
+from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.store_watch import SessionChanged
 
 if TYPE_CHECKING:
@@ -118,3 +120,47 @@ class Pane(Widget, can_focus=False):
     def focus_now(self, widget: Widget) -> None:
         """Focus ``widget`` before the next queued event (``Widget.focus`` queues the change)."""
         self.screen.set_focus(widget)
+
+
+class FilteredPane(Pane):
+    """A pane whose table is filtered as you type in its ``FilterBar`` (``/``, ``escape``).
+
+    A subclass has a ``filter_bar`` and a ``table`` and redraws in ``_render_rows``;
+    ``filter_text`` is what the rows are filtered by.
+    """
+
+    filter_text: str = ""
+
+    @property
+    def filter_bar(self) -> FilterBar:
+        return self.query_one(FilterBar)
+
+    @property
+    def table(self) -> ItemTable:
+        raise NotImplementedError
+
+    def _render_rows(self) -> None:
+        raise NotImplementedError
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text)  # otherwise escape goes on up the chain
+        return True
+
+    def action_filter(self) -> None:
+        self.filter_bar.focus_input()
+
+    def action_clear_filter(self) -> None:
+        self.filter_bar.clear_filter()
+        self.filter_text = ""
+        self._render_rows()
+        self.table.focus()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, event: FilterBar.Changed) -> None:
+        self.filter_text = event.value
+        self._render_rows()
+
+    @on(FilterBar.Done)
+    def _filter_done(self, event: FilterBar.Done) -> None:
+        self.table.focus()

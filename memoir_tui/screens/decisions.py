@@ -12,7 +12,7 @@ from textual.widgets import DataTable
 
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import Decision, WorkingSet
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
     DecisionDetailScreen,
@@ -86,7 +86,7 @@ def decision_row(
     return TableRow(d.key, tuple(cells))
 
 
-class DecisionsPane(Pane):
+class DecisionsPane(FilteredPane):
     """Decisions, so settled questions stay settled.
 
     | Key(s) | Description |
@@ -198,10 +198,6 @@ class DecisionsPane(Pane):
     def table(self) -> ItemTable:
         return self.query_one("#decisions-table", ItemTable)
 
-    @property
-    def filter_bar(self) -> FilterBar:
-        return self.query_one(FilterBar)
-
     def focus_default(self) -> None:
         self.focus_now(self.table)
 
@@ -270,29 +266,6 @@ class DecisionsPane(Pane):
         return self._by_key.get(key) if key else None
 
     # --- actions ----------------------------------------------------------------
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_filter":
-            return bool(self.filter_text)  # otherwise escape goes on up the chain
-        return True
-
-    def action_filter(self) -> None:
-        self.filter_bar.focus_input()
-
-    def action_clear_filter(self) -> None:
-        self.filter_bar.clear_filter()
-        self.filter_text = ""
-        self._render_rows()
-        self.table.focus()
-
-    @on(FilterBar.Changed)
-    def _filter_changed(self, event: FilterBar.Changed) -> None:
-        self.filter_text = event.value
-        self._render_rows()
-
-    @on(FilterBar.Done)
-    def _filter_done(self, event: FilterBar.Done) -> None:
-        self.table.focus()
 
     def action_toggle_tombstones(self) -> None:
         self.show_tombstones = not self.show_tombstones

@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.items import matches_words, plural
 from memoir_tui.core.model import HistoryEntry, WorkingSet
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
@@ -95,7 +95,7 @@ class HistoryDetailScreen(DetailScreen):
         return history_details(self.entry)
 
 
-class HistoryPane(Pane):
+class HistoryPane(FilteredPane):
     """What each working session did, newest first.
 
     | Key(s) | Description |
@@ -156,10 +156,6 @@ class HistoryPane(Pane):
     def table(self) -> ItemTable:
         return self.query_one("#history-table", ItemTable)
 
-    @property
-    def filter_bar(self) -> FilterBar:
-        return self.query_one(FilterBar)
-
     def focus_default(self) -> None:
         self.focus_now(self.table)
 
@@ -194,29 +190,6 @@ class HistoryPane(Pane):
     def selected(self) -> HistoryEntry | None:
         key = self.table.cursor_key
         return self._by_key.get(key) if key else None
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_filter":
-            return bool(self.filter_text)
-        return True
-
-    def action_filter(self) -> None:
-        self.filter_bar.focus_input()
-
-    def action_clear_filter(self) -> None:
-        self.filter_bar.clear_filter()
-        self.filter_text = ""
-        self._render_rows()
-        self.table.focus()
-
-    @on(FilterBar.Changed)
-    def _filter_changed(self, event: FilterBar.Changed) -> None:
-        self.filter_text = event.value
-        self._render_rows()
-
-    @on(FilterBar.Done)
-    def _filter_done(self, event: FilterBar.Done) -> None:
-        self.table.focus()
 
     @on(DataTable.RowSelected, "#history-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
