@@ -35,9 +35,8 @@ from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.items import Undo
+from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review import review_path
 from memoir_tui.core.session import LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -438,7 +437,7 @@ class MemoirApp(App[int]):
 
         return [
             Watched(SessionChanged, lambda: [store.session_path]),
-            Watched(ReviewChanged, lambda: [review_path(store)]),
+            Watched(ReviewChanged, lambda: [store.root / REVIEW_FILE]),
             Watched(AuditChanged, lambda: [store.root / AUDIT_FILE]),
             Watched(EntriesChanged, cached_entry_folders),
         ]

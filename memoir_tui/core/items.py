@@ -42,6 +42,7 @@ MAX_TEXT_BYTES = 8 * 1024
 # What a store transaction declares it touches (``core.transaction``).
 SESSION = "session"  # session.json (also takes the JavaScript tool's lock)
 REVIEW = "review"  # review.json, the queue of captured candidates
+REVIEW_FILE = "review.json"
 FILES = "files"  # entry files, MEMORY.md, the trash, host files, the store's small files
 
 

@@ -43,14 +43,21 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.items import PROVENANCE_FIELDS, REVIEW, SESSION, Outcome, Undo, readable_date
+from memoir_tui.core.items import (
+    PROVENANCE_FIELDS,
+    REVIEW,
+    REVIEW_FILE,
+    SESSION,
+    Outcome,
+    Undo,
+    readable_date,
+)
 from memoir_tui.core.session import quarantine_copy
 
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision
     from memoir_tui.core.store import Store
 
-REVIEW_FILE = "review.json"
 REVIEW_VERSION = 1
 
 CANDIDATE = "candidate"
@@ -141,6 +148,15 @@ def well_formed_review_items(value: Any) -> list[dict[str, Any]]:
 def _state_of(item: Mapping[str, Any]) -> str:
     state = item.get("state")
     return state if state in _RANK else CANDIDATE
+
+
+def waiting_count(loaded: LoadedReview) -> int:
+    """How many candidates wait for a person (cheap: no near-hidden check, no session)."""
+    return sum(
+        1
+        for raw in well_formed_review_items(loaded.state.get("items"))
+        if _state_of(raw) == CANDIDATE
+    )
 
 
 def _winner_key(item: Mapping[str, Any]) -> tuple[bool, int, int, str]:

@@ -95,6 +95,9 @@ class DamageBanner(Static):
         """Read the review queue once, off the UI thread: its damage, and what waits."""
 
         def read() -> _ReviewState:
+            # Imported here, in the worker: the review core is not needed for the first paint.
+            from memoir_tui.core.review import waiting_count
+
             loaded = store.review.load()
             text = ""
             if loaded.damaged or loaded.read_only:
@@ -102,7 +105,7 @@ class DamageBanner(Static):
                     f"Review queue: {loaded.notice}. The Review pane shows no candidates "
                     "until it is fixed; nothing is deleted."
                 )
-            return _ReviewState(text, len(store.review.items_of(loaded)))
+            return _ReviewState(text, waiting_count(loaded))
 
         self._review_read.start(read)
 
