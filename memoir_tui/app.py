@@ -107,7 +107,7 @@ class MemoirApp(App[int]):
 
     | Key(s) | Description |
     | :- | :- |
-    | 1, 2, … | Go to pane 1, 2, … (see the tabs). |
+    | 1 … 9, 0 | Go to pane 1 … 9, or the tenth (see the tabs). |
     | ?, f1 | Help: every key, grouped by pane. |
     | ctrl+p | Command palette (`area: verb` commands with their keys). |
     | ctrl+r | Reload the store from disk. |
