@@ -42,6 +42,14 @@ NOT_PATHS = frozenset(
         "container",
         "entry_extras",
         "unit",
+        # hook hosts: event names, our verbs, matchers and output shapes, not paths
+        "host_event",
+        "verb",
+        "matcher",
+        "timeout_unit",
+        "output",
+        "disabled_by",
+        "enable_note",
     }
 )
 # Segments the data uses that are not any tool's own: XDG's config directory.

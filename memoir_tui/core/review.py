@@ -150,12 +150,14 @@ def _state_of(item: Mapping[str, Any]) -> str:
     return state if state in _RANK else CANDIDATE
 
 
-def waiting_count(loaded: LoadedReview) -> int:
-    """How many candidates wait for a person (cheap: no near-hidden check, no session)."""
+def waiting_count(loaded: LoadedReview, *, project: str | None = None) -> int:
+    """How many candidates wait for a person (cheap: no near-hidden check, no session);
+    with ``project``, only that project's and the global ones."""
     return sum(
         1
         for raw in well_formed_review_items(loaded.state.get("items"))
         if _state_of(raw) == CANDIDATE
+        and (project is None or not raw.get("project") or raw.get("project") == project)
     )
 
 

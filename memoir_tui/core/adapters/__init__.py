@@ -230,6 +230,49 @@ class InstructionFile:
 
 
 @dataclass(frozen=True, slots=True)
+class HookEvent:
+    """One host event we answer: the host's name for it, our verb, and how it is run."""
+
+    host_event: str  # "SessionStart"
+    verb: str  # what ``memoir-tui hook VERB`` calls it
+    matcher: str | None = None  # the host's matcher (session sources), None: every source
+    timeout: int = 10  # in the host's ``timeout_unit``
+    background: bool = False  # Claude Code's ``async``: the session does not wait for it
+
+
+@dataclass(frozen=True, slots=True)
+class HookHost:
+    """Where one host keeps its hooks (per scope), which events we install, and how
+    the host reads a hook's output.
+
+    Every host here nests the same way: ``hooks.<Event>`` is a list of matcher
+    groups, each with a ``hooks`` list of ``{"type": "command", ...}`` handlers.
+    ``disabled_by`` are settings (a key path and the value) with which the host
+    runs no hooks at all; ``enable_note`` says what a host may need besides.
+    ``captures`` is whether its transcripts are ones capture reads.
+    """
+
+    name: str  # what ``--host`` and ``install-hooks`` call it
+    label: str
+    user: UserFile
+    project: str | None
+    events: tuple[HookEvent, ...]
+    timeout_unit: str = "s"  # "s" | "ms"
+    output: str = "json"  # "json": hookSpecificOutput.additionalContext | "plain"
+    captures: bool = False
+    disabled_by: tuple[tuple[tuple[str, ...], object], ...] = ()
+    enable_note: str = ""
+
+    def user_file(self, home: Path, env: Mapping[str, str]) -> Path:
+        root = self.user.root.resolve(home, env, None)
+        assert root is not None  # hook settings never live in the store
+        return root / self.user.file
+
+    def project_file(self, project: Path) -> Path | None:
+        return project / self.project if self.project is not None else None
+
+
+@dataclass(frozen=True, slots=True)
 class Adapter:
     """One host tool (or the store itself), as data."""
 
@@ -248,6 +291,7 @@ class Adapter:
     write_global: str | None = None
     write_project: str | None = None
     write_suffix: str = ".md"
+    hooks: tuple[HookHost, ...] = ()  # where ``install-hooks`` puts our hook entries
 
     def accepts(self, name: str, pattern_segment: str) -> bool:
         """The file filter: a suffix we read, or a name the pattern spells out exactly.
@@ -337,6 +381,22 @@ ADAPTERS: tuple[Adapter, ...] = (
                 dedicated_user=False,
             ),
         ),
+        hooks=(
+            HookHost(
+                name="claude",
+                label="Claude Code",
+                user=UserFile(Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR"), "settings.json"),
+                project=f"{CLAUDE_DIR}/settings.json",
+                events=(
+                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),
+                    HookEvent("Stop", "stop", None, 60, background=True),
+                    HookEvent("PreCompact", "pre-compact", None, 60),
+                    HookEvent("SessionEnd", "session-end", None, 60),
+                ),
+                captures=True,
+                disabled_by=((("disableAllHooks",), True),),
+            ),
+        ),
     ),
     Adapter(
         name="cursor",
@@ -405,6 +465,23 @@ ADAPTERS: tuple[Adapter, ...] = (
                 dedicated_project=False,
             ),
         ),
+        hooks=(
+            HookHost(
+                name="gemini",
+                label="Gemini CLI",
+                user=UserFile(Root(".gemini"), "settings.json"),
+                project=".gemini/settings.json",
+                # its transcripts are not Claude Code's: only the brief is installed
+                events=(
+                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10_000),
+                ),
+                timeout_unit="ms",
+                disabled_by=(
+                    (("hooksConfig", "enabled"), False),
+                    (("tools", "enableHooks"), False),
+                ),
+            ),
+        ),
     ),
     Adapter(
         name="codex",
@@ -427,6 +504,19 @@ ADAPTERS: tuple[Adapter, ...] = (
                 container="mcp_servers",
                 dedicated_user=False,
                 dedicated_project=False,
+            ),
+        ),
+        hooks=(
+            HookHost(
+                name="codex",
+                label="Codex CLI",
+                user=UserFile(Root(".codex", env="CODEX_HOME"), "hooks.json"),
+                project=".codex/hooks.json",
+                # its transcripts are not Claude Code's: only the brief is installed
+                events=(HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),),
+                enable_note="Codex asks you to trust a new hook before it runs it; builds "
+                "before hooks were on by default also need [features] codex_hooks = true "
+                "in config.toml",
             ),
         ),
     ),
@@ -716,3 +806,18 @@ def mcp_hosts(*, installable: bool | None = None) -> tuple[McpHost, ...]:
         for host in adapter.mcp
         if installable is None or host.installable == installable
     )
+
+
+def hook_hosts() -> tuple[HookHost, ...]:
+    """Every host whose hooks ``install-hooks`` edits, in adapter order."""
+    return tuple(host for adapter in ADAPTERS for host in adapter.hooks)
+
+
+def hook_host(name: str) -> HookHost:
+    for host in hook_hosts():
+        if host.name == name:
+            return host
+    from memoir_tui.core.errors import MemoirError
+
+    known = ", ".join(h.name for h in hook_hosts())
+    raise MemoirError(f"unknown hook host {name!r}; known: {known}")

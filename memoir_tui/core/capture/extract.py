@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from memoir_tui.core.brief import strip_ours
 from memoir_tui.core.capture.transcripts import Message
 from memoir_tui.core.identity import text_hash
 
@@ -318,8 +319,10 @@ def extract_from_message(
     if message.source not in (USER, ASSISTANT):
         return []
     project = project or ProjectRef()
-    safe = redact(message.text)
-    had_secret = safe != message.text
+    # Our own brief or pinned block quoted back is what we already hold, not news.
+    spoken = strip_ours(message.text)
+    safe = redact(spoken)
+    had_secret = safe != spoken
     out: list[Candidate] = []
     seen: set[str] = set()
     for sentence in split_sentences(safe):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,8 +38,12 @@ from memoir_tui.core.capture.transcripts import (
     PRIMARY,
     SUBAGENT,
     Message,
+    TranscriptFile,
     conversation_messages,
+    kind_is_settled,
+    read_head_records,
     read_new_records,
+    transcript_kind,
     walk_transcripts,
 )
 from memoir_tui.core.errors import MemoirError
@@ -120,12 +124,15 @@ def capture(
     max_bytes: int = MAX_BYTES_PER_RUN,
     home: str | os.PathLike[str] | None = None,
     now: float | None = None,
+    only: Sequence[str | os.PathLike[str]] | None = None,
 ) -> CaptureReport:
     """Capture candidates from new transcript bytes into the review queue.
 
     ``since_seconds`` limits the run to files modified, and messages sent,
     within that window. ``dry_run`` reads and extracts but writes nothing
-    (neither the queue nor the offsets).
+    (neither the queue nor the offsets). ``only`` reads just these files (a
+    host hook names its session's transcript) with the same predicate and the
+    same offsets as a full run, so neither reads a byte twice.
     """
     root = Path(projects_dir) if projects_dir is not None else default_projects_dir()
     root = root.expanduser().absolute()  # state keys are absolute paths
@@ -133,11 +140,53 @@ def capture(
     state_path = store.root / STATE_FILE
     report = CaptureReport(projects_dir=root, dry_run=dry_run)
     if dry_run:
-        _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
+        _run(
+            store,
+            root,
+            home_dir,
+            state_path,
+            report,
+            since_seconds,
+            max_files,
+            max_bytes,
+            now,
+            only,
+        )
         return report
     with store_flock(state_path, wait_seconds=store.config.lock_wait_seconds):
-        _run(store, root, home_dir, state_path, report, since_seconds, max_files, max_bytes, now)
+        _run(
+            store,
+            root,
+            home_dir,
+            state_path,
+            report,
+            since_seconds,
+            max_files,
+            max_bytes,
+            now,
+            only,
+        )
     return report
+
+
+def _given_transcripts(
+    paths: Sequence[str | os.PathLike[str]], root: Path, known: Mapping[str, str]
+) -> Iterator[TranscriptFile]:
+    """The named files judged as a walk of ``root`` would judge them (the one predicate)."""
+    for given in paths:
+        path = Path(given).expanduser().absolute()
+        if path.suffix != ".jsonl" or path.is_symlink() or not path.is_file():
+            continue
+        by_path = transcript_kind(path, (), root=root)
+        if by_path != PRIMARY:
+            yield TranscriptFile(path, by_path, True)
+            continue
+        cached = known.get(str(path))
+        if cached in (PRIMARY, SUBAGENT, COMPACTION):
+            yield TranscriptFile(path, cached, True)
+            continue
+        head = read_head_records(path)
+        yield TranscriptFile(path, transcript_kind(path, head, root=root), kind_is_settled(head))
 
 
 def _run(
@@ -150,6 +199,7 @@ def _run(
     max_files: int,
     max_bytes: int,
     now: float | None,
+    only: Sequence[str | os.PathLike[str]] | None = None,
 ) -> None:
     files = load_state(state_path)
     now_s = time.time() if now is None else now
@@ -157,7 +207,12 @@ def _run(
     known = {p: e.kind for p, e in files.items() if e.kind}
     pending: list[tuple[int, Path, int, int, bool]] = []  # mtime_ns, path, offset, size, settled
     seen_paths: set[str] = set()
-    for tf in walk_transcripts(root, known_kinds=known):
+    found = (
+        walk_transcripts(root, known_kinds=known)
+        if only is None
+        else _given_transcripts(only, root, known)
+    )
+    for tf in found:
         report.files_seen += 1
         key = str(tf.path)
         seen_paths.add(key)
@@ -180,9 +235,11 @@ def _run(
         if cutoff_ms is not None and st.st_mtime_ns // 1_000_000 < cutoff_ms:
             continue
         pending.append((st.st_mtime_ns, tf.path, offset, st.st_size, tf.settled))
-    # Forget files under this root that are gone (state must not grow for ever).
-    for stale in [p for p in files if p not in seen_paths and _is_under(p, root)]:
-        del files[stale]
+    # Forget files under this root that are gone (state must not grow for ever);
+    # a run over named files saw only those, so it judges nothing else gone.
+    if only is None:
+        for stale in [p for p in files if p not in seen_paths and _is_under(p, root)]:
+            del files[stale]
 
     pending.sort(key=lambda p: (p[0], str(p[1])))
     budget = max_bytes
@@ -250,3 +307,14 @@ def _is_under(path: str, root: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def unread_bytes(store: Store, path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds bytes no capture run has read (cheap: one stat, no lock)."""
+    path = Path(path)
+    entry = load_state(store.root / STATE_FILE).get(str(path), FileState())
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    return start_offset(path, entry, size) < size

@@ -1,0 +1,235 @@
+"""``memoir-tui hook``, ``install-hooks``, ``uninstall-hooks``, ``hooks status``.
+
+``hook EVENT --host HOST`` is what a host runs: it reads the event from stdin
+(``core.hook_run``), prints only what the host reads on stdout, and exits 0
+whatever happens, with any diagnostics on stderr, so a broken store or a bug
+here never breaks the host's session. The installer verbs are the face of
+``core.hook_install``; they end with the doctor's live check of what they
+installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from memoir_tui.core.hook_install import HookCommand
+    from memoir_tui.core.store import Store
+
+VERBS = ("session-start", "stop", "pre-compact", "session-end")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    # The adapters' data only: the hook machinery loads when a command runs.
+    from memoir_tui.core.adapters import hook_hosts
+
+    hosts = [h.name for h in hook_hosts()]
+    p = sub.add_parser(
+        "hook",
+        help="run by a host's hook: brief the agent, or queue what it decided for review",
+        description="Reads the host's JSON event on stdin (with a deadline and a size cap). "
+        "session-start prints the brief; stop, pre-compact and session-end queue new "
+        "candidate decisions from the session's transcript for review (never pinned). "
+        "Always exits 0; diagnostics go to stderr.",
+    )
+    p.add_argument("event", choices=VERBS)
+    p.add_argument("--host", choices=hosts, default="claude")
+    p.set_defaults(run=cmd_hook)
+
+    for name, install in (("install-hooks", True), ("uninstall-hooks", False)):
+        verb = "add memoir-tui's hooks to" if install else "remove memoir-tui's hooks from"
+        p = sub.add_parser(name, help=f"{verb} a host's settings ({', '.join(hosts)})")
+        p.add_argument("host", choices=hosts)
+        p.add_argument("--project", type=Path, help="the project's settings file in this directory")
+        p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
+        p.set_defaults(run=cmd_install_hooks, install=install)
+
+    p = sub.add_parser("hooks", help="which hooks are installed, and whose")
+    p.add_argument("action", choices=["status"])
+    p.add_argument("--project", type=Path, help="also the project's settings in this directory")
+    p.set_defaults(run=cmd_hooks_status)
+
+
+def cmd_hook(ns: argparse.Namespace) -> int:
+    try:
+        from memoir_tui.core.hook_run import read_event, run_hook
+
+        event, note = read_event(sys.stdin.fileno())
+        if note:
+            print(f"memoir-tui hook: {note}", file=sys.stderr)
+            if ns.event != "session-start":
+                return 0  # no transcript named: nothing to capture
+        result = run_hook(ns.event, ns.host, event, store_root=_store_root(ns))
+        for line in result.notes:
+            print(f"memoir-tui hook: {line}", file=sys.stderr)
+        if result.stdout:
+            sys.stdout.write(result.stdout)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:  # never break the host's session, whatever went wrong
+        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+def _store_root(ns: argparse.Namespace) -> Path | None:
+    if ns.store:
+        return ns.store
+    env = os.environ.get("MEMOIR_HOME")
+    return Path(env) if env else None
+
+
+def hook_command(ns: argparse.Namespace) -> HookCommand:
+    """How a host should run us: the console script by absolute path if there is
+    one (hosts start hooks with their own PATH), else this Python; the store when
+    one was named."""
+    from memoir_tui.core.hook_install import HookCommand
+
+    script = shutil.which("memoir-tui")
+    if script:
+        program = shlex.quote(str(Path(script).resolve()))
+    else:
+        program = f"{shlex.quote(sys.executable)} -m memoir_tui"
+    root = _store_root(ns)
+    return HookCommand(program, root.expanduser().resolve() if root else None)
+
+
+def cmd_install_hooks(ns: argparse.Namespace) -> int:
+    from memoir_tui.commands import open_store
+
+    return run_install_hooks(
+        ns.host,
+        install=ns.install,
+        project=ns.project,
+        dry_run=ns.dry_run,
+        command=hook_command(ns),
+        store_factory=lambda: open_store(ns),
+        home=Path.home(),
+        env=os.environ,
+        out=sys.stdout,
+    )
+
+
+def run_install_hooks(
+    host_name: str,
+    *,
+    install: bool,
+    project: Path | None,
+    dry_run: bool,
+    command: HookCommand,
+    store_factory: Callable[[], Store],  # opened only when something is written
+    home: Path,
+    env: Mapping[str, str],
+    out: TextIO,
+    live_check: bool = True,
+) -> int:
+    """Plan, then print the diff or apply it; exit 0 done, 1 refused or check failed,
+    2 usage."""
+    from memoir_tui.core.adapters import hook_host
+    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.hook_install import plan, read_state
+    from memoir_tui.core.mcp_install import ConfigRefusedError, apply_change
+
+    host = hook_host(host_name)
+    if project is not None and not project.is_dir():
+        print(f"memoir-tui: {project} is not a directory", file=out)
+        return 2
+    try:
+        change = plan(
+            host.name, install=install, home=home, env=env, project=project, command=command
+        )
+    except ConfigRefusedError as exc:
+        print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
+        print("The file was left untouched.", file=out)
+        return 1
+    state = read_state(host.name, change.path)
+    for event, cmd in state.foreign_memoir:
+        print(
+            f"note: the JavaScript memoir's hook is in {change.path} ({event}: {cmd}). "
+            "It treats any hook command containing 'memoir' as its own, so its "
+            "`hooks install` would replace ours and its uninstall would remove them.",
+            file=out,
+        )
+    if state.foreign_memoir and install:
+        print(
+            "Two writers of the pinned block: keep one. Either leave [inject] enabled off in "
+            "memoir-tui (its hook keeps the block) or run `memoir hooks uninstall` and let "
+            "memoir-tui's session-start hook refresh it.",
+            file=out,
+        )
+    where = f"{host.label} ({change.scope})"
+    if not change.changed:
+        state_word = "installed" if install else "not installed"
+        print(f"memoir-tui's hooks are already {state_word} for {where} in {change.path}", file=out)
+    elif dry_run:
+        out.write(change.diff)
+        print(f"(dry run: {change.path} was not written)", file=out)
+        return 0
+    else:
+        try:
+            backup = apply_change(store_factory(), change)
+        except ConfigRefusedError as exc:
+            print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
+            return 1
+        except (MemoirError, OSError) as exc:
+            print(f"memoir-tui: {exc}", file=out)
+            return 1
+        kept = f"; original saved as {backup}" if backup else ""
+        verb = "Installed" if install else "Removed"
+        events = ", ".join(e.host_event for e in host.events)
+        print(f"{verb} memoir-tui's hooks ({events}) for {where} in {change.path}{kept}", file=out)
+    if install and not host.captures:
+        print(
+            f"{host.label} gets the session-start brief only: capture reads Claude Code "
+            "transcripts, not this host's.",
+            file=out,
+        )
+    if install and host.enable_note:
+        print(f"note: {host.enable_note}", file=out)
+    if not install or dry_run or not live_check:
+        return 0
+    from memoir_tui.core.doctor import check_hooks_file
+
+    failed = False
+    for check in check_hooks_file(host.name, change.path, home=home, env=env):
+        print(check.line(), file=out)
+        failed = failed or check.failed
+    return 1 if failed else 0
+
+
+def cmd_hooks_status(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.adapters import hook_hosts
+    from memoir_tui.core.hook_install import read_state, settings_path
+
+    home, env = Path.home(), os.environ
+    for host in hook_hosts():
+        paths = [settings_path(host, home=home, env=env, project=None)]
+        if ns.project is not None and host.project_file(ns.project) is not None:
+            paths.append(settings_path(host, home=home, env=env, project=ns.project))
+        for path in paths:
+            state = read_state(host.name, path)
+            print(f"{host.label}: {path}")
+            if state.error:
+                print(f"  cannot be read: {state.error}")
+                continue
+            if not state.exists:
+                print("  (no file) memoir-tui's hooks are not installed")
+                continue
+            for hook in state.ours:
+                print(f"  {hook.host_event}: {hook.command}")
+            if not state.ours:
+                print("  memoir-tui's hooks are not installed")
+            elif state.missing:
+                print(f"  missing: {', '.join(state.missing)} (run install-hooks {host.name})")
+            for event, cmd in state.foreign_memoir:
+                print(f"  JavaScript memoir's hook, {event}: {cmd}")
+            for setting in state.disabled:
+                print(f"  hooks are turned off here: {setting}")
+    return 0

@@ -1,0 +1,215 @@
+"""What a host's hook event does: brief the agent at session start, queue what it decided.
+
+A host runs ``memoir-tui hook EVENT --host HOST`` and pipes one JSON object on
+stdin. Whatever happens here must never hold up or break the host's session,
+so the rules are few and strict:
+
+* stdin is read with a deadline and a size cap (a host that leaves stdin open,
+  or pipes garbage, costs at most the deadline);
+* nothing here waits for the MCP server or talks to it; the store's own locks
+  are the only waits, and they are bounded by ``[store] lock_wait_seconds``;
+* the face exits 0 whatever happens and writes diagnostics to stderr only:
+  stdout is reserved for what the host reads (Gemini CLI parses all of it
+  as JSON).
+
+``session-start`` prints the brief (``core.brief``) for the event's ``cwd``
+project in the host's documented shape, and refreshes the pinned block when
+``[inject] enabled`` (through the store's door, under its lock). ``stop``,
+``pre-compact`` and ``session-end`` read the bytes of the event's
+``transcript_path`` not read before, into the review queue only; nothing is
+pinned. A burst of events costs one pass: capture runs hold capture's own
+flock one at a time, each reads only bytes no run has read, and an event whose
+transcript has no new bytes returns before taking any lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memoir_tui.core.adapters import hook_host, hook_hosts
+from memoir_tui.core.brief import DEFAULT_CHARS, build_brief
+
+EVENTS = ("session-start", "stop", "pre-compact", "session-end")
+CAPTURE_EVENTS = frozenset({"stop", "pre-compact", "session-end"})
+STDIN_DEADLINE_SECONDS = 2.0
+STDIN_MAX_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class HookResult:
+    """``stdout`` is what the host reads ("" for nothing); ``notes`` go to stderr."""
+
+    stdout: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def read_event(
+    fd: int, *, deadline: float = STDIN_DEADLINE_SECONDS, max_bytes: int = STDIN_MAX_BYTES
+) -> tuple[dict[str, Any], str | None]:
+    """The JSON object a host piped on ``fd`` (``{}`` and a note when there is none).
+
+    Stops at end of file, at the first complete object (a host may leave the
+    pipe open), at ``deadline`` seconds, or past ``max_bytes``.
+    """
+    try:
+        if os.isatty(fd):
+            return {}, "stdin is a terminal: no event to read"
+    except OSError:
+        return {}, "no stdin"
+    data = bytearray()
+    end = time.monotonic() + deadline
+    while True:
+        remaining = end - time.monotonic()
+        if remaining <= 0:
+            return _parse(bytes(data), f"stdin stayed open past {deadline:g} s")
+        try:
+            ready, _, _ = select.select([fd], [], [], remaining)
+        except (OSError, ValueError):
+            return {}, "stdin cannot be read"
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError as exc:
+            return {}, f"stdin cannot be read: {exc.strerror or exc}"
+        if not chunk:
+            return _parse(bytes(data), None)
+        data += chunk
+        if len(data) > max_bytes:
+            return {}, f"the event is larger than {max_bytes // 1024} KB; ignored"
+        event, _ = _parse(bytes(data), None)
+        if event:
+            return event, None
+
+
+def _parse(data: bytes, why_short: str | None) -> tuple[dict[str, Any], str | None]:
+    text = data.decode("utf-8", errors="replace").strip()
+    if not text:
+        return {}, why_short or "no event on stdin"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}, why_short or "the event on stdin is not JSON"
+    if not isinstance(value, dict):
+        return {}, "the event on stdin is not a JSON object"
+    return value, None
+
+
+def _event_cwd(event: Mapping[str, Any], env: Mapping[str, str]) -> Path:
+    for value in (
+        event.get("cwd"),
+        env.get("CLAUDE_PROJECT_DIR"),
+        env.get("GEMINI_PROJECT_DIR"),
+    ):
+        if isinstance(value, str) and value and os.path.isabs(value) and "\0" not in value:
+            return Path(value)
+    return Path.cwd()
+
+
+def run_hook(
+    event_name: str,
+    host: str,
+    event: Mapping[str, Any],
+    *,
+    store_root: Path | None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    brief_chars: int = DEFAULT_CHARS,
+) -> HookResult:
+    """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
+    from memoir_tui.core.store import Store
+
+    env = os.environ if env is None else env
+    spec = hook_host(host)
+    cwd = _event_cwd(event, env)
+    store = Store.for_directory(store_root, actor=f"hook:{spec.name}", cwd=cwd)
+    notes: list[str] = []
+    loaded = store.load()
+    if loaded.notice:
+        notes.append(loaded.notice)
+    if event_name == "session-start":
+        return _session_start(store, spec.name, notes, home=home, env=env, limit=brief_chars)
+    if event_name in CAPTURE_EVENTS:
+        return _capture(store, spec.name, event, notes, home=home, env=env)
+    raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(EVENTS)}")
+
+
+def _session_start(
+    store: Any,
+    host: str,
+    notes: list[str],
+    *,
+    home: Path | None,
+    env: Mapping[str, str],
+    limit: int,
+) -> HookResult:
+    # The doctor's synthetic event proves the hook runs; it must not write.
+    if store.config.inject.enabled and not env.get("MEMOIR_TUI_DOCTOR"):
+        from memoir_tui.core.inject import inject_if_enabled
+
+        for change in inject_if_enabled(store, home=home, env=env):
+            if change.error:
+                notes.append(f"inject: {change.error}")
+    brief = build_brief(store, limit=limit)
+    if not brief.text:
+        return HookResult("", tuple(notes))
+    return HookResult(render_for_host(host, brief.text), tuple(notes))
+
+
+def render_for_host(host: str, text: str) -> str:
+    """The brief in ``host``'s documented SessionStart output shape."""
+    spec = hook_host(host)
+    if spec.output == "plain":
+        return text
+    payload = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(payload, ensure_ascii=False) + "\n"
+
+
+def _capture(
+    store: Any,
+    host: str,
+    event: Mapping[str, Any],
+    notes: list[str],
+    *,
+    home: Path | None,
+    env: Mapping[str, str],
+) -> HookResult:
+    spec = hook_host(host)
+    if not spec.captures:
+        notes.append(
+            f"capture reads Claude Code transcripts only; {spec.label}'s are not read: "
+            "nothing queued"
+        )
+        return HookResult("", tuple(notes))
+    from memoir_tui.core.adapters import transcripts_dir
+    from memoir_tui.core.capture.run import capture, unread_bytes
+
+    home = Path.home() if home is None else home
+    root = transcripts_dir("claude-code", home, env).expanduser().absolute()
+    given = event.get("transcript_path")
+    if not isinstance(given, str) or not given or "\0" in given:
+        notes.append("the event names no transcript_path: nothing to capture")
+        return HookResult("", tuple(notes))
+    path = Path(given).expanduser().absolute()
+    try:
+        path.relative_to(root)
+    except ValueError:
+        notes.append(f"{path} is not under {root}: not read")
+        return HookResult("", tuple(notes))
+    if not unread_bytes(store, path):
+        return HookResult("", tuple(notes))  # a burst's later events: nothing new since
+    report = capture(store, projects_dir=root, home=home, only=[path])
+    if report.added:
+        notes.append(f"queued {len(report.added)} candidate(s) for review")
+    return HookResult("", tuple(notes))
+
+
+def known_hosts() -> tuple[str, ...]:
+    return tuple(h.name for h in hook_hosts())
