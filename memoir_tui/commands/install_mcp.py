@@ -74,6 +74,7 @@ def run_install_cli(
     out: TextIO,
     server: ServerSpec | None = None,
     platform: str | None = None,
+    live_check: bool = True,
 ) -> int:
     """Plan, then print the diff or apply it.
 
@@ -153,4 +154,14 @@ def run_install_cli(
     print(
         f"{verb} MCP server {server.name!r} for {where} {preposition} {change.path}{kept}", file=out
     )
-    return 0
+    if uninstall or not live_check:
+        return 0
+    # Prove it: start the server exactly as the host will, and shake hands.
+    from memoir_tui.core.doctor import Registration, check_registration
+
+    registration = Registration(
+        host.name, change.path, server.command, tuple(server.args), dict(server.env)
+    )
+    check = check_registration(registration, home=home, env=env, cwd=project or home)
+    print(check.line(), file=out)
+    return 1 if check.failed else 0

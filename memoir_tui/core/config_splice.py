@@ -74,6 +74,13 @@ def json_entries(text: str, container: str) -> dict[str, Any]:
     return dict(holder.value.value) if holder is not None else {}
 
 
+def parse_jsonc_value(text: str) -> Any:
+    """The whole JSON/JSONC document as data (``{}`` for blank text)."""
+    if _is_blank(text.lstrip("\ufeff")):
+        return {}
+    return _parse_jsonc(_split_bom(text)[1]).value
+
+
 def new_json_document(container: str, name: str, value: Any) -> str:
     """A fresh file holding only ``{container: {name: value}}``, two-space indented."""
     return json.dumps({container: {name: value}}, indent=2, ensure_ascii=False) + "\n"
@@ -158,6 +165,129 @@ def remove_json_entry(text: str, container: str, name: str, *, drop_empty_contai
     return bom + new_body
 
 
+def _array_member(root: _Node, container: str, name: str) -> _Member | None:
+    holder = _container(root, container)
+    if holder is None:
+        return None
+    member = _last_member(holder.value, name)
+    if member is not None and member.value.kind != "array":
+        raise UnparseableConfig(f"{container}.{name} is not a JSON array")
+    return member
+
+
+def append_json_array_item(text: str, container: str, name: str, value: Any) -> str:
+    """``text`` with ``value`` added last to the array ``container[name]``, every other
+    byte kept (the array is created, as ``put_json_entry`` would, when missing)."""
+    bom, body = _split_bom(text)
+    if _is_blank(body):
+        return put_json_entry(text, container, name, [value])
+    strict = _is_strict_json(body)
+    root = _parse_jsonc(body)
+    member = _array_member(root, container, name)
+    if member is None:
+        return put_json_entry(text, container, name, [value])
+    array = member.value
+    style = _detect_json_style(body, root)
+    nl = style.newline
+    multiline = "\n" in body[array.start : array.end]
+    array_indent = (
+        _indent_at(body, array.start)
+        if _starts_line(body, array.start)
+        else (_indent_at(body, member.key_start))
+    )
+    if array.elements and _starts_line(body, array.elements[0][0].start):
+        indent = _indent_at(body, array.elements[0][0].start)
+    else:
+        indent = array_indent + style.unit
+    close = array.end - 1
+    if not array.elements:
+        rendered = _render_json(value, indent, style, True)
+        edits: list[_Edit] = [
+            (array.start, array.end, "[" + nl + indent + rendered + nl + array_indent + "]")
+        ]
+    else:
+        last, comma = array.elements[-1]
+        trailing = comma is not None
+        if multiline:
+            rendered = _render_json(value, indent, style, True)
+            if _starts_line(body, close):
+                at = _line_start(body, close)
+                edits = [(at, at, indent + rendered + ("," if trailing else "") + nl)]
+                if not trailing:
+                    edits.append((last.end, last.end, ","))
+            else:
+                at = comma + 1 if comma is not None else last.end
+                edits = [(at, at, ("" if trailing else ",") + nl + indent + rendered)]
+        else:
+            rendered = _render_json(value, indent, style, False)
+            at = comma + 1 if comma is not None else last.end
+            space = " " if style.item_sep.endswith(" ") else ""
+            edits = [(at, at, ("" if trailing else ",") + space + rendered)]
+    new_body = _apply_edits(body, edits)
+    expected = copy.deepcopy(root.value)
+    expected[container][name].append(value)
+    _verify_json(new_body, expected, strict, name)
+    return bom + new_body
+
+
+def replace_json_array_item(text: str, container: str, name: str, index: int, value: Any) -> str:
+    """``text`` with item ``index`` of ``container[name]`` replaced, nothing else changed."""
+    bom, body = _split_bom(text)
+    strict = _is_strict_json(body)
+    root = _parse_jsonc(body)
+    member = _array_member(root, container, name)
+    if member is None or not 0 <= index < len(member.value.elements):
+        raise UnsafeEdit(f"{container}.{name} has no item {index}")
+    node, _comma = member.value.elements[index]
+    style = _detect_json_style(body, root)
+    multiline = "\n" in body[node.start : node.end]
+    rendered = _render_json(value, _indent_at(body, node.start), style, multiline)
+    new_body = _apply_edits(body, [(node.start, node.end, rendered)])
+    expected = copy.deepcopy(root.value)
+    expected[container][name][index] = value
+    _verify_json(new_body, expected, strict, name)
+    return bom + new_body
+
+
+def remove_json_array_item(text: str, container: str, name: str, index: int) -> str:
+    """``text`` without item ``index`` of ``container[name]``; an array left empty goes,
+    and its container too when nothing else is in it."""
+    bom, body = _split_bom(text)
+    strict = _is_strict_json(body)
+    root = _parse_jsonc(body)
+    member = _array_member(root, container, name)
+    if member is None or not 0 <= index < len(member.value.elements):
+        raise UnsafeEdit(f"{container}.{name} has no item {index}")
+    elements = member.value.elements
+    if len(elements) == 1:
+        return remove_json_entry(text, container, name, drop_empty_container=True)
+    node, comma = elements[index]
+    close = member.value.end - 1
+    end = comma + 1 if comma is not None else node.end
+    edits: list[_Edit]
+    if _starts_line(body, node.start) and body[end : _line_end(body, end)].strip() == "":
+        start = _line_start(body, node.start)
+        stop = min(_line_end(body, end) + 1, len(body))
+        edits = [(start, stop, "")]
+        prev_comma = elements[index - 1][1] if index > 0 else None
+        if comma is None and prev_comma is not None:
+            edits.append((prev_comma, prev_comma + 1, ""))
+    elif comma is not None:
+        stop = end
+        while stop < close and body[stop] in " \t":
+            stop += 1
+        edits = [(node.start, stop, "")]
+    else:
+        prev_comma = elements[index - 1][1]
+        assert prev_comma is not None  # a middle item always has one
+        edits = [(prev_comma, node.end, "")]
+    new_body = _apply_edits(body, edits)
+    expected = copy.deepcopy(root.value)
+    del expected[container][name][index]
+    _verify_json(new_body, expected, strict, name)
+    return bom + new_body
+
+
 def _container(root: _Node, key: str) -> _Member | None:
     """The top-level member ``key`` (the last, as every reader takes), checked to be an object."""
     if root.kind != "object":
@@ -191,6 +321,7 @@ class _Node:
     end: int  # exclusive
     value: Any
     members: tuple[_Member, ...] = ()
+    elements: tuple[tuple[_Node, int | None], ...] = ()  # an array's items, comma offsets
 
 
 _WS = re.compile(r"[ \t\r\n]+")
@@ -298,16 +429,19 @@ class _JsoncReader:
     def _array(self, start: int) -> tuple[_Node, int]:
         text = self.text
         items: list[Any] = []
+        elements: list[tuple[_Node, int | None]] = []
         i = self._skip(start + 1)
         while True:
             if i >= self.n:
                 raise _JsoncSyntaxError("unterminated array", start)
             if text[i] == "]":
-                return _Node("array", start, i + 1, items), i + 1
+                return _Node("array", start, i + 1, items, (), tuple(elements)), i + 1
             node, j = self._value(i)
             items.append(node.value)
             j = self._skip(j)
-            if text[j : j + 1] == ",":
+            comma = j if text[j : j + 1] == "," else None
+            elements.append((node, comma))
+            if comma is not None:
                 j = self._skip(j + 1)
             elif j >= self.n:
                 raise _JsoncSyntaxError("unterminated array", start)

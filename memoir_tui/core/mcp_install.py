@@ -273,6 +273,7 @@ class ConfigChange:
     old_text: str | None
     new_text: str | None
     diff: str
+    kind: str = "mcp"  # "mcp" | "hooks": names the audit operation and list
 
     @property
     def changed(self) -> bool:
@@ -318,7 +319,7 @@ def plan_uninstall(
 
 
 def _plan(target: ConfigTarget, server: ServerSpec, action: Action) -> ConfigChange:
-    old = _read_config(target.path)
+    old = read_config_text(target.path)
     new = _edit(old, target, server, action == "install")
     return ConfigChange(
         tool=target.tool.name,
@@ -328,7 +329,7 @@ def _plan(target: ConfigTarget, server: ServerSpec, action: Action) -> ConfigCha
         path=target.path,
         old_text=old,
         new_text=new,
-        diff=_unified_diff(target.path, old, new),
+        diff=unified_diff(target.path, old, new),
     )
 
 
@@ -347,7 +348,7 @@ def apply_change(store: Store, change: ConfigChange) -> Path | None:
     # Written through a symlink (dotfile managers): the transaction keeps the link.
     target = path.resolve() if path.is_symlink() else path
     backup_created: Path | None = None
-    op = "uninstall_mcp" if change.action == "uninstall" else "install_mcp"
+    op = f"{'uninstall' if change.action == 'uninstall' else 'install'}_{change.kind}"
     with store.transaction(op, files=(FILES,)) as tx:
         current = tx.read_bytes(target)
         current_text = None if current is None else current.decode("utf-8", errors="replace")
@@ -361,7 +362,7 @@ def apply_change(store: Store, change: ConfigChange) -> Path | None:
                 backup_created = backup
         # Other servers' entries may carry their own tokens: only what we add is new.
         tx.write_text(target, change.new_text)
-        tx.audit(op, "mcp_config", text_hash(str(target)))
+        tx.audit(op, f"{change.kind}_config", text_hash(str(target)))
     return backup_created
 
 
@@ -372,7 +373,7 @@ def _read_bytes(path: Path) -> bytes | None:
         return None
 
 
-def _read_config(path: Path) -> str | None:
+def read_config_text(path: Path) -> str | None:
     if path.is_dir():
         raise ConfigParseError(path, "is a directory, not a config file")
     try:
@@ -394,7 +395,7 @@ def _split_lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 
-def _unified_diff(path: Path, old: str | None, new: str | None) -> str:
+def unified_diff(path: Path, old: str | None, new: str | None) -> str:
     if old == new:
         return ""
     lines = difflib.unified_diff(

@@ -1,0 +1,35 @@
+"""``memoir-tui doctor``: check the store, the index, sync, and run every registration."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from memoir_tui.commands import open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="check the store and prove each MCP registration and hook by running it",
+        description="Checks the store (lock, version, quarantined files, read-only), the "
+        "recall index and the sync config; starts every MCP server of ours a host "
+        "registered (initialize, tools/list) and pipes a synthetic event through every "
+        "hook of ours. Writes nothing. Exits 1 when a check fails.",
+    )
+    p.add_argument("--project", type=Path, help="also check this project's host files")
+    p.set_defaults(run=cmd_doctor)
+
+
+def cmd_doctor(ns: argparse.Namespace) -> int:
+    from memoir_tui.core.doctor import run_doctor, summary
+
+    store = open_store(ns, actor="doctor")
+    project = ns.project.resolve() if ns.project else None
+    checks = run_doctor(store, home=Path.home(), env=os.environ, project=project)
+    for check in checks:
+        print(check.line())
+    passed, warned, failed = summary(checks)
+    print(f"{passed} passed, {warned} warning(s), {failed} failed")
+    return 1 if failed else 0

@@ -1,0 +1,550 @@
+"""``memoir-tui doctor``: prove the wiring, not just describe it.
+
+Silent setups are the failure this exists for: a hook that never fires, a
+server a host cannot start, a store another tool left locked. So the checks
+run the real thing where they can:
+
+* the store: the session file (version, damage, read-only), the JavaScript
+  tool's lock and how old it is, quarantined copies, the review queue;
+* the recall index (a cache: where it is, that it is private) and the sync
+  config (it parses; a key file it names exists);
+* every MCP registration of ours a host holds: the exact registered command is
+  spawned, ``initialize`` and ``tools/list`` are exchanged over stdio by hand
+  (the CLI never imports the MCP SDK), and the time is reported;
+* every hook of ours a host holds: a synthetic event is piped through the exact
+  registered command the way the host runs it (``sh -c``), and its exit code,
+  time, output size and output shape are checked; a host setting that turns
+  hooks off fails the check;
+* PATH: the program each registration names exists and runs.
+
+A synthetic event names no transcript and sets ``MEMOIR_TUI_DOCTOR=1``, with
+which a session-start hook skips the pinned-block refresh: the doctor writes
+nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+HANDSHAKE_SECONDS = 20.0
+HOOK_SECONDS = 20.0
+DOCTOR_ENV = "MEMOIR_TUI_DOCTOR"
+STALE_LOCK_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    area: str
+    status: str  # PASS | WARN | FAIL
+    detail: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+    def line(self) -> str:
+        return f"{self.status.upper():4}  {self.area}: {self.detail}"
+
+
+# --- the store ------------------------------------------------------------------------
+
+
+def check_store(store: Store) -> list[Check]:
+    from memoir_tui.core.items import REVIEW_FILE
+    from memoir_tui.core.review import load_review, waiting_count
+
+    out: list[Check] = []
+    root = store.root
+    if not root.exists():
+        return [Check("store", WARN, f"{root} does not exist yet (created on the first write)")]
+    if not os.access(root, os.W_OK):
+        out.append(Check("store", FAIL, f"{root} is not writable"))
+    loaded = store.load()
+    if loaded.read_only:
+        out.append(Check("store", FAIL, f"read-only: {loaded.notice or 'a newer format'}"))
+    elif loaded.damage:
+        out.append(
+            Check("store", FAIL, loaded.notice or f"session.json is damaged ({loaded.damage})")
+        )
+    else:
+        ws = store.view(loaded.state, all_projects=True)
+        count = len(ws.goals) + len(ws.next_actions) + len(ws.open_questions) + len(ws.decisions)
+        state = "present" if store.session_path.exists() else "not written yet"
+        out.append(
+            Check(
+                "store", PASS, f"{root}: session.json {state}, {count} live item(s) in all projects"
+            )
+        )
+    lock = store.session_path.with_name(store.session_path.name + ".lock")
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except OSError:
+        age = None
+    if age is not None:
+        status = FAIL if age > STALE_LOCK_SECONDS else WARN
+        out.append(
+            Check(
+                "store lock",
+                status,
+                f"{lock.name} has been held for {age:.0f} s"
+                + (" (stale? a writer may have been killed)" if status == FAIL else ""),
+            )
+        )
+    quarantined = sorted(
+        p.name
+        for p in root.iterdir()
+        if ".corrupted-" in p.name or p.name.startswith("pre-migration-") or ".newer-" in p.name
+    )
+    if quarantined:
+        shown = ", ".join(quarantined[:4]) + (" …" if len(quarantined) > 4 else "")
+        out.append(Check("store", WARN, f"{len(quarantined)} quarantined copy(ies) kept: {shown}"))
+    review = load_review(root / REVIEW_FILE)
+    if review.damaged or review.read_only:
+        out.append(Check("review queue", FAIL, review.notice or "review.json cannot be used"))
+    else:
+        waiting = waiting_count(review)
+        out.append(Check("review queue", PASS, f"{waiting} candidate(s) wait for review"))
+    return out
+
+
+def check_recall(store: Store, *, env: Mapping[str, str]) -> list[Check]:
+    from memoir_tui.core.recall.index import cache_dir
+
+    folder = cache_dir(env)
+    if not folder.exists():
+        return [
+            Check("recall index", PASS, f"not built yet (built on the first recall in {folder})")
+        ]
+    loose = [
+        p.name
+        for p in folder.glob("*")
+        if p.is_file() and not p.is_symlink() and p.stat().st_mode & 0o077
+    ]
+    if loose:
+        return [Check("recall index", FAIL, f"readable by others in {folder}: {', '.join(loose)}")]
+    size = sum(p.stat().st_size for p in folder.glob("*") if p.is_file())
+    return [Check("recall index", PASS, f"{folder}: {size // 1024} KB, private (a cache)")]
+
+
+def check_sync(store: Store) -> list[Check]:
+    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.sync.config import load_sync_config, mask_url
+
+    if not _sync_config_exists(store):
+        return [Check("sync", PASS, "not set up (nothing leaves this machine)")]
+    try:
+        config = load_sync_config(store.root)
+    except MemoirError as exc:
+        return [Check("sync", FAIL, str(exc))]
+    detail = f"remote {mask_url(config.remote)}, branch {config.branch}"
+    if config.encrypt:
+        detail += ", encrypted"
+        if config.key_file and not Path(config.key_file).expanduser().is_file():
+            return [Check("sync", FAIL, f"{detail}; its key file {config.key_file} is missing")]
+    return [Check("sync", PASS, detail)]
+
+
+def _sync_config_exists(store: Store) -> bool:
+    from memoir_tui.core.sync.config import sync_config_path
+
+    return sync_config_path(store.root).exists()
+
+
+# --- MCP servers ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    host: str
+    path: Path
+    command: str
+    args: tuple[str, ...]
+    env: Mapping[str, str]
+
+
+def mcp_registrations(
+    *, home: Path, env: Mapping[str, str], project: Path | None = None
+) -> list[Registration]:
+    """Our server's entry in every host config that holds one (user and project files)."""
+    import sys
+    import tomllib
+
+    from memoir_tui.core import config_splice
+    from memoir_tui.core.mcp_install import SERVER_NAME, known_tools
+
+    found: list[Registration] = []
+    for host in known_tools():
+        paths: list[Path] = []
+        with contextlib.suppress(LookupError):
+            paths.append(host.user_file(home, env, sys.platform))
+        if project is not None and host.project_file(project) is not None:
+            paths.append(host.project_file(project))  # type: ignore[arg-type]
+        for path in paths:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            try:
+                if host.file_format == "toml":
+                    entries = tomllib.loads(text).get(host.container, {})
+                else:
+                    entries = config_splice.json_entries(text, host.container)
+            except (ValueError, config_splice.ConfigTextError):
+                continue
+            entry = entries.get(SERVER_NAME) if isinstance(entries, dict) else None
+            if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+                continue
+            args = entry.get("args") if isinstance(entry.get("args"), list) else []
+            extra = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+            found.append(
+                Registration(
+                    host.name,
+                    path,
+                    entry["command"],
+                    tuple(str(a) for a in args),
+                    {str(k): str(v) for k, v in extra.items()},
+                )
+            )
+    return found
+
+
+def handshake(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout: float = HANDSHAKE_SECONDS,
+) -> tuple[bool, float, str]:
+    """Start a stdio MCP server, ``initialize`` and ``tools/list``: (ok, ms, detail)."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                env=dict(env),
+                cwd=cwd,
+            )
+        except OSError as exc:
+            return False, 0.0, f"cannot start {argv[0]}: {exc.strerror or exc}"
+        try:
+            ok, detail = _converse(proc, started + timeout)
+        finally:
+            _stop(proc)
+        ms = (time.monotonic() - started) * 1000
+        if not ok:
+            errors.seek(0)
+            tail = errors.read()[-400:].decode("utf-8", errors="replace").strip()
+            if tail:
+                detail += f"; its stderr ends: {tail.splitlines()[-1]}"
+        return ok, ms, detail
+
+
+def _converse(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bool, str]:
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "memoir-tui-doctor", "version": "1"},
+        },
+    }
+    try:
+        _send(proc, init)
+        reply = _reply(proc, 1, deadline)
+        if reply is None:
+            return False, "no answer to initialize"
+        if "error" in reply:
+            return False, f"initialize failed: {reply['error']}"
+        _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        listed = _reply(proc, 2, deadline)
+    except (BrokenPipeError, OSError) as exc:
+        return False, f"the server closed its pipe ({exc})"
+    if listed is None:
+        return False, "no answer to tools/list"
+    tools = listed.get("result", {}).get("tools", []) if isinstance(listed, dict) else []
+    names = [t.get("name") for t in tools if isinstance(t, dict)]
+    if "memoir_session" not in names:
+        return False, f"tools/list has no memoir_session ({len(names)} tools)"
+    info = reply.get("result", {}).get("serverInfo", {})
+    return True, f"{info.get('name', '?')} answered; {len(names)} tools"
+
+
+def _send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def _reply(proc: subprocess.Popen[bytes], want: int, deadline: float) -> dict[str, Any] | None:
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    buffer = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return None
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue  # a stray line: stdout must hold only JSON-RPC, but keep reading
+            if isinstance(message, dict) and message.get("id") == want:
+                return message
+    return None
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=3)
+    except (subprocess.TimeoutExpired, OSError):
+        proc.kill()
+        proc.wait()
+
+
+def check_mcp(*, home: Path, env: Mapping[str, str], project: Path | None = None) -> list[Check]:
+    found = mcp_registrations(home=home, env=env, project=project)
+    if not found:
+        return [
+            Check(
+                "mcp",
+                WARN,
+                "memoir-tui's server is registered in no host (memoir-tui install-mcp HOST)",
+            )
+        ]
+    out = []
+    for reg in found:
+        out.append(check_registration(reg, home=home, env=env, cwd=project or home))
+    return out
+
+
+def check_registration(
+    reg: Registration, *, home: Path, env: Mapping[str, str], cwd: Path
+) -> Check:
+    area = f"mcp {reg.host}"
+    program = _program_path(reg.command, env)
+    if program is None:
+        return Check(area, FAIL, f"{reg.command} (in {reg.path}) is not found")
+    ok, ms, detail = handshake(
+        [reg.command, *reg.args], env={**env, **reg.env}, cwd=cwd if cwd.is_dir() else home
+    )
+    return Check(area, PASS if ok else FAIL, f"{detail} in {ms:.0f} ms ({reg.path})")
+
+
+def _program_path(command: str, env: Mapping[str, str]) -> str | None:
+    if os.sep in command:
+        return command if os.access(command, os.X_OK) else None
+    return shutil.which(command, path=env.get("PATH"))
+
+
+# --- hooks ------------------------------------------------------------------------------
+
+
+def synthetic_event(host_event: str, cwd: Path) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "session_id": "memoir-tui-doctor",
+        "transcript_path": "",
+        "cwd": str(cwd),
+        "hook_event_name": host_event,
+    }
+    if host_event == "SessionStart":
+        event["source"] = "startup"
+    if host_event == "Stop":
+        event["stop_hook_active"] = False
+    if host_event == "PreCompact":
+        event["trigger"] = "manual"
+    if host_event == "SessionEnd":
+        event["reason"] = "other"
+    return event
+
+
+def run_hook_command(
+    command: str, event: Mapping[str, Any], *, env: Mapping[str, str], cwd: Path
+) -> tuple[int | None, float, bytes, bytes]:
+    """Run ``command`` as a host does (``sh -c``), the event on stdin: (code, ms, out, err)."""
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            command,
+            shell=True,
+            input=json.dumps(event).encode(),
+            capture_output=True,
+            env={**env, DOCTOR_ENV: "1"},
+            cwd=cwd,
+            timeout=HOOK_SECONDS,
+        )
+    except subprocess.TimeoutExpired as exc:
+        return None, (time.monotonic() - started) * 1000, exc.stdout or b"", exc.stderr or b""
+    return done.returncode, (time.monotonic() - started) * 1000, done.stdout, done.stderr
+
+
+def check_hooks_file(
+    host_name: str,
+    path: Path,
+    *,
+    home: Path,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+) -> list[Check]:
+    """Every hook of ours in one settings file, run once with a synthetic event."""
+    from memoir_tui.core.hook_install import read_state
+
+    state = read_state(host_name, path)
+    area = f"hooks {state.host.name}"
+    if state.error:
+        return [Check(area, FAIL, f"{path} cannot be read: {state.error}")]
+    if not state.ours:
+        return []
+    out = [Check(area, FAIL, f"{path}: hooks are turned off by {s}") for s in state.disabled]
+    if state.missing:
+        out.append(Check(area, WARN, f"{path}: not installed for {', '.join(state.missing)}"))
+    for event, cmd in state.foreign_memoir:
+        out.append(Check(area, WARN, f"the JavaScript memoir's hook is here too ({event}: {cmd})"))
+    where = cwd if cwd is not None and cwd.is_dir() else home
+    for hook in state.ours:
+        out.append(
+            _check_one_hook(state.host, hook.host_event, hook.verb, hook.command, env, where)
+        )
+    return out
+
+
+def _check_one_hook(
+    host: Any, host_event: str, verb: str, command: str, env: Mapping[str, str], cwd: Path
+) -> Check:
+    area = f"hook {host.name} {host_event}"
+    words = shlex.split(command) if command.strip() else []
+    if not words or _program_path(words[0], env) is None:
+        return Check(area, FAIL, f"{words[0] if words else command!r} is not found")
+    code, ms, stdout, stderr = run_hook_command(
+        command, synthetic_event(host_event, cwd), env=env, cwd=cwd
+    )
+    if code is None:
+        return Check(area, FAIL, f"did not finish within {HOOK_SECONDS:.0f} s")
+    if code != 0:
+        tail = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        return Check(area, FAIL, f"exit {code} in {ms:.0f} ms" + (f": {tail[-1]}" if tail else ""))
+    problem = _shape_problem(host, verb, stdout)
+    if problem:
+        return Check(area, FAIL, f"exit 0 in {ms:.0f} ms, but {problem}")
+    said = stderr.decode("utf-8", errors="replace").strip().splitlines()
+    broken = [line for line in said if "Error" in line or "Traceback" in line]
+    if broken:
+        return Check(area, FAIL, f"exit 0 in {ms:.0f} ms, but it said: {broken[-1]}")
+    return Check(area, PASS, f"exit 0 in {ms:.0f} ms, {len(stdout)} bytes out")
+
+
+def _shape_problem(host: Any, verb: str, stdout: bytes) -> str | None:
+    text = stdout.decode("utf-8", errors="replace").strip()
+    if verb != "session-start":
+        return "it printed on stdout, which the host would read" if text else None
+    if not text:
+        return None  # nothing to say is said as nothing
+    if host.output == "plain":
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return "its output is not the JSON the host expects"
+    context = value.get("hookSpecificOutput", {}) if isinstance(value, dict) else {}
+    if not isinstance(context, dict) or not isinstance(context.get("additionalContext"), str):
+        return "its output has no hookSpecificOutput.additionalContext"
+    if len(context["additionalContext"]) > 9_000:
+        return (
+            f"its brief is {len(context['additionalContext'])} characters (the host cuts ~10,000)"
+        )
+    return None
+
+
+def check_hooks(*, home: Path, env: Mapping[str, str], project: Path | None = None) -> list[Check]:
+    from memoir_tui.core.adapters import hook_hosts
+    from memoir_tui.core.hook_install import settings_path
+
+    out: list[Check] = []
+    installed = False
+    for host in hook_hosts():
+        paths = [settings_path(host, home=home, env=env, project=None)]
+        if project is not None and host.project_file(project) is not None:
+            paths.append(settings_path(host, home=home, env=env, project=project))
+        for path in paths:
+            checks = check_hooks_file(host.name, path, home=home, env=env, cwd=project)
+            installed = installed or bool(checks)
+            out += checks
+    if not installed:
+        out.append(
+            Check(
+                "hooks",
+                WARN,
+                "memoir-tui's hooks are installed in no host (memoir-tui install-hooks claude)",
+            )
+        )
+    return out
+
+
+def check_path(env: Mapping[str, str]) -> list[Check]:
+    found = shutil.which("memoir-tui", path=env.get("PATH"))
+    if found is None:
+        return [
+            Check(
+                "PATH",
+                WARN,
+                "memoir-tui is not on PATH; registrations name their program by absolute path",
+            )
+        ]
+    return [Check("PATH", PASS, f"memoir-tui is {found}")]
+
+
+def run_doctor(
+    store: Store, *, home: Path, env: Mapping[str, str], project: Path | None = None
+) -> list[Check]:
+    checks: list[Check] = []
+    for part in (
+        lambda: check_store(store),
+        lambda: check_recall(store, env=env),
+        lambda: check_sync(store),
+        lambda: check_mcp(home=home, env=env, project=project),
+        lambda: check_hooks(home=home, env=env, project=project),
+        lambda: check_path(env),
+    ):
+        try:
+            checks += part()
+        except Exception as exc:  # one broken check must not hide the others
+            checks.append(
+                Check("doctor", FAIL, f"a check failed to run: {type(exc).__name__}: {exc}")
+            )
+    return checks
+
+
+def summary(checks: Iterable[Check]) -> tuple[int, int, int]:
+    counts = {PASS: 0, WARN: 0, FAIL: 0}
+    for check in checks:
+        counts[check.status] += 1
+    return counts[PASS], counts[WARN], counts[FAIL]
