@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 DEFAULT_CHARS = 2_000
 HARD_CAP_CHARS = 8_000  # well under the ~10,000 at which Claude Code cuts context
 ITEM_CHARS = 240
+# Each list's first share of the room, handed out in this order (what an agent most
+# needs first: where it is going, then what constrains it); the rest in list order.
+SHARES = {"goals": 3, "decisions": 3, "next actions": 3, "open questions": 2}
 FENCE_OPEN = "<memoir-brief"
 FENCE_CLOSE = "</memoir-brief>"
 _OURS_RE = re.compile(
@@ -115,25 +118,34 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
     # Room for the "left out" line is kept back so it always fits.
     reserve = 160
     budget = limit - _size(head) - _size(tail_review) - _size(foot) - reserve
+    # Two passes, so a long list cannot crowd out the others: first each list's
+    # share (newest first), then whatever room is left, in the same order.
+    taken: dict[str, list[str]] = {name: [] for name, _, _ in sections}
+
+    def take(name: str, title: str, line: str) -> bool:
+        nonlocal budget
+        cost = len(line) + 1 + (0 if taken[name] else len(title) + 3)
+        if cost > budget:
+            return False
+        budget -= cost
+        taken[name].append(line)
+        return True
+
+    by_share = sorted(sections, key=lambda section: list(SHARES).index(section[0]))
+    for quota_pass in (True, False):
+        for name, title, lines in by_share if quota_pass else sections:
+            share = SHARES[name] if quota_pass else len(lines)
+            for line in lines[len(taken[name]) : share]:
+                if not take(name, title, line):
+                    break
     body: list[str] = []
-    shown = 0
     left: list[tuple[str, int]] = []
     for name, title, lines in sections:
-        if not lines:
-            continue
-        taken: list[str] = []
-        for line in lines:
-            cost = len(line) + 1 + (0 if taken else len(title) + 3)
-            if cost > budget:
-                break
-            budget -= cost
-            taken.append(line)
-        if taken:
-            body += ["", f"{title}:", *taken]
-            shown += len(taken)
-        if len(taken) < len(lines):
-            left.append((name, len(lines) - len(taken)))
-            budget = 0  # keep the order: nothing later jumps ahead of what was cut
+        if taken[name]:
+            body += ["", f"{title}:", *taken[name]]
+        if len(taken[name]) < len(lines):
+            left.append((name, len(lines) - len(taken[name])))
+    shown = sum(len(v) for v in taken.values())
     note: list[str] = []
     if left:
         counts = ", ".join(f"{n} {name}" for name, n in left)

@@ -258,6 +258,8 @@ def test_a_large_store_brief_stays_in_budget_and_says_what_it_left_out() -> None
     brief = render_brief(ws, waiting_review=7)
     assert len(brief.text) <= 2_000
     assert "Goal 0" in brief.text
+    for title in ("Goals:", "Next actions", "Open questions:", "Decisions"):
+        assert title in brief.text  # a long list does not crowd the others out
     assert "Left out for space:" in brief.text and "7 captured decisions" in brief.text
     assert dict(brief.left_out)["decisions"] > 0
     assert brief.text.rstrip().endswith("</memoir-brief>")
