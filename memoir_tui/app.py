@@ -80,7 +80,7 @@ IMPORT_PANES_AFTER = 1.0
 def _pane_bindings() -> list[BindingType]:
     return [
         Binding(
-            spec.key,
+            spec.binding_key,
             f"show_pane('{spec.pane_id}')",
             spec.title,
             show=False,

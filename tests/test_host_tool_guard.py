@@ -1,7 +1,7 @@
 """Guards over the package's source: host-tool facts live only in the adapters' data.
 
 The names checked are not listed here: they are read from the adapters' data
-(``ADAPTERS`` and ``INSTRUCTION_FILES``) — every path segment that names a
+(``ADAPTERS``, ``INSTRUCTION_FILES`` and ``STARTUP_FILES``) — every path segment that names a
 file or directory (``.claude``, ``CLAUDE.md``, ``mcp.json``, ``global_rules.md``
 …) and every environment override (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` …).
 Every module of the package is scanned with ``ast`` for string literals that
@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from memoir_tui.core.adapters import ADAPTERS, INSTRUCTION_FILES
+from memoir_tui.core.adapters import ADAPTERS, INSTRUCTION_FILES, STARTUP_FILES
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memoir_tui"
 REGISTRY = PACKAGE / "core" / "adapters" / "__init__.py"
@@ -50,6 +50,8 @@ NOT_PATHS = frozenset(
         "output",
         "disabled_by",
         "enable_note",
+        "host",
+        "budget",
     }
 )
 # Segments the data uses that are not any tool's own: XDG's config directory.
@@ -72,7 +74,9 @@ def _strings(value: object, field: str = "") -> Iterator[tuple[str, str]]:
 
 def host_tool_names() -> set[str]:
     names: set[str] = set()
-    for field, text in _strings((*[a for a in ADAPTERS if a.name != "memoir"], *INSTRUCTION_FILES)):
+    for field, text in _strings(
+        (*[a for a in ADAPTERS if a.name != "memoir"], *INSTRUCTION_FILES, *STARTUP_FILES)
+    ):
         if field == "env":
             names.add(text)
             continue

@@ -49,6 +49,7 @@ class Brief:
     shown: int  # items in the text
     left_out: tuple[tuple[str, int], ...]  # (list, count) that did not fit
     waiting_review: int
+    refs: tuple[tuple[str, str, str], ...] = ()  # (line, list, the item's full text)
 
     @property
     def chars(self) -> int:
@@ -87,16 +88,28 @@ def build_brief(store: Store, *, limit: int = DEFAULT_CHARS) -> Brief:
 def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAULT_CHARS) -> Brief:
     limit = max(400, min(limit, HARD_CAP_CHARS))
     decisions = [d for d in ws.decisions if not d.hidden and not d.purged]
+    texts: dict[str, list[str]] = {
+        "goals": [g.text for g in ws.goals],
+        "next actions": [a.text for a in ws.next_actions],
+        "open questions": [q.text for q in ws.open_questions],
+        "decisions": [d.text for d in decisions],
+    }
     sections: list[tuple[str, str, list[str]]] = [
-        ("goals", "Goals", [f"- {_clip(g.text)}" for g in ws.goals]),
+        ("goals", "Goals", [f"- {_clip(t)}" for t in texts["goals"]]),
         (
             "next actions",
             "Next actions (newest first)",
-            [f"- {_clip(a.text)}" for a in ws.next_actions],
+            [f"- {_clip(t)}" for t in texts["next actions"]],
         ),
-        ("open questions", "Open questions", [f"- {_clip(q.text)}" for q in ws.open_questions]),
+        ("open questions", "Open questions", [f"- {_clip(t)}" for t in texts["open questions"]]),
         ("decisions", "Decisions (newest first)", [_decision_line(d) for d in decisions]),
     ]
+    # Which item each line shows, so a face can go from a line to the item.
+    full_text = {
+        (name, line): text
+        for name, _, lines in sections
+        for line, text in zip(lines, texts[name], strict=True)
+    }
     if not any(lines for _, _, lines in sections) and not waiting_review:
         return Brief("", 0, (), 0)
     scope = "every project" if ws.project is None else f"project {ws.project_label or ws.project}"
@@ -146,6 +159,9 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
         if len(taken[name]) < len(lines):
             left.append((name, len(lines) - len(taken[name])))
     shown = sum(len(v) for v in taken.values())
+    refs = tuple(
+        (line, name, full_text[(name, line)]) for name, lines in taken.items() for line in lines
+    )
     note: list[str] = []
     if left:
         counts = ", ".join(f"{n} {name}" for name, n in left)
@@ -154,7 +170,7 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
             f"Left out for space: {counts} (memoir_session or `memoir-tui session` lists all).",
         ]
     text = "\n".join([*head, *body, *([""] if tail_review else []), *tail_review, *note, *foot])
-    return Brief(text + "\n", shown, tuple(left), waiting_review)
+    return Brief(text + "\n", shown, tuple(left), waiting_review, refs)
 
 
 def _decision_line(d: Decision) -> str:

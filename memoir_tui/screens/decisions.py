@@ -261,6 +261,14 @@ class DecisionsPane(FilteredPane):
             )
         self.query_one("#decisions-status", StatusLine).update(status)
 
+    def show_item(self, table_id: str, text: str) -> None:
+        """Put the cursor on the decision with ``text`` (another pane's jump)."""
+        from memoir_tui.core.identity import text_hash
+
+        self.focus_now(self.table)
+        if not self.table.move_to_key(text_hash(text)):
+            self.app.notify("That decision is not shown here now.", severity="warning")
+
     def selected(self) -> Decision | None:
         key = self.table.cursor_key
         return self._by_key.get(key) if key else None

@@ -33,8 +33,13 @@ class PaneSpec:
 
     @property
     def key(self) -> str:
-        """The number key that shows this pane: 1 to 9, then 0 for the tenth."""
-        return str((PANES.index(self) + 1) % 10)
+        """The key that shows this pane: 1 to 9, 0 for the tenth, then ``-`` beside it."""
+        return PANE_KEYS[PANES.index(self)]
+
+    @property
+    def binding_key(self) -> str:
+        """``key`` as Textual names it (``-`` is ``minus``)."""
+        return {"-": "minus"}.get(self.key, self.key)
 
     def load(self) -> type[Pane]:
         """Import the pane's class (cheap after the first time)."""
@@ -61,8 +66,13 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("sync", "Sync", "sync", "memoir_tui.screens.sync:SyncPane"),
     PaneSpec("audit", "Audit", "audit", "memoir_tui.screens.audit:AuditPane"),
     PaneSpec("history", "History", "history", "memoir_tui.screens.history:HistoryPane"),
+    PaneSpec(
+        "agent-view", "Agent view", "agent view", "memoir_tui.screens.agent_view:AgentViewPane"
+    ),
 )
-"""Pane *n* is on number key *n* (the tenth on 0)."""
+"""Pane *n* is on number key *n* (the tenth on 0, the eleventh on ``-``)."""
+
+PANE_KEYS = "1234567890-"
 
 
 def pane_spec(pane_id: str) -> PaneSpec:

@@ -368,6 +368,10 @@ class WorkingSetPane(Pane):
 
         self.app.push_screen(RewordScreen(item, save=save), reworded)
 
+    def show_item(self, table_id: str, text: str) -> None:
+        """Put the cursor on the item with ``text`` in list ``table_id`` (another pane's jump)."""
+        self._go_to(table_id, text)
+
     def _go_to(self, table_id: str, text: str) -> None:
         table = self.table(table_id)
         self._cursor_to = (table_id, identity(text))

@@ -12,7 +12,7 @@ TAB_GUTTER = 2
 class PaneTabs(TabbedContent):
     """A ``TabbedContent`` whose tabs shrink to their first word when they do not fit.
 
-    The shell's ten named tabs need 111 columns; on a narrower terminal the
+    The shell's eleven named tabs need 125 columns; on a narrower terminal the
     last ones would scroll out of sight. Then every tab but the active one
     shows only the first word of its label (the shell's labels start with the
     pane's number key: ``"8 Sync"`` → ``"8"``), so all stay visible.

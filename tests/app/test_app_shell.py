@@ -32,7 +32,7 @@ from memoir_tui.screens.dialogs import (
     SessionEndScreen,
 )
 from memoir_tui.screens.help import HelpScreen, own_bindings
-from memoir_tui.screens.registry import pane_spec
+from memoir_tui.screens.registry import PANE_KEYS, pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.filter_bar import FilterBar
@@ -559,8 +559,8 @@ def test_app_module_imports_textual_only_in_faces(tmp_path: Path) -> None:
 def test_registry_is_the_only_place_panes_are_listed() -> None:
     ids = [spec.pane_id for spec in PANES]
     assert ids[:2] == ["working-set", "decisions"]  # the heart of the app on keys 1 and 2
-    assert len(set(ids)) == len(ids) <= 10  # one number key per pane: 1 to 9, then 0
-    assert [spec.key for spec in PANES] == [str(n % 10) for n in range(1, len(PANES) + 1)]
+    assert len(set(ids)) == len(ids) <= len(PANE_KEYS)  # one key per pane: 1 to 9, 0, then -
+    assert [spec.key for spec in PANES] == list(PANE_KEYS[: len(PANES)])
     assert app_module.PANES is PANES
     for spec, pane in zip(PANES, PANE_CLASSES, strict=True):
         # The class names its registry entry and takes its title and area from it.
@@ -676,18 +676,19 @@ async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -
     app = make_app(demo_store)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        # Ten named tabs need 111 columns: at 80 the others show their number key.
-        assert tab_labels(app) == [named[0], *(str(n % 10) for n in range(2, len(PANES) + 1))]
+        # The named tabs need NAMED_TABS_WIDTH columns: at 80 the others show their key.
+        assert tab_labels(app) == [named[0], *PANE_KEYS[1 : len(PANES)]]
         strip = app.query_one("#panes", TabbedContent).query_one(Tabs)
         assert all(tab.region.right <= 80 for tab in strip.query(Tab))
         await pilot.press(pane_spec("sync").key)
         await settle(pilot)
         labels = tab_labels(app)
         assert labels[PANES.index(pane_spec("sync"))] == "8 Sync" and labels[0] == "1"
-        await pilot.resize_terminal(120, 30)
+        needed = sum(len(label) + 2 for label in named) - 1
+        await pilot.resize_terminal(needed, 30)
         await settle(pilot)
         assert tab_labels(app) == named
-        await pilot.resize_terminal(110, 30)
+        await pilot.resize_terminal(needed - 1, 30)
         await settle(pilot)
         assert tab_labels(app).count("1") == 1 and "8 Sync" in tab_labels(app)
 

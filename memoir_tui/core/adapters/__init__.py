@@ -721,6 +721,76 @@ INSTRUCTION_FILES: tuple[InstructionFile, ...] = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class StartupFile:
+    """A file a host puts in the model's context when a session starts, and its window.
+
+    ``paths`` are relative to the tool's first root (``scope="global"``), to the
+    project directory (``"project"``) or to Claude Code's memory folder for the
+    project (``"memory"``); with ``every`` each that exists is loaded (``*``
+    patterns allowed), else only the first. ``limit`` (in ``unit``: chars,
+    bytes or lines) is where the host stops reading, ``also`` a second limit
+    that applies too (MEMORY.md: 200 lines and 25 KB); files with the same
+    ``budget`` share one limit, in order. ``always_rule``: a rule file loads
+    only when its frontmatter says so (Cursor's ``alwaysApply: true``).
+    """
+
+    host: str  # the adapter
+    scope: str  # "global" | "project" | "memory"
+    paths: tuple[str, ...]
+    every: bool = False
+    limit: int | None = None
+    unit: str = "chars"
+    also: tuple[int, str] | None = None
+    budget: str = ""
+    always_rule: bool = False
+
+
+CLAUDE_MEMORY_LINES = 200  # Claude Code loads MEMORY.md's first 200 lines …
+CLAUDE_MEMORY_BYTES = 25 * 1024  # … and at most 25 KB of it
+
+STARTUP_FILES: tuple[StartupFile, ...] = (
+    StartupFile("claude-code", "global", (CLAUDE_MD,)),
+    StartupFile(
+        "claude-code",
+        "project",
+        (CLAUDE_MD, f"{CLAUDE_DIR}/{CLAUDE_MD}", "CLAUDE.local.md"),
+        every=True,
+    ),
+    StartupFile(
+        "claude-code",
+        "memory",
+        (CLAUDE_MEMORY_INDEX,),
+        limit=CLAUDE_MEMORY_LINES,
+        unit="lines",
+        also=(CLAUDE_MEMORY_BYTES, "bytes"),
+    ),
+    StartupFile(
+        "codex",
+        "global",
+        (AGENTS_OVERRIDE_MD, AGENTS_MD),
+        limit=CODEX_DOC_LIMIT,
+        unit="bytes",
+        budget="codex-docs",
+    ),
+    StartupFile(
+        "codex",
+        "project",
+        (AGENTS_OVERRIDE_MD, AGENTS_MD),
+        limit=CODEX_DOC_LIMIT,
+        unit="bytes",
+        budget="codex-docs",
+    ),
+    StartupFile("gemini", "global", (GEMINI_MD,)),
+    StartupFile("gemini", "project", (GEMINI_MD, f".gemini/{GEMINI_MD}"), every=True),
+    StartupFile("windsurf", "global", ("memories/global_rules.md",), limit=WINDSURF_GLOBAL_LIMIT),
+    StartupFile("cursor", "global", (f"rules/{INJECT_CURSOR_FILE}",), always_rule=True),
+    StartupFile(
+        "cursor", "project", (".cursor/rules/*.mdc", ".cursorrules"), every=True, always_rule=True
+    ),
+)
+
+
 def get_adapter(name: str) -> Adapter:
     try:
         return BY_NAME[name]
