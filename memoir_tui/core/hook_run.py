@@ -135,7 +135,9 @@ def run_hook(
     if loaded.notice:
         notes.append(loaded.notice)
     if event_name == "session-start":
-        return _session_start(store, spec.name, notes, home=home, env=env, limit=brief_chars)
+        return _session_start(
+            store, spec.name, notes, cwd=cwd, home=home, env=env, limit=brief_chars
+        )
     if event_name in CAPTURE_EVENTS:
         return _capture(store, spec.name, event, notes, home=home, env=env)
     raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(EVENTS)}")
@@ -146,6 +148,7 @@ def _session_start(
     host: str,
     notes: list[str],
     *,
+    cwd: Path,
     home: Path | None,
     env: Mapping[str, str],
     limit: int,
@@ -153,8 +156,14 @@ def _session_start(
     # The doctor's synthetic event proves the hook runs; it must not write.
     if store.config.inject.enabled and not env.get("MEMOIR_TUI_DOCTOR"):
         from memoir_tui.core.inject import inject_if_enabled
+        from memoir_tui.core.scope import find_git_dir
 
-        for change in inject_if_enabled(store, home=home, env=env):
+        # The session's own project is refreshed too, whether or not [inject] lists it.
+        projects = list(store.config.inject.projects)
+        found = find_git_dir(cwd)
+        if found is not None and found[0] not in projects:
+            projects.append(found[0])
+        for change in inject_if_enabled(store, home=home, env=env, projects=projects):
             if change.error:
                 notes.append(f"inject: {change.error}")
     brief = build_brief(store, limit=limit)

@@ -296,3 +296,70 @@ def test_the_hook_path_never_imports_textual_or_mcp(world: World) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_burst_of_stop_events_queues_each_candidate_once(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    _copy_shop(w)
+    transcript = w.projects / "-home-dev-shop" / f"{SHOP_SESSION}.jsonl"
+    payload = json.dumps(_stop_event(w, transcript))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "memoir_tui", "hook", "stop", "--host", "claude"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=w.project,
+            env=w.env,
+            text=True,
+        )
+        for _ in range(5)
+    ]
+    for proc in procs:
+        proc.communicate(payload, timeout=60)
+        assert proc.returncode == 0
+    queued = _queue(w.store)
+    assert queued and len({i["id"] for i in queued}) == len(queued)
+    alone = make_world(tmp_path / "alone")
+    _copy_shop(alone)
+    path = alone.projects / "-home-dev-shop" / f"{SHOP_SESSION}.jsonl"
+    assert alone.hook("stop", _stop_event(alone, path)).returncode == 0
+    assert len(_queue(alone.store)) == len(queued)
+
+
+def test_an_event_with_nothing_new_takes_no_lock(tmp_path: Path) -> None:
+    w = make_world(tmp_path)
+    _copy_shop(w)
+    transcript = w.projects / "-home-dev-shop" / f"{SHOP_SESSION}.jsonl"
+    assert w.hook("stop", _stop_event(w, transcript)).returncode == 0
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from memoir_tui.core.lock import store_flock\n"
+            f"with store_flock({str(w.store / 'session.json')!r}, wait_seconds=5):\n"
+            "    print('held', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        env=w.env,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        done = w.hook("stop", _stop_event(w, transcript))
+        assert done.returncode == 0
+        assert time.monotonic() - started < 5  # the store lock is held for 30 s
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_session_start_refreshes_the_pinned_block_when_inject_is_on(world: World) -> None:
+    (world.project / "CLAUDE.md").write_text("# App\n")
+    (world.store / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
+    assert world.hook("session-start", start_event(world)).returncode == 0
+    block = (world.project / "CLAUDE.md").read_text()
+    assert block.startswith("# App\n")
+    assert "memoir:session-block" in block and "Ship the CSV importer" in block
+    assert "bluebird" not in block
