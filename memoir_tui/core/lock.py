@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 RETRY_SECONDS = 0.05
 STALE_SECONDS = 30.0
+FAIR_GAP_SECONDS = 0.06
+"""After one of our writers lets the JavaScript lock go, the next of ours waits until this
+long has passed: longer than the JavaScript tool's 50 ms retry, so a JavaScript writer
+that is waiting always gets its turn instead of being starved by ours."""
 DEFAULT_WAIT_SECONDS = 10.0
 
 
@@ -225,6 +229,8 @@ def js_session_lock(
     """Hold the JavaScript tool's ``session.json.lock`` (take ``store_flock`` first)."""
     session_path = Path(session_path)
     js_lock = session_path.with_name(session_path.name + ".lock")
+    turn = session_path.with_name(session_path.name + ".flock")
+    _leave_a_gap(turn)
     deadline = time.monotonic() + wait_seconds
     started = time.monotonic()
     while not _try_create(js_lock):
@@ -238,6 +244,20 @@ def js_session_lock(
     finally:
         with contextlib.suppress(OSError):
             js_lock.unlink()
+        # When ours let it go, on the flock file every writer of ours holds: the next
+        # of ours reads it in _leave_a_gap (processes share no memory).
+        with contextlib.suppress(OSError):
+            os.utime(turn)
+
+
+def _leave_a_gap(turn: Path) -> None:
+    """Sleep out what is left of ``FAIR_GAP_SECONDS`` since ours last released the lock."""
+    try:
+        since = time.time() - turn.stat().st_mtime
+    except OSError:
+        return
+    if 0 <= since < FAIR_GAP_SECONDS:
+        time.sleep(FAIR_GAP_SECONDS - since)
 
 
 @contextlib.contextmanager

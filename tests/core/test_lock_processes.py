@@ -141,3 +141,73 @@ def test_never_writes_without_the_lock(tmp_path, store_dir, clock):
     finally:
         holder.kill()
         holder.wait()
+
+
+BUSY = textwrap.dedent(
+    """
+    import sys, time
+    import memoir_tui.core.lock as lock
+    path, seconds = sys.argv[1], float(sys.argv[2])
+    if len(sys.argv) > 3:
+        lock.FAIR_GAP_SECONDS = float(sys.argv[3])
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        with lock.session_lock(path, wait_seconds=60):
+            time.sleep(0.002)  # a write
+    """
+)
+# The JavaScript tool's protocol: O_EXCL create, retry every 50 ms, give up after 5 s
+# (and then it would write unlocked). Prints how long each turn waited.
+JS_WRITER = textwrap.dedent(
+    """
+    import os, sys, time, json
+    lock, turns = sys.argv[1], int(sys.argv[2])
+    waits = []
+    for _ in range(turns):
+        started = time.monotonic()
+        while True:
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:
+                if time.monotonic() - started > 5:
+                    fd = None
+                    break
+                time.sleep(0.05)
+        waits.append(time.monotonic() - started if fd is not None else None)
+        if fd is not None:
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            time.sleep(0.005)
+            os.unlink(lock)
+        time.sleep(0.1)
+    print(json.dumps(waits))
+    """
+)
+
+
+def _js_waits_beside_busy_writers(tmp_path, *gap: str) -> list[float | None]:
+    path = tmp_path / "session.json"
+    save_session(path, empty_session())
+    busy = [_spawn(BUSY, str(path), "12", *gap) for _ in range(8)]
+    try:
+        time.sleep(0.5)  # all eight are writing
+        js = subprocess.run(
+            [sys.executable, "-c", JS_WRITER, str(path) + ".lock", "10"],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+    return json.loads(js.stdout)
+
+
+def test_eight_busy_writers_never_starve_the_javascript_tool(tmp_path):
+    waits = _js_waits_beside_busy_writers(tmp_path)
+    assert None not in waits, waits  # it never gave up (and wrote unlocked)
+    # Each turn comes within one of its 50 ms polls (plus scheduling); without the gap
+    # it waits for a lucky poll, often for seconds.
+    assert max(waits) < 0.25, waits
