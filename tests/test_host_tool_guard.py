@@ -42,6 +42,9 @@ NOT_PATHS = frozenset(
         "container",
         "entry_extras",
         "unit",
+        "write_meta",  # frontmatter keys and values
+        "write_loads",  # prose for replies
+        "write_reads",
     }
 )
 # Segments the data uses that are not any tool's own: XDG's config directory.

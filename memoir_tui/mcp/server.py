@@ -404,15 +404,17 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
         filename: Annotated[
             str,
             Field(
-                description='A new bare lowercase file name ending in .md, e.g. "auth-setup.md" '
-                "(never an existing file)"
+                description='A new file name ending in .md, e.g. "auth-setup.md" or "Auth '
+                'Setup.md" (written as a lowercase slug; never a path, never an existing file)'
             ),
         ],
         tool: Annotated[
             str | None,
             Field(
                 description='Where to save: "memoir" (this store, the default), "claude", '
-                '"cursor", "windsurf", "codex", "copilot", "cline", "continue"'
+                '"cursor", "windsurf", "copilot", "cline", "continue", "kiro"; written with '
+                "the frontmatter (and, for Claude Code, the index line) the host needs "
+                "to load it"
             ),
         ] = None,
         project: Annotated[
@@ -428,9 +430,11 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
         tags: Annotated[list[str] | None, Field(description="Tags")] = None,
     ) -> str:
         """Save a memory as a new markdown file for future sessions: a fact, preference,
-        decision or lesson (type from the content's frontmatter, else fact). Refuses a
-        secret in the content, a name that is not a bare .md file name, and an existing
-        file. memoir_recall finds it at once."""
+        decision or lesson (type from the content's frontmatter, else fact). For a host
+        tool it writes what the host needs to load the file and says where the host will
+        and will not see it. Refuses a secret in the content, a name that is a path, a
+        folder the host does not read, and an existing file. memoir_recall finds it at
+        once."""
         return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     return server
