@@ -51,7 +51,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
-from memoir_tui.core.fsutil import atomic_write_bytes, fsync_directory, sweep_stale_temps
+from memoir_tui.core.fsutil import (
+    atomic_write_bytes,
+    fsync_directory,
+    owned_temp,
+    sweep_stale_temps,
+)
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
@@ -505,19 +510,20 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
         raise FileExistsRefusal(f"{path} already exists; nothing was written")
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.create-{os.getpid()}-{threading.get_ident()}.tmp")
-    atomic_write_bytes(staging, data, mode=mode)
-    try:
+    with owned_temp(staging):  # removed if a signal stops the process meanwhile
+        atomic_write_bytes(staging, data, mode=mode)
         try:
-            os.link(staging, path)
-        except FileExistsError:
-            raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
-        except OSError:  # no hard links here: check, then rename
-            if os.path.lexists(path):
+            try:
+                os.link(staging, path)
+            except FileExistsError:
                 raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
-            os.replace(staging, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(staging)
+            except OSError:  # no hard links here: check, then rename
+                if os.path.lexists(path):
+                    raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
+                os.replace(staging, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging)
     fsync_directory(path.parent)
 
 
