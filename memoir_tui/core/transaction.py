@@ -62,6 +62,7 @@ from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
 from memoir_tui.core.session import (
+    NOT_REGULAR,
     LoadedSession,
     encode_session,
     load_session,
@@ -256,7 +257,11 @@ class Transaction:
         if self._session is None:
             loaded = self._load_session()
             if loaded.read_only:
-                raise ReadOnlyStoreError(f"{self.store.session_path} is read-only")
+                raise ReadOnlyStoreError(
+                    f"{loaded.notice}; nothing was written"
+                    if loaded.damage == NOT_REGULAR
+                    else f"{self.store.session_path} is read-only"
+                )
             self._session = loaded.state
             self._session_before = canonical_json(loaded.state)
             sweep_stale_temps(self.store.session_path)
@@ -277,7 +282,8 @@ class Transaction:
                 raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
             self.review_notice = loaded.notice
             self._review = loaded.state
-            self._review_before = canonical_json(loaded.state)
+            # a queue that still held a purged decision's text is written without it
+            self._review_before = "" if loaded.redacted else canonical_json(loaded.state)
             sweep_stale_temps(path)
         return self._review
 
