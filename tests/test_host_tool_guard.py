@@ -52,6 +52,9 @@ NOT_PATHS = frozenset(
         "enable_note",
         "host",
         "budget",
+        "write_meta",  # frontmatter keys and values
+        "write_loads",  # prose for replies
+        "write_reads",
     }
 )
 # Segments the data uses that are not any tool's own: XDG's config directory.

@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -293,13 +293,32 @@ class EntryFiles:
         self.store = store
 
     def create(
-        self, path: Path, meta: dict[str, Any], body: str, *, op: str = "create_entry"
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        body: str,
+        *,
+        op: str = "create_entry",
+        index: tuple[Path, Callable[[str], str]] | None = None,
     ) -> Path:
         """Write a new entry file; refuses (writing nothing) if ``path`` exists, even if it
-        appears meanwhile. Secrets are refused by the transaction."""
+        appears meanwhile. Secrets are refused by the transaction.
+
+        ``index``: (an index file, old text → new text), rewritten in the same commit
+        (Claude Code's ``MEMORY.md`` gets the new file's line), read under the lock."""
         data = render_entry(path, meta, body)
         with self.store.transaction(op, files=(FILES,)) as tx:
             tx.create(path, data)
+            if index is not None:
+                index_path, update = index
+                if os.path.islink(index_path):
+                    raise EntryError(f"{index_path} is a symlink; not edited")
+                old = tx.read_bytes(index_path)
+                try:
+                    text = (old or b"").decode("utf-8")
+                except UnicodeDecodeError:
+                    raise EntryError(f"{index_path}: not UTF-8 text; not edited") from None
+                tx.write_bytes(index_path, update(text).encode("utf-8"))
             tx.audit(op, "entries", text_hash(path.name))
         return path
 

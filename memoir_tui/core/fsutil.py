@@ -6,10 +6,55 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+# Temp files this process is writing now (by path): removed by ``remove_own_temps`` when
+# the process is stopped by a signal. Each is registered before it is created, and once
+# the process is exiting no new one is created, so none can appear after that sweep.
+_own_temps: set[str] = set()
+_own_temps_guard = threading.Lock()
+_exiting = False
+
+
+class ProcessExitingError(OSError):
+    """The process is shutting down: no new temp file (and so no write) is started."""
+
+
+@contextlib.contextmanager
+def owned_temp(path: str | os.PathLike[str]) -> Iterator[str]:
+    """Register ``path`` as this process's temp file while the block runs (create it
+    inside); ``remove_own_temps`` removes it if the process exits meanwhile."""
+    name = os.fspath(path)
+    with _own_temps_guard:
+        if _exiting:
+            raise ProcessExitingError(errno.ECANCELED, "the process is shutting down", name)
+        _own_temps.add(name)
+    try:
+        yield name
+    finally:
+        with _own_temps_guard:
+            _own_temps.discard(name)
+
+
+def remove_own_temps() -> list[str]:
+    """For a process stopped by a signal: remove every temp file it is writing and
+    start no new one. Returns the paths removed."""
+    global _exiting
+    with _own_temps_guard:
+        _exiting = True
+        names = sorted(_own_temps)
+        _own_temps.clear()
+    removed = []
+    for name in names:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+            removed.append(name)
+    return removed
 
 
 class NotRegularFileError(OSError):
@@ -61,6 +106,9 @@ def read_regular(
     return data
 
 
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
 def atomic_write_bytes(
     path: str | os.PathLike[str], data: bytes, *, mode: int | None = None
 ) -> None:
@@ -76,19 +124,26 @@ def atomic_write_bytes(
     if mode is None:
         with contextlib.suppress(FileNotFoundError):
             mode = target.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    while True:
+        candidate = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+        with owned_temp(candidate) as tmp:
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
+            except FileExistsError:
+                continue
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                if mode is not None:
+                    os.chmod(tmp, mode)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                raise
+        break
     fsync_directory(target.parent)
 
 

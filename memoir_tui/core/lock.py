@@ -108,8 +108,20 @@ def _try_create(lock_file: Path) -> bool:
     add the host so a lock on a shared folder is never judged by another
     machine's process table.
     """
-    content = f"{os.getpid()}@{socket.gethostname()}".encode()
+    from memoir_tui.core.fsutil import owned_temp
+
+    content = _our_content()
     tmp = lock_file.with_name(f".{lock_file.name}.{os.getpid()}.{threading.get_ident()}")
+    # Under the guard, so a lock is either made before release_own_locks looks, or never.
+    with _lock_files_guard:
+        if _exiting:
+            raise MemoirError("memoir-tui is shutting down; the session lock was not taken")
+        _lock_files.add(lock_file)
+        with owned_temp(tmp):
+            return _link_lock(lock_file, tmp, content)
+
+
+def _link_lock(lock_file: Path, tmp: Path, content: bytes) -> bool:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
@@ -129,6 +141,38 @@ def _try_create(lock_file: Path) -> bool:
 
 
 _HOLDER = re.compile(rb"\d+(?:@[^\s]*)?")
+
+# JavaScript-protocol lock files this process has tried to take: on a signal,
+# ``release_own_locks`` removes each that still holds our ``pid@host``.
+_lock_files: set[Path] = set()
+_lock_files_guard = threading.Lock()
+_exiting = False
+
+
+def _our_content() -> bytes:
+    return f"{os.getpid()}@{socket.gethostname()}".encode()
+
+
+def release_own_locks() -> list[Path]:
+    """For a process stopped by a signal: remove every ``session.json.lock`` it holds
+    (those holding its ``pid@host``) and take no new one. The flocks go with the
+    process (the kernel drops them). Returns the lock files removed."""
+    global _exiting
+    removed = []
+    ours = _our_content()
+    with _lock_files_guard:
+        _exiting = True
+        for lock_file in sorted(_lock_files):
+            try:
+                with open(lock_file, "rb") as fh:  # a lock file is tiny and regular
+                    held = fh.read(300).strip() == ours
+            except OSError:
+                continue
+            if held:
+                with contextlib.suppress(FileNotFoundError):
+                    lock_file.unlink()
+                    removed.append(lock_file)
+    return removed
 
 
 def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> int:

@@ -40,6 +40,7 @@ from memoir_tui.core.identity import (
     canonical_json,
     identity,
     is_text_hash,
+    iso_now,
     parse_date_ms,
     text_hash,
 )
@@ -50,6 +51,7 @@ from memoir_tui.core.items import (
     SESSION,
     Outcome,
     Undo,
+    is_purged,
     readable_date,
 )
 from memoir_tui.core.session import quarantine_copy
@@ -244,6 +246,58 @@ def _scrub_near_hidden(item: dict[str, Any], purged_keys: set[str]) -> dict[str,
     return item
 
 
+def session_purged_keys(session: Any) -> set[str]:
+    """The identity hashes of the purged decisions a session holds (its tombstones)."""
+    if not isinstance(session, Mapping):
+        return set()
+    current = session.get("current")
+    decisions = current.get("decisions") if isinstance(current, Mapping) else None
+    return {
+        d["text_hash"]
+        for d in (decisions if isinstance(decisions, list) else [])
+        if isinstance(d, Mapping) and is_purged(d)
+    }
+
+
+def purged_in_session(review_file: Path) -> set[str]:
+    """The purged decisions of the ``session.json`` beside ``review_file`` (a regular
+    file only; an unreadable session purges nothing)."""
+    from memoir_tui.core.fsutil import NotRegularFileError
+    from memoir_tui.core.session import SESSION_FILE, read_store_file
+
+    try:
+        data = read_store_file(review_file.with_name(SESSION_FILE))
+        return session_purged_keys(json.loads(data.decode("utf-8"))) if data else set()
+    except (NotRegularFileError, ValueError, UnicodeDecodeError, RecursionError):
+        return set()
+
+
+def redact_purged(state: dict[str, Any], purged: set[str], now: str) -> bool:
+    """Drop the text of every queue item that is a purged decision (by ``text`` or
+    ``pinned_text``) or names one as near-hidden. In place; True if anything changed.
+
+    A purge writes the session and the queue in one commit, but a purge made elsewhere
+    (the JavaScript tool, another machine) or killed between two commits reaches only
+    the session: the queue must still never carry the text on, to the next sync."""
+    if not purged:
+        return False
+    changed = False
+    items = well_formed_review_items(state.get("items"))
+    for n, item in enumerate(items):
+        pinned = item.get("pinned_text")
+        hit = item_key(item) in purged or (isinstance(pinned, str) and text_hash(pinned) in purged)
+        if hit and item.get("purged") is not True:
+            items[n] = item = purged_item(item, now)
+            changed = True
+        near = item.get("near_hidden")
+        if isinstance(near, dict) and near.get("key") in purged and near.get("purged") is not True:
+            items[n] = {**item, "near_hidden": {**near, "text": PURGED_TEXT, "purged": True}}
+            changed = True
+    if changed:
+        state["items"] = items
+    return changed
+
+
 def purge_from_review(state: dict[str, Any], key: str, clock: Callable[[], str]) -> bool:
     """After a decision is purged: remove its text from every queue item that holds it.
 
@@ -425,6 +479,7 @@ class LoadedReview:
     notice: str | None = None
     backup: Path | None = None
     damaged: bool = False  # unparseable: read as empty, original bytes kept or untouched
+    redacted: bool = False  # items of decisions the session purged lost their text on reading
 
 
 def review_path(store: Store) -> Path:
@@ -437,10 +492,18 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
     With ``quarantine`` (a writer about to replace the file) an unparseable
     file is first copied aside as ``review.json.corrupted-<ms>``.
     """
+    from memoir_tui.core.fsutil import NotRegularFileError
+    from memoir_tui.core.session import not_regular_notice, read_store_file
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+        raw = read_store_file(path)
+    except NotRegularFileError as err:
+        # never read, never written over (a FIFO would block every command for ever)
+        return LoadedReview(
+            empty_review(), path, read_only=True, notice=not_regular_notice(path, err), damaged=True
+        )
+    if raw is None:
         return LoadedReview(empty_review(), path)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -469,7 +532,10 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
             read_only=True,
             notice=f"{path} is from a newer memoir-tui; the review queue is read-only",
         )
-    return LoadedReview(merge_review(data, data), path)
+    state = merge_review(data, data)
+    # a purged decision's text never comes back out of the queue (see redact_purged)
+    redacted = redact_purged(state, purged_in_session(path), iso_now())
+    return LoadedReview(state, path, redacted=redacted)
 
 
 def encode_review(state: Mapping[str, Any]) -> bytes:

@@ -16,6 +16,7 @@ Saving keeps every unknown field: the state is a plain dict that round-trips.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import time
@@ -25,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.fsutil import (
+    FileTooLargeError,
+    NotRegularFileError,
+    atomic_write_bytes,
+    read_regular,
+)
 from memoir_tui.core.identity import is_iso_date, iso_now
 from memoir_tui.core.items import LIST_KEYS, SESSION_VERSION, empty_session
 
@@ -161,6 +167,39 @@ def migrate_session(raw: Any, now: str | None = None) -> tuple[bool, dict[str, A
 UNREADABLE = "unreadable"
 NEWER_VERSION = "newer-version"
 MISSHAPEN = "misshapen"  # parsed, but a known container is of the wrong type
+NOT_REGULAR = "not-regular"  # a FIFO, a device, a link out of the store: never read
+
+MAX_STORE_FILE_BYTES = 64 * 1024 * 1024  # session.json / review.json: larger is not read
+
+
+def read_store_file(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of ``session.json`` or ``review.json``; None when there is none.
+
+    A regular file only (``fsutil.read_regular``: a FIFO would block every command for
+    ever, ``/dev/zero`` never ends), through no symlink that leads out of its folder,
+    at most ``MAX_STORE_FILE_BYTES``; anything else raises ``NotRegularFileError``."""
+    path = Path(path)
+    try:
+        if path.is_symlink():
+            folder = os.path.realpath(path.parent)
+            if not os.path.realpath(path).startswith(folder.rstrip(os.sep) + os.sep):
+                raise NotRegularFileError(
+                    errno.EINVAL, "a symlink leading out of its folder", os.fspath(path)
+                )
+        return read_regular(path, max_bytes=MAX_STORE_FILE_BYTES)
+    except FileNotFoundError:
+        return None
+    except FileTooLargeError as exc:
+        raise NotRegularFileError(errno.EFBIG, exc.strerror, os.fspath(path)) from None
+    except IsADirectoryError:
+        raise NotRegularFileError(errno.EISDIR, "a directory", os.fspath(path)) from None
+
+
+def not_regular_notice(path: Path, err: OSError) -> str:
+    return (
+        f"{path} is not a regular file ({err.strerror}); it is not read, and nothing is "
+        "written over it: replace it with a regular file"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +263,16 @@ def load_session(path: str | os.PathLike[str], *, now: str | None = None) -> Loa
     """Read a session file, quarantining what cannot be understood."""
     path = Path(path)
     try:
-        raw_bytes = path.read_bytes()
-    except FileNotFoundError:
+        raw_bytes = read_store_file(path)
+    except NotRegularFileError as err:
+        return LoadedSession(
+            empty_session(now),
+            path,
+            read_only=True,
+            notice=not_regular_notice(path, err),
+            damage=NOT_REGULAR,
+        )
+    if raw_bytes is None:
         return LoadedSession(empty_session(now), path)
     try:
         raw = json.loads(raw_bytes.decode("utf-8"), parse_constant=_refuse_non_finite)
@@ -317,15 +364,18 @@ def write_session_copy(path: str | os.PathLike[str], state: dict[str, Any]) -> N
 def session_is_newer(path: Path) -> bool:
     """Whether the file at ``path`` is a session from a newer format (never to be written)."""
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_refuse_non_finite)
-    except (FileNotFoundError, IsADirectoryError, ValueError, UnicodeDecodeError, RecursionError):
-        return False  # unreadable: copied aside when read, not from the future
+        data = read_store_file(path)
+        if data is None:
+            return False
+        raw = json.loads(data.decode("utf-8"), parse_constant=_refuse_non_finite)
+    except (NotRegularFileError, ValueError, UnicodeDecodeError, RecursionError):
+        return False  # unreadable: copied aside (or refused) when read, not from the future
     return is_newer_version(raw)
 
 
 def guard_not_newer(path: Path) -> None:
     if session_is_newer(path):
-        raw = json.loads(path.read_bytes().decode("utf-8"))
+        raw = json.loads((read_store_file(path) or b"{}").decode("utf-8"))
         raise ReadOnlySessionError(
             f"{path} is from a newer memoir format (version {raw.get('version')!r}); "
             "refusing to overwrite it. Upgrade memoir-tui."

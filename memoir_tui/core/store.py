@@ -957,9 +957,11 @@ def _decision_by_key(state: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, Any]) -> Outcome:
-    """``merge -o``: a store's ``session.json`` is replaced through that store's door
-    (locked, its caps, refused when it is from a newer format, audited); any other
-    file is written atomically as a plain copy of the result."""
+    """``merge -o``: a store's ``session.json`` goes through that store's door (both
+    locks, its caps, refused when it is from a newer format, audited), merged with
+    what the store holds under the lock — the inputs were read before it, so a write
+    another process committed meanwhile is kept, not replaced; any other file is
+    written atomically as a plain copy of the result, never over a newer format."""
     from memoir_tui.core.merge import merge_sessions
     from memoir_tui.core.session import write_session_copy
 
@@ -969,7 +971,9 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         return Outcome(True, f"merged into {output}")
     store = Store(output.parent, actor="cli")
     with store.transaction("merge_session") as tx:
-        merged = merge_sessions(local, remote, caps=store.config.caps)
+        caps = store.config.caps
+        current = dict(tx.session)
+        merged = merge_sessions(merge_sessions(current, local, caps=caps), remote, caps=caps)
         tx.session.clear()
         tx.session.update(merged)
         tx.audit("merge_session", "session")

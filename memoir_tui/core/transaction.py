@@ -51,12 +51,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
-from memoir_tui.core.fsutil import atomic_write_bytes, fsync_directory, sweep_stale_temps
+from memoir_tui.core.fsutil import (
+    atomic_write_bytes,
+    fsync_directory,
+    owned_temp,
+    sweep_stale_temps,
+)
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
 from memoir_tui.core.session import (
+    NOT_REGULAR,
     LoadedSession,
     encode_session,
     load_session,
@@ -251,7 +257,11 @@ class Transaction:
         if self._session is None:
             loaded = self._load_session()
             if loaded.read_only:
-                raise ReadOnlyStoreError(f"{self.store.session_path} is read-only")
+                raise ReadOnlyStoreError(
+                    f"{loaded.notice}; nothing was written"
+                    if loaded.damage == NOT_REGULAR
+                    else f"{self.store.session_path} is read-only"
+                )
             self._session = loaded.state
             self._session_before = canonical_json(loaded.state)
             sweep_stale_temps(self.store.session_path)
@@ -272,7 +282,8 @@ class Transaction:
                 raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
             self.review_notice = loaded.notice
             self._review = loaded.state
-            self._review_before = canonical_json(loaded.state)
+            # a queue that still held a purged decision's text is written without it
+            self._review_before = "" if loaded.redacted else canonical_json(loaded.state)
             sweep_stale_temps(path)
         return self._review
 
@@ -505,19 +516,20 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
         raise FileExistsRefusal(f"{path} already exists; nothing was written")
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.create-{os.getpid()}-{threading.get_ident()}.tmp")
-    atomic_write_bytes(staging, data, mode=mode)
-    try:
+    with owned_temp(staging):  # removed if a signal stops the process meanwhile
+        atomic_write_bytes(staging, data, mode=mode)
         try:
-            os.link(staging, path)
-        except FileExistsError:
-            raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
-        except OSError:  # no hard links here: check, then rename
-            if os.path.lexists(path):
+            try:
+                os.link(staging, path)
+            except FileExistsError:
                 raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
-            os.replace(staging, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(staging)
+            except OSError:  # no hard links here: check, then rename
+                if os.path.lexists(path):
+                    raise FileExistsRefusal(f"{path} already exists; nothing was written") from None
+                os.replace(staging, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging)
     fsync_directory(path.parent)
 
 

@@ -18,8 +18,9 @@ outside the scope asked for; ``Recall.read`` and ``Recall.write_target`` go
 through ``adapters.guard`` (a tool's own files only; bare lowercase ``.md``
 names resolved inside the target directory in every branch). On top of that,
 ``memoir_read`` refuses a forgotten decision or completed action by path, and
-``memoir_remember`` scans for secrets before anything is written and never
-replaces an existing file.
+``memoir_remember`` is a face over ``core.remember`` (secrets refused before anything
+is written, never an existing file replaced, the host's activation frontmatter and
+index line written with the file).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -47,8 +48,6 @@ RECALL_DEFAULT_LIMIT = 8
 RECALL_MAX_LIMIT = 30
 PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
-DEFAULT_WRITE_TOOL = "memoir"  # the store's own memory/: synced, recalled everywhere
-DEFAULT_ENTRY_TYPE = "fact"
 APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
 
 # The JavaScript tool's tool names (and people's), for the adapters that differ.
@@ -64,10 +63,6 @@ TOOL_ALIASES = {
     "gemini cli": "gemini",
     "codex cli": "codex",
 }
-
-# Frontmatter keys a remembered memory may carry over from the content's own block.
-_CARRIED_KEYS = ("description", "why", "rejected", "trigger", "how_to_apply")
-_H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 # --- the warm Recall --------------------------------------------------------------------
@@ -520,86 +515,6 @@ def _refuse_forgotten(store: Store, path: str, text: str, tool: str) -> None:
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _bare_name(filename: str) -> str:
-    """The JavaScript tool adds ``.md`` to a name without one; anything else is checked as is."""
-    name = filename.strip()
-    if name and "." not in name and "/" not in name and "\\" not in name:
-        name += ".md"
-    return name
-
-
-def _project_dir(engine: Recall, project: str) -> str:
-    """``project`` as a directory memories may be written for: the current project or one
-    memoir knows (configured roots, Claude Code's, the store's); a path, home-relative as
-    the JavaScript tool takes it, or a known project's name."""
-    from memoir_tui.core.adapters.guard import PathRefused
-
-    current = os.path.normpath(engine.current_project())
-    known = {os.path.normpath(p) for p in engine.projects()} | {current}
-    expanded = os.path.expanduser(project)
-    candidates = [os.path.normpath(os.path.join(str(engine.home), expanded))]
-    if os.sep not in project:
-        candidates += sorted(p for p in known if os.path.basename(p) == project)
-    for candidate in candidates:
-        if candidate in known and os.path.isdir(candidate):
-            return candidate
-    raise PathRefused(
-        f"{project}: not a project memoir knows (this server's project is {current}); "
-        "add it to [recall] project_roots in memoir-tui.toml to write memories for it"
-    )
-
-
-def _strings(values: list[str] | None, what: str) -> list[str]:
-    out: list[str] = []
-    for value in values or []:
-        text = " ".join(str(value).split())
-        if text and text not in out:
-            out.append(text)
-    if len(out) > 50:
-        raise MemoirError(f"{what}: at most 50")
-    return out
-
-
-def _meta_for(
-    content: str, filename: str, *, aliases: list[str], tags: list[str], created: str
-) -> tuple[dict[str, Any], str]:
-    """Frontmatter and body: the content's own block (if any) read for type, name and
-    description; the type defaults to fact, the name to the first heading or the file name."""
-    from memoir_tui.core import frontmatter
-    from memoir_tui.core.entries import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
-
-    parsed = frontmatter.parse(content)
-    if parsed.error:
-        raise MemoirError(f"content: {parsed.error}")
-    meta, body = parsed.meta, parsed.body
-    if not body.strip():
-        raise EmptyTextError("content is empty: nothing to remember")
-    raw_type = meta.get("type")
-    entry_type = DEFAULT_ENTRY_TYPE
-    if isinstance(raw_type, str) and raw_type in ENTRY_TYPES:
-        entry_type = raw_type
-    elif isinstance(raw_type, str) and LEGACY_TYPES.get(raw_type) in ENTRY_TYPES:
-        entry_type = LEGACY_TYPES[raw_type]
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    if not name.strip():
-        heading = _H1_RE.search(body)
-        stem = filename.split(".", 1)[0]
-        name = heading.group(1) if heading else stem.replace("_", " ").replace("-", " ")
-    extra: dict[str, Any] = {
-        key: meta[key] for key in _CARRIED_KEYS if isinstance(meta.get(key), str) and meta[key]
-    }
-    for key, given in (("aliases", aliases), ("tags", tags)):
-        own = meta.get(key)
-        merged = list(given)
-        for value in own if isinstance(own, list) else [own] if isinstance(own, str) else []:
-            if isinstance(value, str) and value.strip() and value.strip() not in merged:
-                merged.append(value.strip())
-        if merged:
-            extra[key] = merged
-    entry = new_entry_meta(entry_type, " ".join(name.split()), created=created, **extra)
-    return entry, body if body.endswith("\n") else body + "\n"
-
-
 def remember(
     store: Store,
     warm: WarmRecall,
@@ -610,64 +525,17 @@ def remember(
     aliases: list[str] | None = None,
     tags: list[str] | None = None,
 ) -> Reply:
-    from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
-    from memoir_tui.core.frontmatter import render
-    from memoir_tui.core.secrets import ensure_no_secrets
+    """``core.remember.remember`` with the tool name resolved and the warm index."""
+    from memoir_tui.core import remember as service
 
-    if not isinstance(content, str) or not content.strip():
-        raise EmptyTextError("content is empty: nothing to remember")
-    name = _bare_name(filename)
-    alias_list = _strings(aliases, "aliases")
-    tag_list = _strings(tags, "tags")
-    # secrets first: nothing below may carry one to disk (a refusal names the rule only)
-    ensure_no_secrets(content, "content")
-    ensure_no_secrets(name, "filename")
-    ensure_no_secrets("\n".join(alias_list), "aliases")
-    ensure_no_secrets("\n".join(tag_list), "tags")
-
-    tool_name = resolve_tool(tool) or DEFAULT_WRITE_TOOL
-    adapter = get_adapter(tool_name)
-    engine = warm.get()
-    project = _text_arg(project)
-    project_dir = _project_dir(engine, project) if project else None
-    if tool_name == "memoir":
-        # the store's memory/ is one directory: a project memory says so in its frontmatter
-        target = engine.write_target(tool_name, name)
-    elif project_dir is None and "<project>" in (adapter.write_project or ""):
-        # as the JavaScript tool: Claude Code's "global" memory is the home directory's project
-        target = engine.write_target(tool_name, name, project=engine.home)
-    else:
-        target = engine.write_target(tool_name, name, project=project_dir)
-    meta, body = _meta_for(content, name, aliases=alias_list, tags=tag_list, created=store.clock())
-    if tool_name == "memoir" and project_dir:
-        meta["project"] = project_dir
-    document = render(meta, body)
-    ensure_no_secrets(document, "the memory")
-    if len(document.encode("utf-8")) > MAX_FILE_BYTES:
-        raise MemoirError(f"the memory is larger than {MAX_FILE_BYTES // 1024} KB")
-    from memoir_tui.core.transaction import FileExistsRefusal
-
-    try:
-        # one door: locked, atomic, audited; refused if the name exists, even if it appears
-        store.entries.create(target, meta, body, op="remember")
-    except FileExistsRefusal:
-        raise MemoirError(
-            f"{target} already exists; memoir_remember never replaces a file. "
-            "Choose another filename (memoir_read shows the existing one)."
-        ) from None
-    engine.notify_changed([target])
-    log.info("remembered %s", target)
-    details = [f"type {meta['type']}", f'name "{meta["name"]}"']
-    if meta.get("aliases"):
-        details.append("aliases " + ", ".join(meta.get("aliases", [])))
-    if meta.get("tags"):
-        details.append("tags " + ", ".join(meta["tags"]))
-    where = f"{adapter.label}" + (f", project {project_dir}" if project_dir else "")
-    in_scope = any(e.path == str(target) for e in engine.entries(tools=[tool_name]))
-    found = (
-        "memoir_recall finds it now."
-        if in_scope
-        else "It is outside this server's project scope: memoir_recall finds it with "
-        "all_projects=true."
+    return service.remember(
+        store,
+        warm.get(),
+        content,
+        filename,
+        tool,
+        project,
+        aliases,
+        tags,
+        tool_name=resolve_tool(tool),
     )
-    return Reply(f"Remembered in {target} ({where}): {'; '.join(details)}. {found}")

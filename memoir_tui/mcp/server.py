@@ -7,6 +7,10 @@ so two servers and the app can share one store: every write goes through the
 store's lock. The recall tools share one warm ``Recall`` whose index is a
 cache kept fresh by a file watcher and a stat check on every query.
 
+SIGTERM or SIGINT stops it cleanly (``run_server``): no new call is taken, calls in
+flight get two seconds, then ``core.shutdown`` removes every lock and temp file of
+ours and the process exits without waiting for stdin to close.
+
 stdout is the protocol. Logging goes to stderr and is configured before the
 SDK's server is constructed (the SDK installs its own handler otherwise).
 This module must never import textual or ``memoir_tui.app``.
@@ -14,13 +18,18 @@ This module must never import textual or ``memoir_tui.app``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -78,11 +87,49 @@ def configure_logging() -> None:
     )
 
 
-def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -> MCPServer:
+class CallGate:
+    """Tool calls in flight, and whether new ones are still taken (a signal closes it)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self.closing = False
+
+    @contextlib.contextmanager
+    def entered(self) -> Iterator[None]:
+        with self._cond:
+            if self.closing:
+                raise ToolError(
+                    "memoir-tui is shutting down: this call was not run; call it again once "
+                    "the server has restarted"
+                )
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+    def close(self, grace: float) -> int:
+        """Take no new call; wait up to ``grace`` seconds for those in flight. Returns how
+        many are still running."""
+        with self._cond:
+            self.closing = True
+            self._cond.wait_for(lambda: self._active == 0, timeout=grace)
+            return self._active
+
+
+def build_server(
+    store_root: Path | None = None, *, warm_recall: bool = False, gate: CallGate | None = None
+) -> MCPServer:
     """The server with every tool registered; ``store_root`` None means the default store.
 
     ``warm_recall``: build or refresh the recall index in the background now (the served
-    process does), so the first ``memoir_recall`` answers at once, from what it has."""
+    process does), so the first ``memoir_recall`` answers at once, from what it has.
+    ``gate``: counts the calls in flight and refuses new ones once closed (``run_server``
+    closes it on SIGTERM or SIGINT)."""
+    gate = gate or CallGate()
     root = Path(store_root) if store_root is not None else default_store_dir()
     from memoir_tui.core.scope import working_project
 
@@ -91,6 +138,10 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
     working = working_project()
 
     def call(fn: Callable[..., Reply], *args: object) -> Reply:
+        with gate.entered():
+            return run(fn, *args)
+
+    def run(fn: Callable[..., Reply], *args: object) -> Reply:
         try:
             # per call: config and session re-read, nothing cached; items are
             # stamped with (and reads scoped to) the project the server runs in
@@ -404,15 +455,17 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
         filename: Annotated[
             str,
             Field(
-                description='A new bare lowercase file name ending in .md, e.g. "auth-setup.md" '
-                "(never an existing file)"
+                description='A new file name ending in .md, e.g. "auth-setup.md" or "Auth '
+                'Setup.md" (written as a lowercase slug; never a path, never an existing file)'
             ),
         ],
         tool: Annotated[
             str | None,
             Field(
                 description='Where to save: "memoir" (this store, the default), "claude", '
-                '"cursor", "windsurf", "codex", "copilot", "cline", "continue"'
+                '"cursor", "windsurf", "copilot", "cline", "continue", "kiro"; written with '
+                "the frontmatter (and, for Claude Code, the index line) the host needs "
+                "to load it"
             ),
         ] = None,
         project: Annotated[
@@ -428,21 +481,65 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
         tags: Annotated[list[str] | None, Field(description="Tags")] = None,
     ) -> str:
         """Save a memory as a new markdown file for future sessions: a fact, preference,
-        decision or lesson (type from the content's frontmatter, else fact). Refuses a
-        secret in the content, a name that is not a bare .md file name, and an existing
-        file. memoir_recall finds it at once."""
+        decision or lesson (type from the content's frontmatter, else fact). For a host
+        tool it writes what the host needs to load the file and says where the host will
+        and will not see it. Refuses a secret in the content, a name that is a path, a
+        folder the host does not read, and an existing file. memoir_recall finds it at
+        once."""
         return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     return server
 
 
+SHUTDOWN_GRACE_SECONDS = 2.0  # how long calls in flight may run on after SIGTERM/SIGINT
+REPLY_FLUSH_SECONDS = 0.2  # then, for the replies of the calls that finished to go out
+SIGNAL_EXIT = {signal.SIGTERM: 0, signal.SIGINT: 130}
+
+
 def run_server(store_root: Path | None) -> int:
-    """Serve on stdio until the client closes the stream; returns the exit status."""
+    """Serve on stdio until the client closes the stream or a SIGTERM/SIGINT; returns
+    the exit status (a signal ends the process itself, see ``_stop``)."""
     configure_logging()
-    server = build_server(store_root, warm_recall=True)
+    gate = CallGate()
+    server = build_server(store_root, warm_recall=True, gate=gate)
     log.info("memoir MCP server on stdio, store %s", store_root or default_store_dir())
+
+    async def serve() -> None:
+        async with anyio.create_task_group() as tg:
+
+            async def stdio() -> None:
+                await server.run_stdio_async()
+                tg.cancel_scope.cancel()  # the client closed the stream: done
+
+            tg.start_soon(stdio)
+            with anyio.open_signal_receiver(*SIGNAL_EXIT) as signals:
+                async for signum in signals:
+                    await _stop(gate, signal.Signals(signum))
+
     try:
-        server.run("stdio")
-    except KeyboardInterrupt:
+        anyio.run(serve)
+    except KeyboardInterrupt:  # a SIGINT before the handler was installed
         return 130
     return 0
+
+
+async def _stop(gate: CallGate, signum: signal.Signals) -> NoReturn:
+    """SIGTERM or SIGINT: no new call, those in flight get ``SHUTDOWN_GRACE_SECONDS``,
+    their replies a moment to go out; then every lock and temp file of ours goes and the
+    process ends at once — it does not wait for stdin, which a host may keep open."""
+    log.info("%s: no new calls; waiting for those in flight", signum.name)
+    still = await anyio.to_thread.run_sync(gate.close, SHUTDOWN_GRACE_SECONDS)
+    if still:
+        log.warning(
+            "%d call(s) still running after %.0f s; stopping", still, SHUTDOWN_GRACE_SECONDS
+        )
+    await anyio.sleep(REPLY_FLUSH_SECONDS)
+    from memoir_tui.core.shutdown import release_for_exit
+
+    released = release_for_exit()
+    log.info(
+        "released %d lock(s), removed %d temp file(s)", len(released.locks), len(released.temps)
+    )
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(SIGNAL_EXIT.get(signum, 0))

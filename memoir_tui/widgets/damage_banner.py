@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
-from memoir_tui.core.session import MISSHAPEN, NEWER_VERSION, UNREADABLE, LoadedSession
+from memoir_tui.core.session import (
+    MISSHAPEN,
+    NEWER_VERSION,
+    NOT_REGULAR,
+    UNREADABLE,
+    LoadedSession,
+)
 from memoir_tui.widgets.fields import home_relative
 from memoir_tui.widgets.latest_read import LatestRead
 
@@ -39,6 +45,12 @@ def session_damage(loaded: LoadedSession) -> str:
         return (
             f"{name} has parts of the wrong shape, shown here as empty; {kept}. "
             "Your next change rewrites it without those parts (the copy stays)."
+        )
+    if loaded.damage == NOT_REGULAR:
+        return (
+            f"READ-ONLY: {name} is not a regular file (a FIFO, a device or a link out of "
+            "the store), so it is not read and every change is refused; replace it with a "
+            "regular file."
         )
     if loaded.damage == NEWER_VERSION:
         return (

@@ -292,6 +292,18 @@ class Adapter:
     write_project: str | None = None
     write_suffix: str = ".md"
     hooks: tuple[HookHost, ...] = ()  # where ``install-hooks`` puts our hook entries
+    # what a new file there needs for the host to load it: activation frontmatter, written
+    # first (``alwaysApply: true``), and whether the host wants a ``description`` too
+    write_meta: tuple[tuple[str, object], ...] = ()
+    write_description: bool = False
+    # the index beside it that the host loads (Claude Code's MEMORY.md): a new file gets its
+    # line there in the same commit; ``write_index_limit`` is (lines, bytes) the host loads
+    write_index: str | None = None
+    write_index_limit: tuple[int, int] | None = None
+    # prose for replies: how the host loads a new file ({where}: the project, or every
+    # project), and what it does read (a refusal names it)
+    write_loads: str = ""
+    write_reads: str = ""
 
     def accepts(self, name: str, pattern_segment: str) -> bool:
         """The file filter: a suffix we read, or a name the pattern spells out exactly.
@@ -345,6 +357,8 @@ ADAPTERS: tuple[Adapter, ...] = (
         name="memoir",
         label="memoir store",
         write_global="memory",
+        write_loads="No host loads the store's memory/ by itself: agents find it with "
+        "memoir_recall and memoir_list ({where})",
         roots=(Root("", base="store"),),
         global_files=(Location("memory/*.md", kind="memory", always=None),),
     ),
@@ -352,6 +366,16 @@ ADAPTERS: tuple[Adapter, ...] = (
         name="claude-code",
         label="Claude Code",
         write_project=f"{CLAUDE_PROJECTS}/<project>/memory",
+        write_description=True,
+        write_index=CLAUDE_MEMORY_INDEX,
+        write_index_limit=(200, 25 * 1024),
+        write_loads="Claude Code loads the first 200 lines or 25 KB of this folder's "
+        f"{CLAUDE_MEMORY_INDEX} at the start of every session in {{where}} and reads a topic "
+        "file when its index line points there; subagents do not load it",
+        write_reads="Claude Code loads ~/.claude/CLAUDE.md, ~/.claude/rules/**/*.md, a "
+        "project's CLAUDE.md and .claude/rules/, and a project's auto memory "
+        f"(~/.claude/{CLAUDE_PROJECTS}/<project>/memory/, indexed by {CLAUDE_MEMORY_INDEX}); "
+        "pass project=… to write a memory for a project",
         roots=(Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR"),),
         transcripts=CLAUDE_PROJECTS,
         global_files=(
@@ -403,6 +427,12 @@ ADAPTERS: tuple[Adapter, ...] = (
         label="Cursor",
         write_project=".cursor/rules",
         write_suffix=".mdc",
+        write_meta=(("alwaysApply", True),),
+        write_description=True,
+        write_loads="Cursor applies this rule to every Agent and Chat request in {where} "
+        "(alwaysApply: true); Tab completion does not use rules",
+        write_reads="Cursor loads a project's .cursor/rules/*.mdc and AGENTS.md; its user "
+        "rules live in Cursor Settings, not in a file it reads, so pass project=…",
         # ~/.cursor (MCP, the pinned block), then Cursor's user directory (Electron's
         # per-platform data folder), where the JavaScript tool keeps global user rules
         roots=(
@@ -428,8 +458,13 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="windsurf",
         label="Windsurf",
-        write_global="memories",
         write_project=".windsurf/rules",
+        write_meta=(("trigger", "always_on"),),
+        write_loads="Windsurf's Cascade loads this rule in every conversation in {where} "
+        "(trigger: always_on; at most 12,000 characters a rule)",
+        write_reads="Windsurf loads ~/.codeium/windsurf/memories/global_rules.md (one file) "
+        "and a project's .windsurf/rules/*.md; the other files in memories/ are Cascade's "
+        "own auto-generated memories, so pass project=… to write a rule",
         roots=(Root(".codeium/windsurf"),),
         global_files=(
             Location("memories/global_rules.md", kind="rules"),
@@ -450,6 +485,8 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="gemini",
         label="Gemini CLI",
+        write_reads="Gemini CLI loads ~/.gemini/GEMINI.md and the GEMINI.md files of a "
+        "project, one file each, not a folder of memory files",
         roots=(Root(".gemini"),),
         global_files=(Location(GEMINI_MD, kind="instructions"),),
         project_files=(
@@ -486,7 +523,9 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="codex",
         label="Codex CLI",
-        write_global="memories",
+        write_reads="Codex CLI loads $CODEX_HOME/AGENTS.md (AGENTS.override.md when present) "
+        "and each project's AGENTS.md; ~/.codex/memories is kept by Codex's own memory "
+        "pipeline, so it has no folder a new memory file is read from",
         roots=(Root(".codex", env="CODEX_HOME"),),
         global_files=(
             Location(AGENTS_OVERRIDE_MD, kind="instructions"),
@@ -526,6 +565,9 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_global="instructions",
         write_project=".github/instructions",
         write_suffix=".instructions.md",
+        write_meta=(("applyTo", "**"),),
+        write_loads="GitHub Copilot applies this instructions file to every request in {where} "
+        '(applyTo: "**")',
         roots=(Root(".copilot", env="COPILOT_HOME"),),
         global_files=(
             Location("copilot-instructions.md", kind="instructions"),
@@ -560,6 +602,8 @@ ADAPTERS: tuple[Adapter, ...] = (
         label="Cline",
         write_global="",
         write_project=".clinerules",
+        write_loads="Cline combines every file in this folder into each task's rules in "
+        "{where} (each can be switched off in its Rules panel)",
         roots=(Root("Documents/Cline/Rules"), Root("Cline/Rules")),
         global_files=(Location("*.md", kind="rules"),),
         project_files=(
@@ -580,6 +624,9 @@ ADAPTERS: tuple[Adapter, ...] = (
         label="Continue",
         write_global="rules",
         write_project=".continue/rules",
+        write_meta=(("alwaysApply", True),),
+        write_loads="Continue includes this rule in every Agent and Chat request in {where} "
+        "(alwaysApply: true); autocomplete does not use rules",
         roots=(Root(".continue"),),
         global_files=(Location("rules/*.md", kind="rules", always=None),),
         project_files=(
@@ -601,6 +648,8 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="zed",
         label="Zed",
+        write_reads="Zed loads one rules file at a project's top level (.rules, else the "
+        "first of AGENTS.md, CLAUDE.md and the like), not a folder of memory files",
         roots=(Root("zed", base="config"),),
         project_files=(Location(".rules", kind="rules"),),
         mcp=(
@@ -625,6 +674,11 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="kiro",
         label="Kiro",
+        write_global="steering",
+        write_project=".kiro/steering",
+        write_meta=(("inclusion", "always"),),
+        write_loads="Kiro includes this steering file in every interaction in {where} "
+        "(inclusion: always)",
         roots=(Root(".kiro"),),
         global_files=(Location("steering/*.md", kind="rules"),),
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
@@ -632,6 +686,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="amazonq",
         label="Amazon Q Developer",
+        write_reads="Amazon Q Developer loads a project's .amazonq/rules/**/*.md and AmazonQ.md",
         project_files=(
             Location(".amazonq/rules/**/*.md", kind="rules"),
             Location("AmazonQ.md", kind="instructions"),
@@ -640,11 +695,15 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         name="aider",
         label="Aider",
+        write_reads="Aider loads nothing by itself: only files named by --read or read: in "
+        ".aider.conf.yml",
         project_files=(Location("CONVENTIONS.md", kind="rules", always=None),),
     ),
     Adapter(
         name="agents-md",
         label="AGENTS.md",
+        write_reads="AGENTS.md is one file per project (and ~/.agents/AGENTS.md), read by "
+        "many hosts, not a folder of memory files",
         roots=(Root(".agents"), Root("opencode", base="config")),
         global_files=(Location(AGENTS_MD, kind="instructions"),),
         project_files=(

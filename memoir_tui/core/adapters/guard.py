@@ -6,6 +6,8 @@ tool (inside one of its directories, passing its file filter, never a
 credentials file, never through a symlink leading out). ``..``, other absolute
 paths, separators in names and symlinks therefore all fail the same way.
 
+``normalise_filename`` turns a file name as a person types it (``Build Notes.md``)
+into that slug (``build-notes.md``), refusing anything that names a directory.
 ``writable_file`` turns a bare file name into the one place a new memory of
 ``tool`` (globally or for a project) may be written, in every branch: a
 lowercase slug ending in ``.md``, no separators, no dot files, never a
@@ -17,10 +19,11 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter, is_denied
+from memoir_tui.core.adapters import MAX_FILE_BYTES, Adapter, get_adapter, is_denied
 from memoir_tui.core.adapters.walk import (
     FoundFile,
     Project,
@@ -102,6 +105,41 @@ def read_file(
         raise PathRefused(f"{found.path}: not UTF-8 text") from None
 
 
+_SLUG_RUN_RE = re.compile(r"[^a-z0-9._-]+")
+_NAME_HELP = (
+    'give a bare file name ending in .md, such as "build-notes.md" or "Build Notes.md" '
+    "(no directories, no leading dot)"
+)
+
+
+def normalise_filename(filename: str) -> str:
+    """A file name as a person types it → the bare lowercase ``.md`` slug ``writable_file``
+    takes: ``Build Notes.md`` → ``build-notes.md``, ``Deploy flow`` → ``deploy-flow.md``.
+
+    Never a path: a separator, ``..``, NUL, a leading dot or another suffix is refused,
+    not cleaned away, so a name that tried to leave the folder never lands anywhere."""
+    if not isinstance(filename, str) or not filename.strip():
+        raise PathRefused(f"the file name is empty: {_NAME_HELP}")
+    name = filename.strip()
+    if "\0" in name or "/" in name or "\\" in name or ".." in name or name.startswith("."):
+        raise PathRefused(f"{filename!r}: {_NAME_HELP}")
+    if name.lower().endswith(".md"):
+        stem = name[: -len(".md")]
+    elif "." not in name:
+        stem = name  # as the JavaScript tool, a name without a suffix gets .md
+    else:
+        raise PathRefused(f"{filename!r}: {_NAME_HELP}")
+    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
+    slug = _SLUG_RUN_RE.sub("-", ascii_stem.lower())
+    slug = re.sub(r"-{2,}", "-", slug).strip("-._")
+    if not slug or ".." in slug:
+        raise PathRefused(f"{filename!r}: {_NAME_HELP}")
+    out = slug[:120].rstrip("-._") + ".md"
+    if not _NAME_RE.match(out):
+        raise PathRefused(f"{filename!r}: {_NAME_HELP}")
+    return out
+
+
 def claude_slug(project: str) -> str:
     """Claude Code's directory name for a project: every non-alphanumeric character → ``-``."""
     return re.sub(r"[^A-Za-z0-9]", "-", project)
@@ -136,7 +174,7 @@ def writable_file(
     if project is not None:
         project_dir = os.path.normpath(os.path.abspath(os.path.expanduser(os.fspath(project))))
         if adapter.write_project is None:
-            raise PathRefused(f"{tool} has no per-project place for new memories")
+            raise PathRefused(_nowhere(adapter, "per-project"))
         if "<project>" in adapter.write_project:
             if not roots:
                 raise PathRefused(f"{tool} has no directory on this machine")
@@ -159,7 +197,7 @@ def writable_file(
             directory = os.path.join(project_dir, adapter.write_project)
     else:
         if adapter.write_global is None or not roots:
-            raise PathRefused(f"{tool} has no global place for new memories")
+            raise PathRefused(_nowhere(adapter, "global"))
         base = str(roots[0])
         directory = os.path.join(base, adapter.write_global) if adapter.write_global else base
     directory = os.path.normpath(directory)
@@ -175,4 +213,12 @@ def writable_file(
         raise PathRefused(f"{directory}: a symlink leads outside {base}")
     if os.path.islink(target):
         raise PathRefused(f"{target}: is a symlink; refusing to write through it")
+    if adapter.write_index and os.path.islink(os.path.join(directory, adapter.write_index)):
+        raise PathRefused(f"{directory}: its {adapter.write_index} is a symlink; not edited")
     return Path(target)
+
+
+def _nowhere(adapter: Adapter, scope: str) -> str:
+    """A refusal naming what the host does read as memory."""
+    text = f"{adapter.label} has no {scope} folder it reads new memory files from"
+    return f"{text}: {adapter.write_reads}" if adapter.write_reads else text

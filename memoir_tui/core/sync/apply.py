@@ -33,7 +33,7 @@ from memoir_tui.core.items import (
     well_formed_items,
 )
 from memoir_tui.core.merge import contributes_to_merge, merge_sessions
-from memoir_tui.core.session import encode_session, load_session
+from memoir_tui.core.session import NOT_REGULAR, encode_session, load_session
 from memoir_tui.core.sync.layout import MEMORY_PREFIX, REVIEW, SESSION, is_entry_path, sha256
 
 REVIEW_FILE = "review.json"
@@ -333,6 +333,8 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
     files: dict[str, bytes] = {}
     skipped: list[str] = []
     loaded = load_session(store.session_path, now=store.clock())
+    if loaded.read_only and loaded.damage == NOT_REGULAR:
+        raise ReadOnlyStoreError(f"{loaded.notice}; sync is refused until then")
     if loaded.read_only:
         raise ReadOnlyStoreError(
             f"{store.session_path} is from a newer memoir format; sync is refused "
@@ -340,9 +342,15 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
         )
     if store.session_path.exists():
         files[SESSION] = encode_session(loaded.state)
-    review = _read(store.root / REVIEW_FILE)
+    from memoir_tui.core.fsutil import NotRegularFileError
+    from memoir_tui.core.session import read_store_file
+
+    try:
+        review = read_store_file(store.root / REVIEW_FILE)
+    except NotRegularFileError:
+        review = None  # never read (a FIFO would hang the sync); load_review says so
     if review is not None and review_contributes(review):
-        files[REVIEW] = review
+        files[REVIEW] = _without_purged(review, loaded.state, store.clock())
     from memoir_tui.core.entries import iter_entry_files
     from memoir_tui.core.sync.layout import ENTRY_NAME_RE
 
@@ -353,6 +361,24 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
         with contextlib.suppress(OSError):
             files[MEMORY_PREFIX + path.name] = path.read_bytes()
     return files, skipped
+
+
+def _without_purged(review: bytes, session: dict[str, Any], now: str) -> bytes:
+    """The queue's bytes with the text of every decision the session purged dropped: a
+    purge that reached only the session (made elsewhere, or killed between commits)
+    must not send the text on from the queue."""
+    from memoir_tui.core.review import encode_review, redact_purged, session_purged_keys
+
+    purged = session_purged_keys(session)
+    if not purged:
+        return review
+    try:
+        state = json.loads(review.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return review
+    if not isinstance(state, dict) or not redact_purged(state, purged, now):
+        return review
+    return encode_review(state)
 
 
 def clean_staging(work_dir: Path) -> None:

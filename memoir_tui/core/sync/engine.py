@@ -75,6 +75,7 @@ from memoir_tui.core.sync.layout import (
     build_tree,
     encode_json,
     read_snapshot,
+    verify_remote_key,
 )
 from memoir_tui.core.sync.state import SyncState
 
@@ -285,6 +286,11 @@ class _Run:
                 before and head and before != head and not git.is_ancestor(before, head)
             )
             if attempts == 1 and self._nothing_to_do(state, head):
+                if cfg.encrypt:
+                    # nothing to read or write, but the passphrase is still checked: a
+                    # wrong or missing one must not pass as "up to date"
+                    self.progress("checking the passphrase", 0.1)
+                    verify_remote_key(git, head, get_keys=self.keys_for)
                 message = "up to date; nothing new from the remote"
                 state.last_sync = self.store.clock()
                 state.last_action = self.action

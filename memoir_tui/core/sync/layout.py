@@ -109,6 +109,31 @@ def _quarantine_reason(header: dict[str, Any]) -> str | None:
     return None
 
 
+def verify_remote_key(
+    git: Any, commit: str | None, *, get_keys: Callable[[KdfParams], Keys]
+) -> None:
+    """Check the passphrase against the remote head's key check, reading only the header.
+
+    An idle sync (the remote has not moved, nothing changed here) reads nothing else;
+    this keeps a wrong or missing passphrase from passing as "up to date". A remote
+    with no header yet (empty) has nothing to check against."""
+    if commit is None:
+        return
+    entries = {e.path: e for e in git.list_tree(commit) if e.kind == "blob"}
+    if HEADER not in entries:
+        return  # read_snapshot says what is wrong with such a branch
+    sha = entries[HEADER].sha
+    header = _parse_header(git.read_blobs([sha])[sha])
+    if _quarantine_reason(header) or header.get("encrypted") is not True:
+        return  # quarantined or plain: the full read refuses it
+    keys = get_keys(KdfParams.from_json(header.get("kdf")))
+    try:
+        check = base64.b64decode(str(header.get("key_check")), validate=True)
+    except ValueError:
+        raise IntegrityError(f"{HEADER}: the key check is not base64") from None
+    keys.verify_key_check(check, int(header.get("format_version", SESSION_VERSION)))
+
+
 def read_snapshot(
     git: Any,
     commit: str | None,
