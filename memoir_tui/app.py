@@ -227,7 +227,12 @@ class MemoirApp(App[int]):
     # --- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield StoreBar(self.store_label, self._machine_label())
+        config = self.store.config
+        yield StoreBar(
+            self.store_label,
+            self._machine_label(),
+            caps_note=config.caps_note if config.caps_source != "defaults" else "",
+        )
         yield DamageBanner(on_waiting=self._review_waiting)
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):

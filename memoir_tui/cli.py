@@ -237,5 +237,7 @@ def cmd_status(ns: argparse.Namespace) -> int:
             raise MemoirError(f"--as-of needs an ISO date or date-time, got {ns.as_of!r}")
     store = open_store(ns)
     ws = store.working_set(all_projects=ns.all_projects, at_ms=at_ms)
-    sys.stdout.write(render_working_set(ws, store_path=store.root))
+    sys.stdout.write(
+        render_working_set(ws, store_path=store.root, caps_note=store.config.caps_note)
+    )
     return 0

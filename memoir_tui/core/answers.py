@@ -331,6 +331,7 @@ def status(store: Store, all_projects: bool = False) -> Reply:
         f"completed actions remembered: {counts['completed_actions']}",
         f"History: {counts['history']} session(s) from {counts['machines']} machine(s)",
         "Caps: " + ", ".join(f"{k} {v}" for k, v in caps.items()),
+        store.config.caps_note[0].upper() + store.config.caps_note[1:],
         _scope_line(ws),
     ]
     if data.read_only:

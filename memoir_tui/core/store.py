@@ -328,6 +328,50 @@ class Store:
             tombstones, "done_at", self.config.caps.completed_actions
         )
 
+    def record_merge_rotations(
+        self, merged: dict[str, Any], *sides: dict[str, Any]
+    ) -> tuple[str, ...]:
+        """A merge under our caps keeps the newest items of each list: every live item of
+        ``sides`` the cap left out of ``merged`` (and no tombstone there accounts for) is
+        recorded in ``merged`` as rotated out, as a write of ours records it — so a
+        smaller cap (the JavaScript tool's, sharing this store) never loses one silently.
+        Returns the texts recorded."""
+        current = merged.setdefault("current", {})
+        recorded: list[str] = []
+        for list_key in ("goals", "next_actions", "open_questions"):
+            kept = {identity(i["text"]) for i in well_formed_items(current.get(list_key))}
+            tombs = {
+                identity(t["text"])
+                for t in well_formed_items(current.get(TOMBSTONE_LIST[list_key]))
+            }
+            seen: set[str] = set()
+            for side in sides:
+                side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
+                for item in well_formed_items(side_current.get(list_key)):
+                    ident = identity(item["text"])
+                    if is_hidden(item) or ident in kept or ident in tombs or ident in seen:
+                        continue
+                    seen.add(ident)
+                    current.setdefault(list_key, [])
+                    self._tombstone(merged, list_key, item, "rotated")
+                    recorded.append(item["text"])
+        kept_decisions = {decision_key(d) for d in well_formed_items(current.get("decisions"))}
+        retracted = {
+            t.get("text_hash")
+            for t in current.get("retracted_decisions") or []
+            if isinstance(t, dict)
+        }
+        for side in sides:
+            side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
+            for d in well_formed_items(side_current.get("decisions")):
+                key = decision_key(d)
+                if is_hidden(d) or key in kept_decisions or key in retracted:
+                    continue
+                retracted.add(key)
+                self._retract(merged, key, "rotated", text=d["text"])
+                recorded.append(d["text"])
+        return tuple(recorded)
+
     def would_rotate(self, list_key: str) -> tuple[str, ...]:
         """What adding one more item to ``list_key`` would push out (oldest first), so a
         face can ask before it happens."""
@@ -970,6 +1014,7 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
     store = Store(output.parent, actor="cli")
     with store.transaction("merge_session") as tx:
         merged = merge_sessions(local, remote, caps=store.config.caps)
+        store.record_merge_rotations(merged, local, remote)
         tx.session.clear()
         tx.session.update(merged)
         tx.audit("merge_session", "session")
