@@ -33,8 +33,9 @@ log = logging.getLogger(__name__)
 
 
 def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
-    drop_recall_indexes()
-    drop_sync_copy(store)
+    from memoir_tui.core.forget import finish_cache_scrub
+
+    finish_cache_scrub(store)
 
 
 def drop_recall_indexes() -> int:

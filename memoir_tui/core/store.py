@@ -58,6 +58,7 @@ from memoir_tui.core.transaction import Commit, Transaction, run_transaction
 if TYPE_CHECKING:
     from memoir_tui.core.consolidate import Consolidator
     from memoir_tui.core.entries import EntryFiles
+    from memoir_tui.core.forget import Forgetter
     from memoir_tui.core.trash import Trash
 
 log = logging.getLogger(__name__)
@@ -277,6 +278,13 @@ class Store:
         from memoir_tui.core.entries import EntryFiles
 
         return self._service("entries", lambda: EntryFiles(self))
+
+    @property
+    def forget(self) -> Forgetter:
+        """Find a text in every place this tool knows, forget it, and say what is left."""
+        from memoir_tui.core.forget import Forgetter
+
+        return self._service("forget", lambda: Forgetter(self))
 
     @property
     def consolidate(self) -> Consolidator:
@@ -937,6 +945,11 @@ class Store:
             scrubbed = purge_from_review(tx.review, key, self.clock)
             if not already or scrubbed:
                 tx.audit("purge_decision", "decisions", key)
+                # The caches (recall index, sync copy) let go after the commit; the marker
+                # makes the next command do it if this process dies first.
+                from memoir_tui.core.forget import stage_cache_scrub
+
+                stage_cache_scrub(tx)
         if already and not scrubbed:
             return Outcome(False, "that decision is already purged", key)
         return Outcome(True, "decision purged: only its hash remains", key)
