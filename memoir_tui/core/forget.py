@@ -592,17 +592,29 @@ class Forgetter:
         return changed
 
     def _forget_review(self, tx: Transaction, needle: str) -> list[str]:
+        """Every queue item holding the text leaves the queue as a redacted rejection (a
+        tombstone with only its id and hash, so a replica's copy cannot bring it back)."""
+        from memoir_tui.core.review import purged_item, well_formed_review_items
+
         folded = needle.lower()
         review = tx.review
-        changed: list[str] = []
-        for key, value in list(review.items()):
-            if not isinstance(value, list):
+        items = well_formed_review_items(review.get("items"))
+        removed = 0
+        for n, item in enumerate(items):
+            if item.get("purged") is True and not _holds(item, folded):
                 continue
-            kept = [v for v in value if not _holds(v, folded)]
-            if len(kept) != len(value):
-                review[key] = kept
-                changed.append(f"review queue: {len(value) - len(kept)} {key} removed")
-        return changed
+            if _holds({k: v for k, v in item.items() if k != "near_hidden"}, folded):
+                items[n] = purged_item(item, self.store.clock())
+                removed += 1
+            near = items[n].get("near_hidden")
+            if isinstance(near, dict) and _holds(near, folded):
+                items[n] = {
+                    **items[n],
+                    "near_hidden": {**near, "text": PURGED_TEXT, "purged": True},
+                }
+        if removed or items != well_formed_review_items(review.get("items")):
+            review["items"] = items
+        return [f"review queue: {removed} candidate(s) removed"] if removed else []
 
     def _forget_lines(self, tx: Transaction, path: Path, needle: str) -> list[str]:
         data = tx.read_bytes(path)

@@ -281,12 +281,26 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
         all_projects: Annotated[
             bool, Field(description="Match a substring against every project's decisions")
         ] = False,
+        everywhere: Annotated[
+            bool,
+            Field(
+                description="Forget the text (case-insensitive, also inside longer text) in "
+                "every place: session lists, review queue, entry files, host tools' memory, "
+                "rules and instruction files (their lines holding it are removed), the recall "
+                "index and the sync copy; answers with a receipt of every place checked, "
+                "what changed and where it still is. Bulk: call with dry_run first."
+            ),
+        ] = False,
+        dry_run: Annotated[
+            bool, Field(description="Say what would change; change nothing. Default false.")
+        ] = False,
     ) -> str:
         """Forget a recorded decision, permanently: it is hidden from memoir_session,
         memoir_why and memoir_resume here and on every synced replica (a tombstone; there
         is no un-forget). Use it when a decision is wrong, obsolete or captured by mistake.
-        Refuses a text matching several decisions and lists them; nothing changes then."""
-        return plain(tools.forget, text, purge, all_projects)
+        Refuses a text matching several decisions and lists them; nothing changes then.
+        With everywhere, forgets a text in every place this tool knows, with a receipt."""
+        return plain(tools.forget, text, purge, all_projects, everywhere, dry_run)
 
     @tool("Review captured candidates", READ_ONLY)
     def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:
