@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memoir_tui.core import purge as caches
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.items import (
@@ -54,6 +55,7 @@ from memoir_tui.core.items import (
 )
 
 if TYPE_CHECKING:
+    from memoir_tui.core.items import Outcome
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
 
@@ -255,7 +257,7 @@ class Forgetter:
             return []
 
     def _quarantined(self) -> list[Path]:
-        from memoir_tui.core.store import QUARANTINED
+        from memoir_tui.core.session import QUARANTINED
 
         return sorted(p for pattern in QUARANTINED for p in self.store.root.glob(pattern))
 
@@ -477,9 +479,9 @@ class Forgetter:
                         f"kept the old bytes of the files changed in the trash ({kept}; "
                         "`memoir-tui trash restore` puts them back)"
                     )
-            stage_cache_scrub(tx)
+            caches.stage_cache_scrub(tx)
             tx.audit("forget_everywhere", "files", text_hash(before.needle))
-        scrubbed = finish_cache_scrub(self.store)
+        scrubbed = caches.finish_cache_scrub(self.store)
         changed += scrubbed
         if any(p.kind in ("sync", "remote") for p in before.places):
             notes += self._push_forgotten_state()
@@ -666,54 +668,18 @@ class Forgetter:
         return [f"sync: {getattr(result, 'message', 'done')}"]
 
 
-# --- caches, finished by the next command if this one dies ------------------------------
+def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outcome:
+    """``apply`` as an ``Outcome`` (for the app's one write path): its receipt as the
+    message, no undo (a bulk forget is not taken back by ``u``)."""
+    from memoir_tui.core.items import Outcome
 
-SCRUB_MARKER = ".memoir-tui-scrub-pending"
-
-
-def stage_cache_scrub(tx: Transaction) -> None:
-    """Stage, in the commit that forgets, a marker (no text) saying the caches still
-    have to let go: the recall index and the local sync copy's history."""
-    tx.write_bytes(tx.store.root / SCRUB_MARKER, b"recall sync\n", scan=False)
-
-
-def finish_cache_scrub(store: Store) -> list[str]:
-    """Drop the caches a forget left to drop, then the marker (through the door)."""
-    from memoir_tui.core.purge import drop_recall_indexes, drop_sync_copy
-
-    marker = store.root / SCRUB_MARKER
-    if not marker.exists():
-        return []
-    done = []
-    dropped = drop_recall_indexes()
-    if dropped:
-        done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
-    if drop_sync_copy(store):
-        done.append("discarded the local sync copy's history (the next sync rebuilds it)")
-    with store.transaction("scrub_caches", files=(FILES,)) as tx:
-        if tx.exists(marker):
-            tx.remove(marker)
-    return done
-
-
-def finish_interrupted(store: Store) -> bool:
-    """What every command does first: complete a commit a killed process left half done
-    (the redo journal) and the cache drops a forget or purge did not get to."""
-    from memoir_tui.core.transaction import journal_path
-
-    pending = journal_path(store.root).exists()
-    marker = (store.root / SCRUB_MARKER).exists()
-    if not (pending or marker):
-        return False
-    try:
-        if pending:
-            with store.transaction("recover", files=(FILES,)):
-                pass  # entering it rolls the journal forward
-        finish_cache_scrub(store)
-    except MemoirError as exc:
-        log.warning("could not finish an interrupted change: %s", exc)
-        return False
-    return True
+    receipt = store.forget.apply(needle, purge=purge)
+    left = len(receipt.remaining)
+    summary = f"forgot {receipt.needle!r} in {len(receipt.found)} place(s); " + (
+        f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
+    )
+    lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]
+    return Outcome(bool(receipt.changed), "\n".join(lines))
 
 
 def _git_objects_hold(repo: Path, folded: str) -> bool:

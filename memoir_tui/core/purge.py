@@ -24,17 +24,16 @@ import os
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.items import FILES
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Commit
+    from memoir_tui.core.transaction import Commit, Transaction
 
 log = logging.getLogger(__name__)
 
 
 def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
-    from memoir_tui.core.forget import finish_cache_scrub
-
     finish_cache_scrub(store)
 
 
@@ -69,5 +68,53 @@ def drop_sync_copy(store: Store) -> bool:
             copy.discard_history()
     except (MemoirError, OSError) as exc:
         log.warning("after the purge, the sync copy was left for the next sync: %s", exc)
+        return False
+    return True
+
+
+# --- caches, finished by the next command if this one dies ------------------------------
+
+SCRUB_MARKER = ".memoir-tui-scrub-pending"
+
+
+def stage_cache_scrub(tx: Transaction) -> None:
+    """Stage, in the commit that forgets, a marker (no text) saying the caches still
+    have to let go: the recall index and the local sync copy's history."""
+    tx.write_bytes(tx.store.root / SCRUB_MARKER, b"recall sync\n", scan=False)
+
+
+def finish_cache_scrub(store: Store) -> list[str]:
+    """Drop the caches a forget left to drop, then the marker (through the door)."""
+    marker = store.root / SCRUB_MARKER
+    if not marker.exists():
+        return []
+    done = []
+    dropped = drop_recall_indexes()
+    if dropped:
+        done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
+    if drop_sync_copy(store):
+        done.append("discarded the local sync copy's history (the next sync rebuilds it)")
+    with store.transaction("scrub_caches", files=(FILES,)) as tx:
+        if tx.exists(marker):
+            tx.remove(marker)
+    return done
+
+
+def finish_interrupted(store: Store) -> bool:
+    """What every command does first: complete a commit a killed process left half done
+    (the redo journal) and the cache drops a forget or purge did not get to."""
+    from memoir_tui.core.transaction import journal_path
+
+    pending = journal_path(store.root).exists()
+    marker = (store.root / SCRUB_MARKER).exists()
+    if not (pending or marker):
+        return False
+    try:
+        if pending:
+            with store.transaction("recover", files=(FILES,)):
+                pass  # entering it rolls the journal forward
+        finish_cache_scrub(store)
+    except MemoirError as exc:
+        log.warning("could not finish an interrupted change: %s", exc)
         return False
     return True

@@ -52,7 +52,7 @@ from memoir_tui.core.items import (
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.model import Decision, WorkingSet, working_set
 from memoir_tui.core.review import ReviewQueue, purge_from_review
-from memoir_tui.core.session import SESSION_FILE, LoadedSession, load_session
+from memoir_tui.core.session import QUARANTINED, SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Commit, Transaction, run_transaction
 
 if TYPE_CHECKING:
@@ -947,20 +947,12 @@ class Store:
                 tx.audit("purge_decision", "decisions", key)
                 # The caches (recall index, sync copy) let go after the commit; the marker
                 # makes the next command do it if this process dies first.
-                from memoir_tui.core.forget import stage_cache_scrub
+                from memoir_tui.core.purge import stage_cache_scrub
 
                 stage_cache_scrub(tx)
         if already and not scrubbed:
             return Outcome(False, "that decision is already purged", key)
         return Outcome(True, "decision purged: only its hash remains", key)
-
-
-QUARANTINED = (
-    "session.json.corrupted-*",
-    "session.json.pre-migration-*",
-    "session.json.misshapen-*",
-    "review.json.corrupted-*",
-)
 
 
 def scrub_quarantined_copies(tx: Transaction, root: Path, words: Sequence[str]) -> int:
