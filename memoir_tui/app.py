@@ -800,6 +800,9 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 2
+    from memoir_tui.core.purge import finish_interrupted
+
+    finish_interrupted(store)  # a commit or cache drop a killed process left half done
     app = MemoirApp(store, theme=theme)
     app.run()
     return app.return_code or 0

@@ -230,13 +230,43 @@ class Forgetter:
         srcs, _found, _disc = sources(home, env, store_root=self.store.root, projects=projects)
         store_root = os.path.realpath(self.store.root)
         seen: set[str] = set()
+        links: list[Path] = []
         for src in srcs:
-            for found in walk_source(src).files:
+            walked = walk_source(src)
+            links += [Path(path) for path, why in walked.notes if why.startswith("symlink leads")]
+            for found in walked.files:
                 real = os.path.realpath(found.path)
                 if real in seen or real.startswith(store_root + os.sep):
                     continue
                 seen.add(real)
                 yield found.tool, Path(found.path)
+        self._links_out = sorted(set(links))
+
+    def _linked_out(self, needle: str) -> Iterator[Place]:
+        """Host files that are links leading out of their tool's folders: the walker never
+        follows them, so they are never edited here; one whose target holds the text is
+        named (read only when it is a markdown file, never a credentials name)."""
+        from memoir_tui.core.adapters import MAX_FILE_BYTES, is_denied, is_markdown
+        from memoir_tui.core.fsutil import open_regular
+
+        for link in getattr(self, "_links_out", ()):
+            if not is_markdown(link.name) or is_denied(link.name):
+                continue
+            try:
+                with open_regular(link) as fh:
+                    data = fh.read(MAX_FILE_BYTES)
+            except OSError:
+                continue
+            text = data.decode("utf-8", "replace")
+            if needle.lower() in text.lower():
+                target = os.path.realpath(link)
+                yield Place(
+                    "host-link",
+                    str(link),
+                    f"a link to {target}, outside the tool's folders",
+                    _context(text, needle),
+                    "",
+                )
 
     def _transcripts(self) -> Iterator[Path]:
         from memoir_tui.core.adapters import transcripts_dir
@@ -371,6 +401,7 @@ class Forgetter:
                 place = self._file_place(kind, path, needle, how, purge)
                 if place is not None:
                     places.append(place)
+        places.extend(self._linked_out(needle))
         transcripts = list(self._transcripts())
         checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
         for path in transcripts:
@@ -441,7 +472,13 @@ class Forgetter:
             how = ""
         if how == "line":
             left = strip_lines(text, needle)
-            action = "remove the file" if left is None else "remove the lines holding it"
+            action = "remove the lines holding it"
+            if left is None:
+                action = (
+                    "empty it (a link: its target is kept)"
+                    if path.is_symlink()
+                    else ("remove the file")
+                )
         elif how == "word":
             action = "replace it with [purged]"
         elif how == "trash":
@@ -480,7 +517,8 @@ class Forgetter:
                         "`memoir-tui trash restore` puts them back)"
                     )
             caches.stage_cache_scrub(tx)
-            tx.audit("forget_everywhere", "files", text_hash(before.needle))
+            # no hash of the needle: a short codename's hash is a guess away from its text
+            tx.audit("forget_everywhere", "files")
         scrubbed = caches.finish_cache_scrub(self.store)
         changed += scrubbed
         if any(p.kind in ("sync", "remote") for p in before.places):
@@ -495,6 +533,12 @@ class Forgetter:
                 )
         if not purge and any(p.kind == "session" for p in remaining):
             notes.append("hidden items keep their words in session.json; --purge removes them")
+        for place in remaining:
+            if place.kind == "host-link":
+                notes.append(
+                    f"{place.path} is {place.where}: links out are never followed to edit; "
+                    "remove the lines there by hand"
+                )
         if any(p.kind == "transcript" for p in remaining):
             notes.append(
                 "Claude Code's transcripts are its own log: memoir-tui never edits them; "
@@ -629,6 +673,11 @@ class Forgetter:
         if needle.lower() not in text.lower():
             return []
         left = strip_lines(text, needle)
+        if left is None and path.is_symlink():
+            # removing the link would leave its target (a dotfiles repository's file)
+            # holding the text: the target is emptied through the link instead
+            tx.write_text(path, "", scan=False)
+            return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
         if left is None:
             tx.remove(path)
             return [f"removed {path} (it held nothing else)"]

@@ -84,6 +84,7 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
     ``warm_recall``: build or refresh the recall index in the background now (the served
     process does), so the first ``memoir_recall`` answers at once, from what it has."""
     root = Path(store_root) if store_root is not None else default_store_dir()
+    from memoir_tui.core.purge import finish_interrupted
     from memoir_tui.core.scope import working_project
 
     # The project the server was started in; none (every project) when a host starts
@@ -100,6 +101,7 @@ def build_server(store_root: Path | None = None, *, warm_recall: bool = False) -
                 project=working.id if working else None,
                 project_label=working.label if working else None,
             )
+            finish_interrupted(store)  # a commit or cache drop a killed process left
             return fn(store, *args)
         except MemoirError as err:
             log.info("%s refused: %s", fn.__name__, err)

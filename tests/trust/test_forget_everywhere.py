@@ -216,6 +216,27 @@ def test_without_purge_it_hides_and_keeps_the_old_bytes_in_the_trash(world) -> N
         assert "Never say" in places["agents"].read_text()
 
 
+def test_a_host_file_linked_out_of_its_folder_is_named_never_edited(tmp_path: Path) -> None:
+    """The walker never follows a link out of a tool's folders (it could lead anywhere):
+    such a file is not edited, and the receipt names it, and its target, as still there."""
+    home = tmp_path / "home"
+    places = build_world(home)
+    dotfiles = tmp_path / "dotfiles"  # a dotfiles repository outside the home
+    dotfiles.mkdir()
+    target = dotfiles / "AGENTS.md"
+    target.write_bytes(places["agents"].read_bytes())
+    places["agents"].unlink()
+    places["agents"].symlink_to(target)
+    before = target.read_bytes()
+    proc = memoir(home, "forget", CODENAME, "--everywhere", "--purge", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert places["agents"].is_symlink() and target.read_bytes() == before
+    remaining = proc.stdout.split("still there", 1)[1]
+    assert f"host-link: {places['agents']} (a link to {target}" in remaining
+    assert "remove the lines there by hand" in remaining
+    assert holders(home) == ["work/app/AGENTS.md"]  # only the link the receipt names
+
+
 async def test_the_mcp_tool_gives_the_cli_receipt_for_the_same_call(
     tmp_path: Path,
 ) -> None:
