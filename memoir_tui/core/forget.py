@@ -116,7 +116,7 @@ class Receipt:
         lines.extend(f"  {c}" for c in self.checked)
         lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
         for p in self.found:
-            action = f"  → {p.action}" if p.action else "  → (left: cannot be changed here)"
+            action = f"  → {p.action}" if p.action else "  → left as it is"
             lines.append(f"  {p.line()}{action}")
         if self.dry_run:
             lines.append("dry run: nothing was changed")
@@ -444,7 +444,7 @@ class Forgetter:
             remote,
             "git objects",
             "(encrypted)" if encrypted else "(in its git objects)",
-            "",
+            "sync the forgotten state (its head lets go; old objects stay until expired there)",
         )
 
     @staticmethod
@@ -531,6 +531,12 @@ class Forgetter:
                     f"the sync remote {place.path} keeps the old commits' objects until they "
                     f"are expired; run there: {GC_COMMAND}"
                 )
+        sync = self._sync()
+        if sync is not None and not Path(sync[2]).is_dir():
+            notes.append(
+                f"the sync remote {sync[2]} is not on this machine, so it was not searched: "
+                f"its old commits' objects may still hold the text; run there: {GC_COMMAND}"
+            )
         if not purge and any(p.kind == "session" for p in remaining):
             notes.append("hidden items keep their words in session.json; --purge removes them")
         for place in remaining:
