@@ -19,8 +19,10 @@ the file system and that process re-creates it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
@@ -73,19 +75,37 @@ def drop_sync_copy(store: Store) -> bool:
 
 
 # --- caches, finished by the next command if this one dies ------------------------------
+#
+# The marker lives with the caches (the user cache directory), not in the store: it is
+# not a store file (like the recall index itself, it is written outside the door), so
+# setting and clearing it adds no commit and no audit line. It is set while the purge's
+# transaction is open, before its commit; cleared once the caches are dropped. A kill
+# before the commit leaves a marker for nothing: the next command drops caches that
+# rebuild from the files, which costs a rebuild and loses nothing.
 
-SCRUB_MARKER = ".memoir-tui-scrub-pending"
+
+def scrub_marker(store: Store) -> Path:
+    """The marker saying a purge of ``store`` still has its caches to drop (no text)."""
+    from memoir_tui.core.recall.index import cache_dir
+
+    name = hashlib.sha256(os.fsencode(os.path.abspath(store.root))).hexdigest()[:16]
+    return cache_dir() / f"scrub-pending-{name}"
 
 
 def stage_cache_scrub(tx: Transaction) -> None:
-    """Stage, in the commit that forgets, a marker (no text) saying the caches still
-    have to let go: the recall index and the local sync copy's history."""
-    tx.write_bytes(tx.store.root / SCRUB_MARKER, b"recall sync\n", scan=False)
+    """Inside the purge's transaction, before it commits: mark the caches (the recall
+    index, the local sync copy's history) as still to let go."""
+    marker = scrub_marker(tx.store)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_bytes(b"recall sync\n")
+    except OSError as exc:  # the caches are still dropped after the commit
+        log.warning("could not mark the caches for dropping: %s", exc)
 
 
 def finish_cache_scrub(store: Store) -> list[str]:
-    """Drop the caches a forget left to drop, then the marker (through the door)."""
-    marker = store.root / SCRUB_MARKER
+    """Drop the caches a purge left to drop, then the marker."""
+    marker = scrub_marker(store)
     if not marker.exists():
         return []
     done = []
@@ -94,27 +114,25 @@ def finish_cache_scrub(store: Store) -> list[str]:
         done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
     if drop_sync_copy(store):
         done.append("discarded the local sync copy's history (the next sync rebuilds it)")
-    with store.transaction("scrub_caches", files=(FILES,)) as tx:
-        if tx.exists(marker):
-            tx.remove(marker)
+    with contextlib.suppress(FileNotFoundError):
+        marker.unlink()
     return done
 
 
 def finish_interrupted(store: Store) -> bool:
-    """What every command does first: complete a commit a killed process left half done
-    (the redo journal) and the cache drops a forget or purge did not get to."""
+    """What every face does first: complete a commit a killed process left half done
+    (the redo journal) and the cache drops a purge did not get to."""
     from memoir_tui.core.transaction import journal_path
 
     pending = journal_path(store.root).exists()
-    marker = (store.root / SCRUB_MARKER).exists()
-    if not (pending or marker):
+    if not (pending or scrub_marker(store).exists()):
         return False
     try:
         if pending:
             with store.transaction("recover", files=(FILES,)):
                 pass  # entering it rolls the journal forward
         finish_cache_scrub(store)
-    except MemoirError as exc:
+    except (MemoirError, OSError) as exc:
         log.warning("could not finish an interrupted change: %s", exc)
         return False
     return True

@@ -206,7 +206,6 @@ def test_every_mutation_is_audited_without_text(store_dir, clock):
         "note_decision",
         "hide_decision",
         "purge_decision",
-        "scrub_caches",  # the caches let go, and the purge's marker goes (core.purge)
         "record_session_end",
         "add_next_actions",  # the revival after completion
     ]

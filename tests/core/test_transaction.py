@@ -183,11 +183,10 @@ KILLER = textwrap.dedent(
 
     real = transaction._apply
     def apply_one_then_die(writes):
-        # every write but the last (the session, the commit point), then death
         writes = list(writes)
         if len(writes) < 2:
             return real(writes)
-        real(writes[:-1])
+        real(writes[:1])
         os.kill(os.getpid(), signal.SIGKILL)
     transaction._apply = apply_one_then_die
 
