@@ -81,6 +81,18 @@ def test_status_and_config_show_say_which_caps_and_why(store_dir: Path) -> None:
     assert "goals = 3" in shown.stdout and "decisions = 10" in shown.stdout
 
 
+async def test_mcp_status_says_which_caps_and_why(store_dir: Path) -> None:
+    from mcp import Client
+
+    from memoir_tui.mcp.server import build_server
+
+    (store_dir / "config.json").write_text("{}")
+    async with Client(build_server(store_dir)) as client:
+        result = await client.call_tool("memoir_status", {})
+    assert result.structured_content["caps"]["goals"] == 3
+    assert "Caps: JavaScript memoir's (3/8/5/10)" in result.content[0].text
+
+
 def test_what_the_javascript_caps_rotate_out_is_recorded_not_lost(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")
     store = Store(store_dir, machine_label="test-machine")

@@ -100,6 +100,9 @@ def build_world(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> di
     code = (
         "from memoir_tui.core.store import Store\n"
         "s = Store(actor='cli')\n"
+        # captured before it was noted: the queue holds its words too
+        f"s.review.enqueue([{{'text': 'Pay {OTHER} from the reserve', 'source': 'user',"
+        " 'extractor': 'test'}])\n"
         f"s.note_decision('Ship {CODENAME} behind a flag', why='{CODENAME} is not public yet')\n"
         "s.note_decision('Use tabs')\n"
         f"s.note_decision('Pay {OTHER} from the reserve', why='{OTHER} is cheaper')\n"
@@ -361,3 +364,56 @@ def test_sigkill_at_any_instant_leaves_it_nowhere_once_the_next_command_ran(
     committed, untouched = _kill_loop(tmp_path, args, word, iterations=20)
     print(f"killed after the commit: {committed}, before it: {untouched}")
     assert committed + untouched == 20
+
+
+KILL_AT = """
+import os, signal, sys
+from memoir_tui import cli
+from memoir_tui.core import purge, transaction
+
+where = sys.argv.pop(1)
+if where == "after-commit":  # committed; the caches not yet dropped
+    def die(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGKILL)
+    purge.drop_recall_indexes = die
+else:  # half way through the commit's writes
+    real = transaction._apply
+    def apply_one_then_die(writes):
+        writes = list(writes)
+        if len(writes) < 2:
+            return real(writes)
+        real(writes[:1])
+        os.kill(os.getpid(), signal.SIGKILL)
+    transaction._apply = apply_one_then_die
+ns = cli.build_parser().parse_args(sys.argv[1:])
+sys.exit(cli.run_command(ns))
+"""
+
+
+@pytest.mark.parametrize("where", ["after-commit", "mid-commit"])
+@pytest.mark.parametrize("everywhere", [False, True], ids=["purge-one", "everywhere"])
+def test_a_kill_at_the_worst_instant_is_finished_by_the_next_command(
+    tmp_path: Path, where: str, everywhere: bool
+) -> None:
+    home = tmp_path / "home"
+    build_world(home)
+    assert OTHER in memoir(home, "recall", OTHER).stdout  # the index holds it
+    args = (
+        ["forget", CODENAME, "--everywhere", "--purge", "--yes"]
+        if everywhere
+        else ["forget", f"Pay {OTHER} from the reserve", "--purge", "--yes"]
+    )
+    word = (CODENAME if everywhere else OTHER).lower().encode()
+    if everywhere:  # the index holds the codename too
+        assert CODENAME in memoir(home, "recall", CODENAME).stdout
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT, where, *args],
+        cwd=home,
+        env=env_for(home),
+        capture_output=True,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    assert holders(home, word), "the kill should leave the text somewhere"
+    assert memoir(home, "status").returncode == 0  # any command
+    assert holders(home, word) == []
