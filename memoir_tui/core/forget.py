@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LIVE_LISTS = ("goals", "next_actions", "open_questions")
+JS_EVENTS = "events.jsonl"  # the JavaScript tool's event log: one JSON event a line
 MAX_CONTEXT = 100
 GC_COMMAND = "git reflog expire --expire=now --all && git gc --prune=now"
 
@@ -286,6 +287,26 @@ class Forgetter:
         except OSError:
             return []
 
+    def _other_files(self) -> list[Path]:
+        """Files directly in the store no other place covers (read, never edited here)."""
+        from memoir_tui.core.audit import AUDIT_FILE
+        from memoir_tui.core.review import REVIEW_FILE
+        from memoir_tui.core.session import SESSION_FILE
+
+        covered = {SESSION_FILE, REVIEW_FILE, JS_EVENTS, *(p.name for p in self._quarantined())}
+        try:
+            names = sorted(os.listdir(self.store.root))
+        except OSError:
+            return []
+        return [
+            self.store.root / n
+            for n in names
+            if n not in covered
+            and not n.startswith(AUDIT_FILE)  # hashes only, never text
+            and (self.store.root / n).is_file()
+            and not (self.store.root / n).is_symlink()
+        ]
+
     def _quarantined(self) -> list[Path]:
         from memoir_tui.core.session import QUARANTINED
 
@@ -390,6 +411,13 @@ class Forgetter:
             ("entry", f"entry files: {store.memory_dir}", self._entry_files(), "line"),
             ("quarantine", "copies kept aside of damaged files", self._quarantined(), "word"),
             ("trash", f"trash: {store.root / 'trash'}", self._trash_files(), "trash"),
+            (
+                "js-events",
+                f"the JavaScript tool's event log: {store.root / JS_EVENTS}",
+                [p for p in [store.root / JS_EVENTS] if p.is_file()],
+                "line",
+            ),
+            ("store-file", f"other files of the store: {store.root}", self._other_files(), ""),
         ]
         hosts = list(self.host_files())
         checked.append(f"host tools' memory, rules and instruction files: {len(hosts)} file(s)")
@@ -475,9 +503,11 @@ class Forgetter:
             action = "remove the lines holding it"
             if left is None:
                 action = (
-                    "empty it (a link: its target is kept)"
+                    "remove the lines holding it (the log is kept)"
+                    if kind == "js-events"
+                    else "empty it (a link: its target is kept)"
                     if path.is_symlink()
-                    else ("remove the file")
+                    else "remove the file"
                 )
         elif how == "word":
             action = "replace it with [purged]"
@@ -498,9 +528,11 @@ class Forgetter:
         with self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx:
             changed += self._forget_session(tx, before.needle, purge)
             changed += self._forget_review(tx, before.needle)
-            paths = [Path(p.path) for p in before.places if p.kind in ("entry", "host")]
+            editable = ("entry", "host", "js-events")
+            paths = [Path(p.path) for p in before.places if p.kind in editable]
             for path in dict.fromkeys(paths):
-                if path.parent != self.store.memory_dir and str(path) not in hosts:
+                ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
+                if not ours and str(path) not in hosts:
                     continue
                 changed += self._forget_lines(tx, path, before.needle)
             if purge:
@@ -679,6 +711,8 @@ class Forgetter:
         if needle.lower() not in text.lower():
             return []
         left = strip_lines(text, needle)
+        if left is None and path.name == JS_EVENTS:
+            left = ""  # its log stays (it shows the JavaScript tool shares this store)
         if left is None and path.is_symlink():
             # removing the link would leave its target (a dotfiles repository's file)
             # holding the text: the target is emptied through the link instead

@@ -417,3 +417,24 @@ def test_a_kill_at_the_worst_instant_is_finished_by_the_next_command(
     assert holders(home, word), "the kill should leave the text somewhere"
     assert memoir(home, "status").returncode == 0  # any command
     assert holders(home, word) == []
+
+
+def test_the_javascript_tools_event_log_loses_the_lines_and_other_store_files_are_named(
+    store_dir: Path,
+) -> None:
+    events = store_dir / "events.jsonl"
+    events.write_text(
+        '{"type":"goal","text":"start"}\n'
+        f'{{"type":"note","text":"Ship {CODENAME} behind a flag"}}\n'
+        '{"type":"done"}\n'
+    )
+    notes = store_dir / "notes.txt"  # not ours to edit: named, left as it is
+    notes.write_text(f"{CODENAME}\n")
+    store = Store(store_dir, actor="cli")
+    store.note_decision(f"Ship {CODENAME} behind a flag")
+    receipt = store.forget.apply(CODENAME, purge=True)
+    assert events.read_text() == '{"type":"goal","text":"start"}\n{"type":"done"}\n'
+    assert notes.read_text() == f"{CODENAME}\n"
+    assert [p.kind for p in receipt.remaining] == ["store-file"]
+    assert receipt.remaining[0].path == str(notes)
+    assert holders(store_dir) == ["notes.txt"]
