@@ -320,7 +320,7 @@ class Forgetter:
         return sorted(out)
 
     def _recall_files(self) -> list[Path]:
-        from memoir_tui.core.recall.index import cache_dir
+        from memoir_tui.core.cachedir import cache_dir
 
         directory = cache_dir()
         try:

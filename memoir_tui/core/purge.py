@@ -41,7 +41,7 @@ def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
 
 def drop_recall_indexes() -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query)."""
-    from memoir_tui.core.recall.index import cache_dir
+    from memoir_tui.core.cachedir import cache_dir
 
     removed = 0
     directory = cache_dir()
@@ -86,7 +86,7 @@ def drop_sync_copy(store: Store) -> bool:
 
 def scrub_marker(store: Store) -> Path:
     """The marker saying a purge of ``store`` still has its caches to drop (no text)."""
-    from memoir_tui.core.recall.index import cache_dir
+    from memoir_tui.core.cachedir import cache_dir
 
     name = hashlib.sha256(os.fsencode(os.path.abspath(store.root))).hexdigest()[:16]
     return cache_dir() / f"scrub-pending-{name}"
