@@ -103,17 +103,25 @@ class Config:
     # those [caps] sets); ``js_footprint`` names the file that showed it.
     caps_source: str = "defaults"
     js_footprint: str = ""
+    caps_set: tuple[str, ...] = ()  # the visible caps [caps] sets itself
 
     @property
     def caps_note(self) -> str:
         """One line saying which visible caps are in force and why."""
         caps = self.caps
         numbers = "/".join(str(getattr(caps, name)) for name in VISIBLE_CAPS)
-        if self.caps_source == "javascript":
+        if self.caps_source == "javascript" and not self.caps_set:
             return (
                 f"caps: JavaScript memoir's ({numbers}) — its files are in this store; "
                 "set [caps] to change"
             )
+        if self.caps_source == "javascript":
+            return (
+                f"caps: {numbers} — JavaScript memoir's where [caps] in {self.path.name} does "
+                "not set them (its files are in this store)"
+            )
+        if self.caps_source == "config" and len(self.caps_set) < len(VISIBLE_CAPS):
+            return f"caps: {numbers} — [caps] in {self.path.name}, else memoir-tui's defaults"
         if self.caps_source == "config":
             return f"caps: {numbers} — set by [caps] in {self.path.name}"
         return f"caps: memoir-tui's defaults ({numbers}); set [caps] to change"
@@ -262,6 +270,7 @@ def load_config(store_dir: Path) -> Config:
         theme=_load_app(data.get("app", {}), fail),
         caps_source=caps_source,
         js_footprint=found,
+        caps_set=tuple(k for k in VISIBLE_CAPS if k in caps_table),
     )
 
 

@@ -58,8 +58,13 @@ def test_our_own_lock_is_not_a_javascript_footprint(store_dir: Path) -> None:
 def test_caps_set_in_our_config_win_over_the_javascript_ones(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")
     (store_dir / "memoir-tui.toml").write_text("[caps]\ngoals = 4\n")
-    caps = load_config(store_dir).caps
+    config = load_config(store_dir)
+    caps = config.caps
     assert (caps.goals, caps.next_actions, caps.decisions) == (4, 8, 10)
+    assert config.caps_note == (
+        "caps: 4/8/5/10 — JavaScript memoir's where [caps] in memoir-tui.toml does not set "
+        "them (its files are in this store)"
+    )
     (store_dir / "memoir-tui.toml").write_text(
         "[caps]\ngoals = 4\nnext_actions = 9\nopen_questions = 6\ndecisions = 11\n"
     )
