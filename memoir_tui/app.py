@@ -227,7 +227,12 @@ class MemoirApp(App[int]):
     # --- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield StoreBar(self.store_label, self._machine_label())
+        config = self.store.config
+        yield StoreBar(
+            self.store_label,
+            self._machine_label(),
+            caps_note=config.caps_note if config.caps_source != "defaults" else "",
+        )
         yield DamageBanner(on_waiting=self._review_waiting)
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
@@ -795,6 +800,9 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 2
+    from memoir_tui.core.purge import finish_interrupted
+
+    finish_interrupted(store)  # a commit or cache drop a killed process left half done
     app = MemoirApp(store, theme=theme)
     app.run()
     return app.return_code or 0

@@ -12,11 +12,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from memoir_tui import __version__
 from memoir_tui.commands import open_store
 from memoir_tui.core.errors import MemoirError
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -51,13 +54,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="write the result here instead of stdout")
     p.set_defaults(run=cmd_merge)
 
-    p = sub.add_parser("forget", help="hide (or purge) exactly one decision")
+    p = sub.add_parser(
+        "forget",
+        help="hide (or purge) exactly one decision; with --everywhere, a text in every place",
+    )
     p.add_argument(
         "substring",
         help="the decision's exact text or identity hash (searched in every project), "
-        "or text matching exactly one visible decision of this project",
+        "or text matching exactly one visible decision of this project; with --everywhere, "
+        "any text (case-insensitive, also inside longer text)",
     )
     p.add_argument("--purge", action="store_true", help="also remove its text, why and rejected")
+    p.add_argument(
+        "--everywhere",
+        action="store_true",
+        help="every place that holds the text: session, review queue, entry files, host "
+        "tools' memory, rules and instruction files, the recall index, the sync copy",
+    )
+    p.add_argument("--dry-run", action="store_true", help="show what would change; change nothing")
     p.add_argument("--all-projects", action="store_true", help="match substrings in every project")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=cmd_forget)
@@ -175,6 +189,8 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     from memoir_tui.core.errors import AmbiguousMatchError
 
     store = open_store(ns)
+    if ns.everywhere:
+        return _forget_everywhere(store, ns)
     try:
         decision = store.find_decision(
             ns.substring,
@@ -201,6 +217,9 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     if ns.purge:
         print("Purging removes its text, why and rejected from the file; only a hash stays.")
     print("This cannot be undone, and it spreads to every machine the store syncs with.")
+    if ns.dry_run:
+        print("dry run: nothing was changed")
+        return 0
     if not ns.yes:
         if not sys.stdin.isatty():
             print("memoir-tui: refusing without confirmation; pass --yes", file=sys.stderr)
@@ -211,6 +230,33 @@ def cmd_forget(ns: argparse.Namespace) -> int:
             return 1
     outcome = store.purge_decision(decision.key) if ns.purge else store.hide_decision(decision.key)
     print(outcome.message)
+    return 0
+
+
+def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
+    forget = store.forget
+    if ns.dry_run:
+        sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
+        return 0
+    scan = forget.scan(ns.substring)
+    if not scan.places:
+        sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
+        return 0
+    if not ns.yes:
+        print(f"{scan.needle!r} is in {len(scan.places)} place(s):")
+        for place in scan.places:
+            print(f"  {place.line()}")
+        act = "purged" if ns.purge else "hidden"
+        print(f"Session items will be {act}, lines holding it removed from every file above.")
+        print("This is bulk and cannot be undone from the app's undo.")
+        if not sys.stdin.isatty():
+            print("memoir-tui: refusing without confirmation; pass --yes", file=sys.stderr)
+            return 1
+        answer = input("type FORGET to go on: ").strip()
+        if answer != "FORGET":
+            print("nothing changed")
+            return 1
+    sys.stdout.write(forget.apply(ns.substring, purge=ns.purge).render())
     return 0
 
 
@@ -237,5 +283,7 @@ def cmd_status(ns: argparse.Namespace) -> int:
             raise MemoirError(f"--as-of needs an ISO date or date-time, got {ns.as_of!r}")
     store = open_store(ns)
     ws = store.working_set(all_projects=ns.all_projects, at_ms=at_ms)
-    sys.stdout.write(render_working_set(ws, store_path=store.root))
+    sys.stdout.write(
+        render_working_set(ws, store_path=store.root, caps_note=store.config.caps_note)
+    )
     return 0

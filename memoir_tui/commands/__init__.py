@@ -20,9 +20,11 @@ def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Store:
     """The store every command works on: ``--store`` (else the default), opened for
     the project of the working directory (every project outside one); a damaged
     or newer-version session is said on stderr, once."""
+    from memoir_tui.core.purge import finish_interrupted
     from memoir_tui.core.store import Store
 
     store = Store.for_directory(ns.store, actor=actor)
+    finish_interrupted(store)  # a commit or a cache drop a killed process left half done
     loaded = store.load()
     if loaded.notice:
         print(f"memoir-tui: {loaded.notice}", file=sys.stderr)

@@ -331,6 +331,7 @@ def status(store: Store, all_projects: bool = False) -> Reply:
         f"completed actions remembered: {counts['completed_actions']}",
         f"History: {counts['history']} session(s) from {counts['machines']} machine(s)",
         "Caps: " + ", ".join(f"{k} {v}" for k, v in caps.items()),
+        store.config.caps_note[0].upper() + store.config.caps_note[1:],
         _scope_line(ws),
     ]
     if data.read_only:
@@ -587,8 +588,18 @@ def note(store: Store, text: str, why: str | None = None, rejected: str | None =
     return Reply(f"{verb}: {text}" + (f" ({'; '.join(extras)})" if extras else ""))
 
 
-def forget(store: Store, text: str, purge: bool = False, all_projects: bool = False) -> Reply:
+def forget(
+    store: Store,
+    text: str,
+    purge: bool = False,
+    all_projects: bool = False,
+    everywhere: bool = False,
+    dry_run: bool = False,
+) -> Reply:
     needle = clean_text(text, "text")
+    if everywhere:
+        # the same receipt `memoir-tui forget TEXT --everywhere` prints
+        return Reply(store.forget.apply(needle, purge=purge, dry_run=dry_run).render())
     try:
         # exact text and hashes reach every project; substrings this one (or all)
         target = store.find_decision(needle, include_hidden=purge, all_projects=all_projects)
@@ -601,6 +612,9 @@ def forget(store: Store, text: str, purge: bool = False, all_projects: bool = Fa
     except NoMatchError as err:
         reason = str(err)
         raise NoMatchError(f"{reason[:1].upper()}{reason[1:]}; nothing was forgotten.") from None
+    if dry_run:
+        act = "purge" if purge else "forget"
+        return Reply(f"Dry run, nothing changed. This would {act}: {target.text}")
     if purge:
         outcome = store.purge_decision(target.key)
         if not outcome.changed:

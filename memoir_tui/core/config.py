@@ -98,6 +98,69 @@ class Config:
     consolidate: ConsolidateSettings = field(default_factory=ConsolidateSettings)
     inject: InjectConfig = field(default_factory=InjectConfig)
     theme: str | None = None  # [app] theme: the app's colour theme, remembered across runs
+    # Where the visible caps come from: "defaults" (ours), "config" ([caps] sets them all)
+    # or "javascript" (the JavaScript tool's files are in this store: its caps, except
+    # those [caps] sets); ``js_footprint`` names the file that showed it.
+    caps_source: str = "defaults"
+    js_footprint: str = ""
+    caps_set: tuple[str, ...] = ()  # the visible caps [caps] sets itself
+
+    @property
+    def caps_note(self) -> str:
+        """One line saying which visible caps are in force and why."""
+        caps = self.caps
+        numbers = "/".join(str(getattr(caps, name)) for name in VISIBLE_CAPS)
+        if self.caps_source == "javascript" and not self.caps_set:
+            return (
+                f"caps: JavaScript memoir's ({numbers}) — its files are in this store; "
+                "set [caps] to change"
+            )
+        if self.caps_source == "javascript":
+            return (
+                f"caps: {numbers} — JavaScript memoir's where [caps] in {self.path.name} does "
+                "not set them (its files are in this store)"
+            )
+        if self.caps_source == "config" and len(self.caps_set) < len(VISIBLE_CAPS):
+            return f"caps: {numbers} — [caps] in {self.path.name}, else memoir-tui's defaults"
+        if self.caps_source == "config":
+            return f"caps: {numbers} — set by [caps] in {self.path.name}"
+        return f"caps: memoir-tui's defaults ({numbers}); set [caps] to change"
+
+
+# The visible caps, in the order ``caps_note`` names them (goals/next actions/questions/
+# decisions), and the JavaScript tool's values for them (FORMAT §3): it trims every list
+# to these on each write, silently, so sharing a store we keep to them too.
+VISIBLE_CAPS = ("goals", "next_actions", "open_questions", "decisions")
+JS_CAPS = {"goals": 3, "next_actions": 8, "open_questions": 5, "decisions": 10}
+JS_FOOTPRINT_FILES = ("config.json", "events.jsonl")
+
+
+def js_footprint(store_dir: Path) -> str:
+    """The JavaScript tool's file in ``store_dir`` that shows it uses this store ("" if
+    none): its ``config.json`` or ``events.jsonl``, or a lock file holding a bare PID
+    (ours hold ``pid@host``)."""
+    for name in JS_FOOTPRINT_FILES:
+        if (store_dir / name).is_file():
+            return name
+    lock = store_dir / "session.json.lock"
+    try:
+        content = lock.read_bytes()[:64].strip()
+    except OSError:
+        return ""
+    if content.isdigit():
+        return lock.name + " (a bare PID)"
+    return ""
+
+
+def _effective_caps(store_dir: Path, explicit: dict[str, int]) -> tuple[dict[str, int], str, str]:
+    """The cap values to use, where they come from, and the footprint that decided it."""
+    if all(name in explicit for name in VISIBLE_CAPS):
+        return explicit, "config", ""
+    found = js_footprint(store_dir)
+    if found:
+        values = {**{k: v for k, v in JS_CAPS.items() if k not in explicit}, **explicit}
+        return values, "javascript", found
+    return explicit, "config" if explicit else "defaults", ""
 
 
 def config_path(store_dir: Path) -> Path:
@@ -123,7 +186,8 @@ def load_config(store_dir: Path) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return Config(path=path)
+        values, source, found = _effective_caps(store_dir, {})
+        return Config(path=path, caps=Caps(**values), caps_source=source, js_footprint=found)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "file", f"cannot be read: {exc}") from None
     try:
@@ -166,6 +230,7 @@ def load_config(store_dir: Path) -> Config:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise fail("caps", key, "must be a positive integer")
         cap_values[key] = value
+    cap_values, caps_source, found = _effective_caps(store_dir, cap_values)
     try:
         caps = Caps(**cap_values)
     except ValueError as exc:
@@ -203,6 +268,9 @@ def load_config(store_dir: Path) -> Config:
         consolidate=_load_consolidate(data.get("consolidate", {}), fail),
         inject=_load_inject(data.get("inject", {}), fail),
         theme=_load_app(data.get("app", {}), fail),
+        caps_source=caps_source,
+        js_footprint=found,
+        caps_set=tuple(k for k in VISIBLE_CAPS if k in caps_table),
     )
 
 
@@ -328,6 +396,8 @@ def render_config(config: Config) -> str:
         f"lock_wait_seconds = {config.lock_wait_seconds}",
         "",
         "[caps]",
+        f"# {config.caps_note}",
+        *([f"# (found here: {config.js_footprint})"] if config.js_footprint else []),
         *(f"{f.name} = {getattr(caps, f.name)}" for f in fields(Caps)),
         "",
         "[recall]",

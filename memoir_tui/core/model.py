@@ -125,6 +125,8 @@ class WorkingSet:
     machines: tuple[MachineInfo, ...]
     completed_goals: tuple[CompletedAction, ...] = ()
     closed_questions: tuple[CompletedAction, ...] = ()
+    # decisions a full list pushed out (their retraction records that kept the words)
+    rotated_decisions: tuple[CompletedAction, ...] = ()
     project: str | None = None  # the scope this view was made for; None: every project
     project_label: str = ""  # that scope as a person reads it ("" for every project)
     elsewhere: Mapping[str, int] = field(default_factory=dict)
@@ -267,6 +269,15 @@ def working_set(
         suppress_retracted(well_formed_items(current.get("decisions")), retracted), "date"
     )
     live = [decision(d) for d in raw_decisions if visible(d, "decisions")]
+    live_keys = {d.key for d in live}
+    rotated_decisions = tuple(
+        CompletedAction(text=t["text"], done_at=_str(t.get("done_at")), reason="rotated")
+        for t in _newest_first(retracted, "done_at")
+        if t.get("reason") == "rotated"
+        and isinstance(t.get("text"), str)
+        and t["text"].strip()
+        and t.get("text_hash") not in live_keys
+    )
     tombstones = [decision(d) for d in raw_decisions if is_hidden(d) and in_scope(d)]
     history_raw = state.get("history") if isinstance(state.get("history"), list) else []
     history = tuple(
@@ -314,6 +325,7 @@ def working_set(
         completed_actions=still_closed("completed_actions", next_actions),
         completed_goals=still_closed("completed_goals", goals),
         closed_questions=still_closed("closed_questions", open_questions),
+        rotated_decisions=rotated_decisions,
         decisions=tuple(live),
         tombstones=tuple(tombstones),
         history=history,

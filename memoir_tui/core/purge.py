@@ -19,27 +19,29 @@ the file system and that process re-creates it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.items import FILES
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Commit
+    from memoir_tui.core.transaction import Commit, Transaction
 
 log = logging.getLogger(__name__)
 
 
 def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
-    drop_recall_indexes()
-    drop_sync_copy(store)
+    finish_cache_scrub(store)
 
 
 def drop_recall_indexes() -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query)."""
-    from memoir_tui.core.recall.index import cache_dir
+    from memoir_tui.core.cachedir import cache_dir
 
     removed = 0
     directory = cache_dir()
@@ -68,5 +70,69 @@ def drop_sync_copy(store: Store) -> bool:
             copy.discard_history()
     except (MemoirError, OSError) as exc:
         log.warning("after the purge, the sync copy was left for the next sync: %s", exc)
+        return False
+    return True
+
+
+# --- caches, finished by the next command if this one dies ------------------------------
+#
+# The marker lives with the caches (the user cache directory), not in the store: it is
+# not a store file (like the recall index itself, it is written outside the door), so
+# setting and clearing it adds no commit and no audit line. It is set while the purge's
+# transaction is open, before its commit; cleared once the caches are dropped. A kill
+# before the commit leaves a marker for nothing: the next command drops caches that
+# rebuild from the files, which costs a rebuild and loses nothing.
+
+
+def scrub_marker(store: Store) -> Path:
+    """The marker saying a purge of ``store`` still has its caches to drop (no text)."""
+    from memoir_tui.core.cachedir import cache_dir
+
+    name = hashlib.sha256(os.fsencode(os.path.abspath(store.root))).hexdigest()[:16]
+    return cache_dir() / f"scrub-pending-{name}"
+
+
+def stage_cache_scrub(tx: Transaction) -> None:
+    """Inside the purge's transaction, before it commits: mark the caches (the recall
+    index, the local sync copy's history) as still to let go."""
+    marker = scrub_marker(tx.store)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_bytes(b"recall sync\n")
+    except OSError as exc:  # the caches are still dropped after the commit
+        log.warning("could not mark the caches for dropping: %s", exc)
+
+
+def finish_cache_scrub(store: Store) -> list[str]:
+    """Drop the caches a purge left to drop, then the marker."""
+    marker = scrub_marker(store)
+    if not marker.exists():
+        return []
+    done = []
+    dropped = drop_recall_indexes()
+    if dropped:
+        done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
+    if drop_sync_copy(store):
+        done.append("discarded the local sync copy's history (the next sync rebuilds it)")
+    with contextlib.suppress(FileNotFoundError):
+        marker.unlink()
+    return done
+
+
+def finish_interrupted(store: Store) -> bool:
+    """What every face does first: complete a commit a killed process left half done
+    (the redo journal) and the cache drops a purge did not get to."""
+    from memoir_tui.core.transaction import journal_path
+
+    pending = journal_path(store.root).exists()
+    if not (pending or scrub_marker(store).exists()):
+        return False
+    try:
+        if pending:
+            with store.transaction("recover", files=(FILES,)):
+                pass  # entering it rolls the journal forward
+        finish_cache_scrub(store)
+    except (MemoirError, OSError) as exc:
+        log.warning("could not finish an interrupted change: %s", exc)
         return False
     return True

@@ -12,12 +12,18 @@ def _day(iso: str) -> str:
 
 
 def render_working_set(
-    ws: WorkingSet, *, store_path: Path | None = None, decisions: int = 10
+    ws: WorkingSet,
+    *,
+    store_path: Path | None = None,
+    decisions: int = 10,
+    caps_note: str | None = None,
 ) -> str:
     lines: list[str] = []
     if store_path is not None:
         lines.append(f"store: {store_path}")
     lines.append(scope_line(ws))
+    if caps_note:
+        lines.append(caps_note)
     sections = (
         ("Goals", ws.goals),
         ("Next actions", ws.next_actions),

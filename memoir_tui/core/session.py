@@ -380,3 +380,12 @@ def guard_not_newer(path: Path) -> None:
             f"{path} is from a newer memoir format (version {raw.get('version')!r}); "
             "refusing to overwrite it. Upgrade memoir-tui."
         )
+
+
+# The copies kept aside of damaged or newer files (a purge reaches them too).
+QUARANTINED = (
+    "session.json.corrupted-*",
+    "session.json.pre-migration-*",
+    "session.json.misshapen-*",
+    "review.json.corrupted-*",
+)

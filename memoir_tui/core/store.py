@@ -52,12 +52,13 @@ from memoir_tui.core.items import (
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.model import Decision, WorkingSet, working_set
 from memoir_tui.core.review import ReviewQueue, purge_from_review
-from memoir_tui.core.session import SESSION_FILE, LoadedSession, load_session
+from memoir_tui.core.session import QUARANTINED, SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Commit, Transaction, run_transaction
 
 if TYPE_CHECKING:
     from memoir_tui.core.consolidate import Consolidator
     from memoir_tui.core.entries import EntryFiles
+    from memoir_tui.core.forget import Forgetter
     from memoir_tui.core.trash import Trash
 
 log = logging.getLogger(__name__)
@@ -279,6 +280,13 @@ class Store:
         return self._service("entries", lambda: EntryFiles(self))
 
     @property
+    def forget(self) -> Forgetter:
+        """Find a text in every place this tool knows, forget it, and say what is left."""
+        from memoir_tui.core.forget import Forgetter
+
+        return self._service("forget", lambda: Forgetter(self))
+
+    @property
     def consolidate(self) -> Consolidator:
         """Clean-up proposals and applying them (imported on use: ~30 ms)."""
         from memoir_tui.core.consolidate import Consolidator
@@ -327,6 +335,50 @@ class Store:
         current[tomb_key] = _sorted_capped(
             tombstones, "done_at", self.config.caps.completed_actions
         )
+
+    def record_merge_rotations(
+        self, merged: dict[str, Any], *sides: dict[str, Any]
+    ) -> tuple[str, ...]:
+        """A merge under our caps keeps the newest items of each list: every live item of
+        ``sides`` the cap left out of ``merged`` (and no tombstone there accounts for) is
+        recorded in ``merged`` as rotated out, as a write of ours records it — so a
+        smaller cap (the JavaScript tool's, sharing this store) never loses one silently.
+        Returns the texts recorded."""
+        current = merged.setdefault("current", {})
+        recorded: list[str] = []
+        for list_key in ("goals", "next_actions", "open_questions"):
+            kept = {identity(i["text"]) for i in well_formed_items(current.get(list_key))}
+            tombs = {
+                identity(t["text"])
+                for t in well_formed_items(current.get(TOMBSTONE_LIST[list_key]))
+            }
+            seen: set[str] = set()
+            for side in sides:
+                side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
+                for item in well_formed_items(side_current.get(list_key)):
+                    ident = identity(item["text"])
+                    if is_hidden(item) or ident in kept or ident in tombs or ident in seen:
+                        continue
+                    seen.add(ident)
+                    current.setdefault(list_key, [])
+                    self._tombstone(merged, list_key, item, "rotated")
+                    recorded.append(item["text"])
+        kept_decisions = {decision_key(d) for d in well_formed_items(current.get("decisions"))}
+        retracted = {
+            t.get("text_hash")
+            for t in current.get("retracted_decisions") or []
+            if isinstance(t, dict)
+        }
+        for side in sides:
+            side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
+            for d in well_formed_items(side_current.get("decisions")):
+                key = decision_key(d)
+                if is_hidden(d) or key in kept_decisions or key in retracted:
+                    continue
+                retracted.add(key)
+                self._retract(merged, key, "rotated", text=d["text"])
+                recorded.append(d["text"])
+        return tuple(recorded)
 
     def would_rotate(self, list_key: str) -> tuple[str, ...]:
         """What adding one more item to ``list_key`` would push out (oldest first), so a
@@ -893,17 +945,14 @@ class Store:
             scrubbed = purge_from_review(tx.review, key, self.clock)
             if not already or scrubbed:
                 tx.audit("purge_decision", "decisions", key)
+                # The caches (recall index, sync copy) let go after the commit; the marker
+                # makes the next command do it if this process dies first.
+                from memoir_tui.core.purge import stage_cache_scrub
+
+                stage_cache_scrub(tx)
         if already and not scrubbed:
             return Outcome(False, "that decision is already purged", key)
         return Outcome(True, "decision purged: only its hash remains", key)
-
-
-QUARANTINED = (
-    "session.json.corrupted-*",
-    "session.json.pre-migration-*",
-    "session.json.misshapen-*",
-    "review.json.corrupted-*",
-)
 
 
 def scrub_quarantined_copies(tx: Transaction, root: Path, words: Sequence[str]) -> int:
@@ -974,6 +1023,7 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         caps = store.config.caps
         current = dict(tx.session)
         merged = merge_sessions(merge_sessions(current, local, caps=caps), remote, caps=caps)
+        store.record_merge_rotations(merged, current, local, remote)
         tx.session.clear()
         tx.session.update(merged)
         tx.audit("merge_session", "session")

@@ -131,6 +131,7 @@ def build_server(
     closes it on SIGTERM or SIGINT)."""
     gate = gate or CallGate()
     root = Path(store_root) if store_root is not None else default_store_dir()
+    from memoir_tui.core.purge import finish_interrupted
     from memoir_tui.core.scope import working_project
 
     # The project the server was started in; none (every project) when a host starts
@@ -151,6 +152,7 @@ def build_server(
                 project=working.id if working else None,
                 project_label=working.label if working else None,
             )
+            finish_interrupted(store)  # a commit or cache drop a killed process left
             return fn(store, *args)
         except MemoirError as err:
             log.info("%s refused: %s", fn.__name__, err)
@@ -332,12 +334,26 @@ def build_server(
         all_projects: Annotated[
             bool, Field(description="Match a substring against every project's decisions")
         ] = False,
+        everywhere: Annotated[
+            bool,
+            Field(
+                description="Forget the text (case-insensitive, also inside longer text) in "
+                "every place: session lists, review queue, entry files, host tools' memory, "
+                "rules and instruction files (their lines holding it are removed), the recall "
+                "index and the sync copy; answers with a receipt of every place checked, "
+                "what changed and where it still is. Bulk: call with dry_run first."
+            ),
+        ] = False,
+        dry_run: Annotated[
+            bool, Field(description="Say what would change; change nothing. Default false.")
+        ] = False,
     ) -> str:
         """Forget a recorded decision, permanently: it is hidden from memoir_session,
         memoir_why and memoir_resume here and on every synced replica (a tombstone; there
         is no un-forget). Use it when a decision is wrong, obsolete or captured by mistake.
-        Refuses a text matching several decisions and lists them; nothing changes then."""
-        return plain(tools.forget, text, purge, all_projects)
+        Refuses a text matching several decisions and lists them; nothing changes then.
+        With everywhere, forgets a text in every place this tool knows, with a receipt."""
+        return plain(tools.forget, text, purge, all_projects, everywhere, dry_run)
 
     @tool("Review captured candidates", READ_ONLY)
     def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
+from memoir_tui.core.forget import Scan, forget_everywhere
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.screens.base import FilteredPane, PaneCommand
@@ -137,6 +138,15 @@ class DecisionsPane(FilteredPane):
             id="decisions.purge",
         ),
         Binding(
+            "F",
+            "forget_everywhere",
+            "Forget everywhere",
+            show=False,
+            tooltip="Forget the selected decision's text (or the filter's) in every place: "
+            "session, review queue, entry and host tools' files, caches (lists them; typed word)",
+            id="decisions.forget_everywhere",
+        ),
+        Binding(
             "h",
             "toggle_tombstones",
             "Tombstones",
@@ -172,6 +182,13 @@ class DecisionsPane(FilteredPane):
         PaneCommand("hide", "hide", "Hide the selected decision for ever", "decisions.hide"),
         PaneCommand(
             "purge", "purge", "Hide and remove the text of the selected decision", "decisions.purge"
+        ),
+        PaneCommand(
+            "forget everywhere…",
+            "forget_everywhere",
+            "Find a text in every place (session, queue, files of every host tool, caches) "
+            "and forget it there",
+            "decisions.forget_everywhere",
         ),
         PaneCommand(
             "toggle tombstones",
@@ -336,6 +353,57 @@ class DecisionsPane(FilteredPane):
                 yes_label="Hide for ever (y)",
                 no_label="Cancel (n)",
                 danger=True,
+            ),
+            answered,
+        )
+
+    def action_forget_everywhere(self) -> None:
+        """The filter's text if one is typed, else the selected decision's: scanned off the
+        UI thread, then every place is listed in a dialog that asks for a typed word."""
+        decision = self.selected()
+        needle = self.filter_text.strip() or (
+            decision.text if decision is not None and not decision.purged else ""
+        )
+        if not needle:
+            self.app.notify(
+                "Select a decision or type a filter: its text is what is forgotten.",
+                severity="warning",
+            )
+            return
+        store = self.host.store
+        self.run_worker(
+            lambda: self._scanned(store.forget.scan(needle, purge=True)),
+            name="forget-scan",
+            thread=True,
+        )
+
+    def _scanned(self, scan: Scan) -> None:
+        self.app.call_from_thread(self._ask_forget, scan)
+
+    def _ask_forget(self, scan: Scan) -> None:
+        if not scan.places:
+            self.app.notify(f"{scan.needle!r} is nowhere this tool can see.")
+            return
+        needle = scan.needle
+        body = "\n".join(
+            [f"{len(scan.places)} place(s) hold {needle!r}:"]
+            + [f"• {p.line()}  → {p.action or 'left as it is'}" for p in scan.places]
+        )
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(
+                    lambda store: forget_everywhere(store, needle, purge=True), undoable=False
+                )
+
+        self.app.push_screen(
+            TypeToConfirmScreen(
+                "Forget this text everywhere?",
+                body,
+                warning="Bulk and irreversible: session items are purged, lines holding it "
+                "are removed from every file listed, caches are dropped. u cannot undo it.",
+                word="forget",
+                confirm_label="Forget everywhere",
             ),
             answered,
         )

@@ -45,7 +45,12 @@ COMPLETED_COLUMNS = (
     ColumnSpec("done", "Done", width=10),
 )
 HOW = {"completed": "done", "removed": "removed", "undone": "undone", "rotated": "pushed out"}
-KIND_OF_LIST = {"next_actions": "", "goals": "goal ", "open_questions": "question "}
+KIND_OF_LIST = {
+    "next_actions": "",
+    "goals": "goal ",
+    "open_questions": "question ",
+    "decisions": "decision ",
+}
 """How an action left its list: nothing leaves silently, a full list's push-outs included."""
 
 # table id → (title, item kind added by `a` while that table has focus, date column)
@@ -111,6 +116,7 @@ def left_the_lists(ws: WorkingSet) -> list[tuple[str, CompletedAction]]:
         *(("next_actions", c) for c in ws.completed_actions),
         *(("goals", c) for c in ws.completed_goals),
         *(("open_questions", c) for c in ws.closed_questions),
+        *(("decisions", c) for c in ws.rotated_decisions),
     ]
     return sorted(left, key=lambda lc: parse_date_ms(lc[1].done_at), reverse=True)
 
@@ -390,6 +396,13 @@ class WorkingSetPane(Pane):
         text = item.text
         if table_id == "completed":
             list_key = (self.table("completed").cursor_key or "").partition(":")[0]
+            if list_key == "decisions":
+                self.app.notify(
+                    "A decision a full list pushed out comes back by noting it again "
+                    "(Decisions pane).",
+                    severity="warning",
+                )
+                return
             self.host.write(lambda store: store.revive_item(list_key, text=text))
         elif table_id == "next-actions":
             self.host.write(lambda store: store.complete_next_action(text))

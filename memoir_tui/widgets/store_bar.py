@@ -8,7 +8,8 @@ from textual.widgets import Label
 
 
 class StoreBar(Horizontal):
-    """Shows ``memoir``, the store path, the scope, this machine's label and ``READ-ONLY``.
+    """Shows ``memoir``, the store path, the scope, this machine's label, the caps in force
+    (when they are not our defaults) and ``READ-ONLY``.
 
     No key bindings.
     """
@@ -43,6 +44,16 @@ class StoreBar(Horizontal):
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
+    StoreBar > .store-bar--caps {
+        display: none;
+        max-width: 50%;
+        color: $text-warning;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    StoreBar.-caps-note > .store-bar--caps {
+        display: block;
+    }
     StoreBar > .store-bar--machine {
         color: $text-muted;
     }
@@ -57,22 +68,33 @@ class StoreBar(Horizontal):
     }
     """
 
-    def __init__(self, path: str, machine: str, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str, machine: str, *, read_only: bool = False, caps_note: str = ""
+    ) -> None:
+        """``caps_note`` (shown only when given) says which caps are in force and why,
+        when they are not memoir-tui's defaults."""
         super().__init__(id="store-bar")
         self._path = path
         self._machine = machine
+        self._caps_note = caps_note
         self.set_class(read_only, "-read-only")
+        self.set_class(bool(caps_note), "-caps-note")
 
     def compose(self) -> ComposeResult:
         yield Label("memoir", classes="store-bar--brand")
         yield Label(self._path, classes="store-bar--path", markup=False)
         yield Label("", id="store-bar-scope", classes="store-bar--scope", markup=False)
         yield Label(f"machine: {self._machine}", classes="store-bar--machine", markup=False)
+        yield Label(self._caps_note, id="store-bar-caps", classes="store-bar--caps", markup=False)
         yield Label("READ-ONLY", classes="store-bar--mode")
 
     @property
     def read_only(self) -> bool:
         return self.has_class("-read-only")
+
+    @property
+    def caps_note(self) -> str:
+        return self._caps_note
 
     @property
     def scope(self) -> str:

@@ -163,6 +163,8 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
         "text",
         "purge",
         "all_projects",
+        "everywhere",  # a text in every place, with a receipt (issue 16)
+        "dry_run",
     }
     assert set(by_name["memoir_complete_next"].input_schema["properties"]) == {"match"}
     assert set(by_name["memoir_why"].input_schema["properties"]) == {"query", "all_projects"}

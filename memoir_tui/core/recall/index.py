@@ -33,7 +33,6 @@ import itertools
 import json
 import os
 import sqlite3
-import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from memoir_tui.core.adapters.walk import (
     sources,
     walk_source,
 )
+from memoir_tui.core.cachedir import cache_dir
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
@@ -67,19 +67,6 @@ _ZERO_TOTALS = json.dumps([0] * N_FIELDS)
 
 class IndexBusyError(MemoirError):
     """Another process holds the index's write lock for too long."""
-
-
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/memoir-tui``, else the platform's user cache directory."""
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "memoir-tui"
-    if sys.platform.startswith("linux") and env.get("HOME"):
-        return Path(env["HOME"]) / ".cache" / "memoir-tui"  # what platformdirs says, unloaded
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("memoir-tui"))
 
 
 def index_path(store_root: Path, home: Path, directory: Path, scope: Scope | None = None) -> Path:

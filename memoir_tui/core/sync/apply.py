@@ -134,7 +134,11 @@ def purged_hashes(session: dict[str, Any] | None) -> set[str]:
     if not isinstance(session, dict):
         return set()
     current = session.get("current") if isinstance(session.get("current"), dict) else {}
-    return {d["text_hash"] for d in well_formed_items(current.get("decisions")) if is_purged(d)}
+    # every list: a forget --purge redacts goals, next actions and questions too
+    lists = ("decisions", "goals", "next_actions", "open_questions")
+    return {
+        d["text_hash"] for key in lists for d in well_formed_items(current.get(key)) if is_purged(d)
+    }
 
 
 def parse_session_bytes(data: bytes | None) -> dict[str, Any] | None:
@@ -281,6 +285,7 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
             session_changed = False
             if remote_session is not None:
                 merged = merge_sessions(before, remote_session, caps=store.config.caps)
+                store.record_merge_rotations(merged, before, remote_session)
                 added, tombstones, conflicts = session_report(before, remote_session, merged)
                 if semantic_session(merged) != semantic_session(before):
                     state.clear()

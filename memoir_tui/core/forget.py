@@ -1,0 +1,795 @@
+"""Forget everywhere, with a receipt (``store.forget``).
+
+A text (matched case-insensitively, as a substring) is looked for in every place
+this project knows: the session (every list, decisions' why and rejected too,
+history), the review queue, entry files, the copies kept aside of damaged files,
+the trash, every host tool's memory, rules and instruction files that
+``core.adapters`` knows, the recall index (a cache) and the sync copy. Each place
+found is shown with a line of context (``scan``); ``apply`` changes them in one
+``Store.transaction`` and then scans again, so its ``Receipt`` says what was
+checked, what changed and where the text still is.
+
+What ``apply`` does to each place:
+
+* session items are hidden (``purge``: redacted to a hash; a tombstone's words
+  go and a purged hidden copy keeps the item from coming back);
+* review candidates holding the text are removed;
+* in entry and host files every line holding the text is removed; a file left
+  with nothing but blank lines (and frontmatter) goes. Without ``purge`` the old
+  bytes of every file changed are kept in the store's trash (not synced, so
+  outside the sync folder; ``memoir-tui trash restore`` puts them back); with
+  ``purge`` nothing keeps them, and trash copies holding the text go too;
+* caches are dropped (the recall index rebuilds from the files; the sync copy
+  from the remote). A marker staged in the same commit (holding no text) makes the
+  next command finish that if the process dies first.
+
+Core only: never prints, never imports textual or mcp.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoir_tui.core import purge as caches
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.items import (
+    FILES,
+    PURGED_TEXT,
+    REVIEW,
+    SESSION,
+    TOMBSTONE_LIST,
+    clean_text,
+    decision_key,
+    has_text,
+    is_purged,
+    purged_form,
+)
+
+if TYPE_CHECKING:
+    from memoir_tui.core.items import Outcome
+    from memoir_tui.core.store import Store
+    from memoir_tui.core.transaction import Transaction
+
+log = logging.getLogger(__name__)
+
+LIVE_LISTS = ("goals", "next_actions", "open_questions")
+JS_EVENTS = "events.jsonl"  # the JavaScript tool's event log: one JSON event a line
+MAX_CONTEXT = 100
+GC_COMMAND = "git reflog expire --expire=now --all && git gc --prune=now"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """One place the text is: ``kind`` (session, review, entry, host, quarantine, trash,
+    recall, sync, remote, transcript), the file, where in it, a line of context."""
+
+    kind: str
+    path: str
+    where: str
+    context: str
+    action: str = ""  # what confirming does here ("" : nothing, it cannot be changed)
+
+    def line(self) -> str:
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.kind}: {self.path}{where}: {self.context}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "where": self.where,
+            "context": self.context,
+            "action": self.action,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    needle: str
+    places: tuple[Place, ...]
+    checked: tuple[str, ...]  # every place looked at, as a person reads it
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    needle: str
+    purge: bool
+    dry_run: bool
+    checked: tuple[str, ...]
+    found: tuple[Place, ...]
+    changed: tuple[str, ...] = ()
+    remaining: tuple[Place, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        mode = "purge" if self.purge else "hide"
+        lines = [f"forget {self.needle!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
+        lines.append(f"checked {len(self.checked)} place(s):")
+        lines.extend(f"  {c}" for c in self.checked)
+        lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
+        for p in self.found:
+            action = f"  → {p.action}" if p.action else "  → left as it is"
+            lines.append(f"  {p.line()}{action}")
+        if self.dry_run:
+            lines.append("dry run: nothing was changed")
+        else:
+            lines.append(f"changed {len(self.changed)}:" if self.changed else "changed nothing")
+            lines.extend(f"  {c}" for c in self.changed)
+            if self.remaining:
+                lines.append(f"still there, {len(self.remaining)} place(s):")
+                lines.extend(f"  {p.line()}" for p in self.remaining)
+            else:
+                lines.append("still there: nowhere this tool can see")
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "needle": self.needle,
+            "purge": self.purge,
+            "dry_run": self.dry_run,
+            "checked": list(self.checked),
+            "found": [p.to_dict() for p in self.found],
+            "changed": list(self.changed),
+            "remaining": [p.to_dict() for p in self.remaining],
+            "notes": list(self.notes),
+        }
+
+
+def _context(text: str, needle: str) -> str:
+    """The line holding ``needle``, trimmed around it."""
+    lowered = text.lower()
+    at = lowered.find(needle.lower())
+    if at < 0:
+        return ""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    if len(line) > MAX_CONTEXT:
+        pos = line.lower().find(needle.lower())
+        lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
+        line = ("…" if lo else "") + line[lo : lo + MAX_CONTEXT] + "…"
+    return line
+
+
+def _holds(value: Any, needle: str) -> bool:
+    """Any string inside ``value`` (recursively) holds ``needle`` (folded)."""
+    if isinstance(value, str):
+        return needle in value.lower()
+    if isinstance(value, dict):
+        return any(_holds(v, needle) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds(v, needle) for v in value)
+    return False
+
+
+def _first_text(value: Any, needle: str) -> str:
+    if isinstance(value, str):
+        return value if needle in value.lower() else ""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for v in items:
+        found = _first_text(v, needle)
+        if found:
+            return found
+    return ""
+
+
+def strip_lines(text: str, needle: str) -> str | None:
+    """``text`` without the lines holding ``needle``; None when nothing would be left
+    but blank lines and frontmatter (the file is only that text: it goes)."""
+    folded = needle.lower()
+    kept = [line for line in text.splitlines(keepends=True) if folded not in line.lower()]
+    rest = "".join(kept)
+    body = rest
+    if body.startswith("---"):
+        end = body.find("\n---", 3)
+        if end >= 0:
+            body = body[end + 4 :]
+    if not body.strip():
+        return None
+    return rest
+
+
+class Forgetter:
+    """``store.forget``: find a text in every place, forget it, say what is left."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # --- where to look ----------------------------------------------------------------
+
+    def _home_env(self) -> tuple[Path, dict[str, str]]:
+        env = dict(os.environ)
+        return Path(env.get("HOME") or os.path.expanduser("~")), env
+
+    def host_files(self) -> Iterator[tuple[str, Path]]:
+        """Every file of every host tool the adapters know (tool, path), outside the store."""
+        from memoir_tui.core.adapters.walk import Project, sources, walk_source
+
+        home, env = self._home_env()
+        projects = [
+            Project(os.path.normpath(str(p)), "config") for p in self.store.config.project_roots
+        ]
+        projects += [
+            Project(os.path.normpath(str(p)), "config") for p in self.store.config.inject.projects
+        ]
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = ""
+        if cwd and os.path.normpath(cwd) != os.path.normpath(str(home)):
+            projects.append(Project(os.path.normpath(cwd), "cwd"))
+        srcs, _found, _disc = sources(home, env, store_root=self.store.root, projects=projects)
+        store_root = os.path.realpath(self.store.root)
+        seen: set[str] = set()
+        links: list[Path] = []
+        for src in srcs:
+            walked = walk_source(src)
+            links += [Path(path) for path, why in walked.notes if why.startswith("symlink leads")]
+            for found in walked.files:
+                real = os.path.realpath(found.path)
+                if real in seen or real.startswith(store_root + os.sep):
+                    continue
+                seen.add(real)
+                yield found.tool, Path(found.path)
+        self._links_out = sorted(set(links))
+
+    def _linked_out(self, needle: str) -> Iterator[Place]:
+        """Host files that are links leading out of their tool's folders: the walker never
+        follows them, so they are never edited here; one whose target holds the text is
+        named (read only when it is a markdown file, never a credentials name)."""
+        from memoir_tui.core.adapters import MAX_FILE_BYTES, is_denied, is_markdown
+        from memoir_tui.core.fsutil import open_regular
+
+        for link in getattr(self, "_links_out", ()):
+            if not is_markdown(link.name) or is_denied(link.name):
+                continue
+            try:
+                with open_regular(link) as fh:
+                    data = fh.read(MAX_FILE_BYTES)
+            except OSError:
+                continue
+            text = data.decode("utf-8", "replace")
+            if needle.lower() in text.lower():
+                target = os.path.realpath(link)
+                yield Place(
+                    "host-link",
+                    str(link),
+                    f"a link to {target}, outside the tool's folders",
+                    _context(text, needle),
+                    "",
+                )
+
+    def _transcripts(self) -> Iterator[Path]:
+        from memoir_tui.core.adapters import transcripts_dir
+
+        home, env = self._home_env()
+        root = transcripts_dir("claude-code", home, env)
+        if not root.is_dir():
+            return
+        for dirpath, _dirs, names in os.walk(root):
+            for name in names:
+                if name.endswith(".jsonl"):
+                    yield Path(dirpath) / name
+
+    def _entry_files(self) -> list[Path]:
+        try:
+            return sorted(p for p in self.store.memory_dir.iterdir() if p.is_file())
+        except OSError:
+            return []
+
+    def _other_files(self) -> list[Path]:
+        """Files directly in the store no other place covers (read, never edited here)."""
+        from memoir_tui.core.audit import AUDIT_FILE
+        from memoir_tui.core.review import REVIEW_FILE
+        from memoir_tui.core.session import SESSION_FILE
+
+        covered = {SESSION_FILE, REVIEW_FILE, JS_EVENTS, *(p.name for p in self._quarantined())}
+        try:
+            names = sorted(os.listdir(self.store.root))
+        except OSError:
+            return []
+        return [
+            self.store.root / n
+            for n in names
+            if n not in covered
+            and not n.startswith(AUDIT_FILE)  # hashes only, never text
+            and (self.store.root / n).is_file()
+            and not (self.store.root / n).is_symlink()
+        ]
+
+    def _quarantined(self) -> list[Path]:
+        from memoir_tui.core.session import QUARANTINED
+
+        return sorted(p for pattern in QUARANTINED for p in self.store.root.glob(pattern))
+
+    def _trash_files(self) -> list[Path]:
+        root = self.store.root / "trash"
+        out: list[Path] = []
+        for dirpath, _dirs, names in os.walk(root):
+            out.extend(Path(dirpath) / n for n in names)
+        return sorted(out)
+
+    def _recall_files(self) -> list[Path]:
+        from memoir_tui.core.cachedir import cache_dir
+
+        directory = cache_dir()
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            return []
+        return sorted(directory / n for n in names if n.startswith("recall-") and ".sqlite3" in n)
+
+    def _sync(self) -> tuple[Any, Path, str] | None:
+        """(config, local repository, remote) when sync is set up."""
+        from memoir_tui.core.sync.config import load_sync_config, sync_config_path
+        from memoir_tui.core.sync.engine import SyncCopy
+
+        if not sync_config_path(self.store.root).exists():
+            return None
+        try:
+            config = load_sync_config(self.store.root)
+        except MemoirError:
+            return None
+        copy = SyncCopy(self.store, config)
+        return config, copy.repo, config.remote
+
+    # --- scanning -------------------------------------------------------------------------
+
+    def scan(self, needle: str, *, purge: bool = False) -> Scan:
+        needle = clean_text(needle, "text to forget")
+        folded = needle.lower()
+        places: list[Place] = []
+        checked: list[str] = []
+        store = self.store
+
+        # the session
+        checked.append(f"session: {store.session_path}")
+        state = store.load().state
+        current = state.get("current") if isinstance(state.get("current"), dict) else {}
+        for list_key, items in current.items():
+            if not isinstance(items, list):
+                continue
+            for item in items:
+                if not isinstance(item, dict) or not _holds(item, folded):
+                    continue
+                hidden = bool(item.get("hidden")) or is_purged(item)
+                if not purge:
+                    action = "hide it" if list_key in ("decisions", *LIVE_LISTS) else ""
+                    action = "" if hidden else action  # its words stay until a purge
+                else:
+                    action = "purge it: only its hash remains"
+                places.append(
+                    Place(
+                        "session",
+                        str(store.session_path),
+                        list_key + (" (hidden)" if hidden else ""),
+                        _context(_first_text(item, folded), needle),
+                        action,
+                    )
+                )
+        history = state.get("history") if isinstance(state.get("history"), list) else []
+        for entry in history:
+            if isinstance(entry, dict) and _holds(entry, folded):
+                places.append(
+                    Place(
+                        "session",
+                        str(store.session_path),
+                        "history",
+                        _context(_first_text(entry, folded), needle),
+                        "redact the summary" if purge else "",
+                    )
+                )
+        # the review queue
+        from memoir_tui.core.review import REVIEW_FILE, load_review, well_formed_review_items
+
+        review_path = store.root / REVIEW_FILE
+        checked.append(f"review queue: {review_path}")
+        loaded = load_review(review_path)
+        for item in well_formed_review_items(loaded.state.get("items")):
+            if _holds(item, folded):
+                places.append(
+                    Place(
+                        "review",
+                        str(review_path),
+                        "candidate",
+                        _context(_first_text(item, folded), needle),
+                        "remove the candidate",
+                    )
+                )
+        # files of the store, and every host tool's
+        groups: list[tuple[str, str, Iterable[Path], str]] = [
+            ("entry", f"entry files: {store.memory_dir}", self._entry_files(), "line"),
+            ("quarantine", "copies kept aside of damaged files", self._quarantined(), "word"),
+            ("trash", f"trash: {store.root / 'trash'}", self._trash_files(), "trash"),
+            (
+                "js-events",
+                f"the JavaScript tool's event log: {store.root / JS_EVENTS}",
+                [p for p in [store.root / JS_EVENTS] if p.is_file()],
+                "line",
+            ),
+            ("store-file", f"other files of the store: {store.root}", self._other_files(), ""),
+        ]
+        hosts = list(self.host_files())
+        checked.append(f"host tools' memory, rules and instruction files: {len(hosts)} file(s)")
+        groups.append(("host", "", [p for _t, p in hosts], "line"))
+        for kind, label, paths, how in groups:
+            if label:
+                checked.append(label)
+            for path in paths:
+                place = self._file_place(kind, path, needle, how, purge)
+                if place is not None:
+                    places.append(place)
+        places.extend(self._linked_out(needle))
+        transcripts = list(self._transcripts())
+        checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
+        for path in transcripts:
+            place = self._file_place("transcript", path, needle, "")
+            if place is not None:
+                places.append(place)
+        # caches
+        recall = self._recall_files()
+        checked.append(f"recall index: {len(recall)} file(s)")
+        for path in recall:
+            if self._bytes_hold(path, folded):
+                places.append(
+                    Place("recall", str(path), "cache", "(indexed text)", "drop the index")
+                )
+        sync = self._sync()
+        if sync is None:
+            checked.append("sync: not set up")
+        else:
+            config, repo, remote = sync
+            checked.append(f"sync copy: {repo}")
+            if repo.exists() and (config.encrypt or _git_objects_hold(repo, folded)):
+                places.append(
+                    Place(
+                        "sync",
+                        str(repo),
+                        "history",
+                        "(encrypted history)" if config.encrypt else "(in its git objects)",
+                        "discard the copy's history, then sync the forgotten state",
+                    )
+                )
+            checked.append(f"sync remote: {remote}")
+            remote_path = Path(remote)
+            if remote_path.is_dir() and (config.encrypt or _git_objects_hold(remote_path, folded)):
+                places.append(self._remote_place(remote, config.encrypt))
+        return Scan(needle, tuple(places), tuple(checked))
+
+    def _remote_place(self, remote: str, encrypted: bool) -> Place:
+        return Place(
+            "remote",
+            remote,
+            "git objects",
+            "(encrypted)" if encrypted else "(in its git objects)",
+            "sync the forgotten state (its head lets go; old objects stay until expired there)",
+        )
+
+    @staticmethod
+    def _bytes_hold(path: Path, folded: str) -> bool:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        return folded.encode("utf-8") in data.lower()
+
+    def _file_place(
+        self, kind: str, path: Path, needle: str, how: str, purge: bool = False
+    ) -> Place | None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        text = data.decode("utf-8", "replace")
+        if needle.lower() not in text.lower():
+            return None
+        action = ""
+        if how == "word" and not purge:
+            how = ""
+        if how == "trash" and not purge:
+            how = ""
+        if how == "line":
+            left = strip_lines(text, needle)
+            action = "remove the lines holding it"
+            if left is None:
+                action = (
+                    "remove the lines holding it (the log is kept)"
+                    if kind == "js-events"
+                    else "empty it (a link: its target is kept)"
+                    if path.is_symlink()
+                    else "remove the file"
+                )
+        elif how == "word":
+            action = "replace it with [purged]"
+        elif how == "trash":
+            action = "remove the kept copy"
+        line_no = text.lower()[: text.lower().find(needle.lower())].count("\n") + 1
+        return Place(kind, str(path), f"line {line_no}", _context(text, needle), action)
+
+    # --- forgetting -----------------------------------------------------------------------
+
+    def apply(self, needle: str, *, purge: bool = False, dry_run: bool = False) -> Receipt:
+        before = self.scan(needle, purge=purge)
+        if dry_run or not before.places:
+            return Receipt(before.needle, purge, dry_run, before.checked, before.places)
+        changed: list[str] = []
+        notes: list[str] = []
+        hosts = {str(p) for _t, p in self.host_files()}
+        with self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx:
+            changed += self._forget_session(tx, before.needle, purge)
+            changed += self._forget_review(tx, before.needle)
+            editable = ("entry", "host", "js-events")
+            paths = [Path(p.path) for p in before.places if p.kind in editable]
+            for path in dict.fromkeys(paths):
+                ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
+                if not ours and str(path) not in hosts:
+                    continue
+                changed += self._forget_lines(tx, path, before.needle)
+            if purge:
+                changed += self._purge_words(tx, before.needle)
+                for place in before.places:
+                    if place.kind == "trash" and tx.exists(place.path):
+                        tx.remove(place.path)
+                        changed.append(f"removed the trash copy {place.path}")
+            else:
+                kept = self.store.trash.keep(tx, f"forget {before.needle!r} everywhere")
+                if kept:
+                    changed.append(
+                        f"kept the old bytes of the files changed in the trash ({kept}; "
+                        "`memoir-tui trash restore` puts them back)"
+                    )
+            caches.stage_cache_scrub(tx)
+            # no hash of the needle: a short codename's hash is a guess away from its text
+            tx.audit("forget_everywhere", "files")
+        scrubbed = caches.finish_cache_scrub(self.store)
+        changed += scrubbed
+        if any(p.kind in ("sync", "remote") for p in before.places):
+            notes += self._push_forgotten_state()
+        after = self.scan(before.needle, purge=purge)
+        remaining = list(after.places)
+        for place in remaining:
+            if place.kind == "remote":
+                notes.append(
+                    f"the sync remote {place.path} keeps the old commits' objects until they "
+                    f"are expired; run there: {GC_COMMAND}"
+                )
+        sync = self._sync()
+        if sync is not None and not Path(sync[2]).is_dir():
+            notes.append(
+                f"the sync remote {sync[2]} is not on this machine, so it was not searched: "
+                f"its old commits' objects may still hold the text; run there: {GC_COMMAND}"
+            )
+        if not purge and any(p.kind == "session" for p in remaining):
+            notes.append("hidden items keep their words in session.json; --purge removes them")
+        for place in remaining:
+            if place.kind == "host-link":
+                notes.append(
+                    f"{place.path} is {place.where}: links out are never followed to edit; "
+                    "remove the lines there by hand"
+                )
+        if any(p.kind == "transcript" for p in remaining):
+            notes.append(
+                "Claude Code's transcripts are its own log: memoir-tui never edits them; "
+                "delete the named files to let go of the text"
+            )
+        return Receipt(
+            before.needle,
+            purge,
+            False,
+            before.checked,
+            before.places,
+            tuple(changed),
+            tuple(remaining),
+            tuple(dict.fromkeys(notes)),
+        )
+
+    def _forget_session(self, tx: Transaction, needle: str, purge: bool) -> list[str]:
+        store = self.store
+        folded = needle.lower()
+        current = tx.session["current"]
+        changed: list[str] = []
+        decisions = [
+            d
+            for d in current.get("decisions") or []
+            if isinstance(d, dict) and has_text(d) and _holds(d, folded)
+        ]
+        for d in decisions:
+            key = decision_key(d)
+            outcome = store.purge_decision(key) if purge else store.hide_decision(key)
+            if outcome.changed:
+                changed.append(f"session: {outcome.message}")
+        for list_key in LIVE_LISTS:
+            items = current.get(list_key)
+            if not isinstance(items, list):
+                continue
+            new_items: list[Any] = []
+            for item in items:
+                if not (isinstance(item, dict) and has_text(item) and _holds(item, folded)):
+                    new_items.append(item)
+                    continue
+                if purge:
+                    red = purged_form({**item, "text_hash": text_hash(item["text"])})
+                    red = {k: v for k, v in red.items() if not _holds(v, folded)}
+                    red["hidden_at"] = item.get("hidden_at") or store.clock()
+                    new_items.append(red)
+                    changed.append(f"session: a {list_key} item purged (only its hash remains)")
+                elif not item.get("hidden"):
+                    new_items.append({**item, "hidden": True, "hidden_at": store.clock()})
+                    changed.append(f"session: {list_key} item hidden: {item['text']}")
+                else:
+                    new_items.append(item)
+            current[list_key] = new_items
+        if not purge:
+            return changed
+        for live_key, tomb_key in TOMBSTONE_LIST.items():
+            records = current.get(tomb_key)
+            if not isinstance(records, list):
+                continue
+            keep = []
+            for record in records:
+                if isinstance(record, dict) and has_text(record) and _holds(record, folded):
+                    # the words go; a purged hidden copy keeps the item from coming back
+                    stub = {
+                        "text": PURGED_TEXT,
+                        "text_hash": text_hash(record["text"]),
+                        "hidden": True,
+                        "hidden_at": store.clock(),
+                    }
+                    current.setdefault(live_key, []).append(stub)
+                    changed.append(f"session: a record in {tomb_key} purged")
+                else:
+                    keep.append(record)
+            current[tomb_key] = keep
+        for record in current.get("retracted_decisions") or []:
+            if isinstance(record, dict) and _holds(record, folded):
+                for k in [k for k, v in record.items() if _holds(v, folded)]:
+                    record.pop(k, None)
+                changed.append("session: a retracted decision's words removed")
+        for list_key, items in current.items():
+            if list_key in ("decisions", *LIVE_LISTS, *TOMBSTONE_LIST.values()):
+                continue
+            if list_key == "retracted_decisions" or not isinstance(items, list):
+                continue
+            kept = [i for i in items if not _holds(i, folded)]
+            if len(kept) != len(items):
+                current[list_key] = kept
+                changed.append(f"session: {len(items) - len(kept)} item(s) of {list_key} removed")
+        history = tx.session.get("history")
+        if isinstance(history, list):
+            for entry in history:
+                if isinstance(entry, dict) and _holds(entry, folded):
+                    for k in [k for k, v in entry.items() if _holds(v, folded)]:
+                        entry[k] = PURGED_TEXT if k == "summary" else None
+                        if entry[k] is None:
+                            entry.pop(k)
+                    changed.append("session: a history summary redacted")
+        return changed
+
+    def _forget_review(self, tx: Transaction, needle: str) -> list[str]:
+        """Every queue item holding the text leaves the queue as a redacted rejection (a
+        tombstone with only its id and hash, so a replica's copy cannot bring it back)."""
+        from memoir_tui.core.review import purged_item, well_formed_review_items
+
+        folded = needle.lower()
+        review = tx.review
+        items = well_formed_review_items(review.get("items"))
+        removed = 0
+        for n, item in enumerate(items):
+            if item.get("purged") is True and not _holds(item, folded):
+                continue
+            if _holds({k: v for k, v in item.items() if k != "near_hidden"}, folded):
+                items[n] = purged_item(item, self.store.clock())
+                removed += 1
+            near = items[n].get("near_hidden")
+            if isinstance(near, dict) and _holds(near, folded):
+                items[n] = {
+                    **items[n],
+                    "near_hidden": {**near, "text": PURGED_TEXT, "purged": True},
+                }
+        if removed or items != well_formed_review_items(review.get("items")):
+            review["items"] = items
+        return [f"review queue: {removed} candidate(s) removed"] if removed else []
+
+    def _forget_lines(self, tx: Transaction, path: Path, needle: str) -> list[str]:
+        data = tx.read_bytes(path)
+        if data is None:
+            return []
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return []
+        if needle.lower() not in text.lower():
+            return []
+        left = strip_lines(text, needle)
+        if left is None and path.name == JS_EVENTS:
+            left = ""  # its log stays (it shows the JavaScript tool shares this store)
+        if left is None and path.is_symlink():
+            # removing the link would leave its target (a dotfiles repository's file)
+            # holding the text: the target is emptied through the link instead
+            tx.write_text(path, "", scan=False)
+            return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
+        if left is None:
+            tx.remove(path)
+            return [f"removed {path} (it held nothing else)"]
+        tx.write_text(path, left, scan=False)
+        removed = text.count("\n") - left.count("\n")
+        return [f"removed {max(removed, 1)} line(s) from {path}"]
+
+    def _purge_words(self, tx: Transaction, needle: str) -> list[str]:
+        """The copies kept aside of damaged files: every occurrence becomes [purged]."""
+        forms = {needle, json.dumps(needle)[1:-1], json.dumps(needle, ensure_ascii=False)[1:-1]}
+        pattern = re.compile(
+            "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.I
+        )
+        changed = []
+        for path in self._quarantined():
+            data = tx.read_bytes(path)
+            if data is None:
+                continue
+            text = data.decode("utf-8", "surrogateescape")
+            new = pattern.sub("[purged]", text)
+            if new != text:
+                tx.write_bytes(path, new.encode("utf-8", "surrogateescape"), scan=False)
+                changed.append(f"redacted the kept copy {path}")
+        return changed
+
+    def _push_forgotten_state(self) -> list[str]:
+        """Carry the forgotten state to the remote now, so its old commits are left behind."""
+        from memoir_tui.core.sync import sync
+
+        try:
+            result = sync(self.store)
+        except MemoirError as exc:
+            return [
+                f"the sync remote still holds the text in its current files: {exc}; "
+                "run `memoir-tui sync` to carry the forgotten state there"
+            ]
+        return [f"sync: {getattr(result, 'message', 'done')}"]
+
+
+def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outcome:
+    """``apply`` as an ``Outcome`` (for the app's one write path): its receipt as the
+    message, no undo (a bulk forget is not taken back by ``u``)."""
+    from memoir_tui.core.items import Outcome
+
+    receipt = store.forget.apply(needle, purge=purge)
+    left = len(receipt.remaining)
+    summary = f"forgot {receipt.needle!r} in {len(receipt.found)} place(s); " + (
+        f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
+    )
+    lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]
+    return Outcome(bool(receipt.changed), "\n".join(lines))
+
+
+def _git_objects_hold(repo: Path, folded: str) -> bool:
+    """Whether any object of the git repository ``repo`` holds the folded text."""
+    from memoir_tui.core.sync.git import git_env, git_executable
+
+    try:
+        proc = subprocess.run(
+            [
+                git_executable(),
+                "--git-dir",
+                str(repo),
+                "cat-file",
+                "--batch-all-objects",
+                "--batch",
+            ],
+            capture_output=True,
+            env=git_env(),
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, MemoirError):
+        return False
+    return folded.encode("utf-8") in proc.stdout.lower()
