@@ -97,8 +97,12 @@ def stage_cache_scrub(tx: Transaction) -> None:
     index, the local sync copy's history) as still to let go."""
     marker = scrub_marker(tx.store)
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.write_bytes(b"recall sync\n")
+        from memoir_tui.core.fsutil import private_dir
+
+        private_dir(marker.parent)  # caches are private (0600 in 0700), like the index
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"recall sync\n")
     except OSError as exc:  # the caches are still dropped after the commit
         log.warning("could not mark the caches for dropping: %s", exc)
 
