@@ -204,6 +204,7 @@ class Forgetter:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.project_dirs: list[str] = []
 
     # --- where to look ----------------------------------------------------------------
 
@@ -226,9 +227,19 @@ class Forgetter:
             cwd = os.getcwd()
         except OSError:
             cwd = ""
-        if cwd and os.path.normpath(cwd) != os.path.normpath(str(home)):
-            projects.append(Project(os.path.normpath(cwd), "cwd"))
-        srcs, _found, _disc = sources(home, env, store_root=self.store.root, projects=projects)
+        from memoir_tui.core.scope import find_git_dir, is_outside_projects
+
+        # The working directory's project (its work tree), never home, / or above home.
+        if cwd and not is_outside_projects(Path(cwd), home=home):
+            tree = find_git_dir(Path(cwd))
+            projects.append(Project(os.path.normpath(str(tree[0]) if tree else cwd), "cwd"))
+        srcs, found_projects, _disc = sources(
+            home, env, store_root=self.store.root, projects=projects
+        )
+        # Said in the receipt: a project folder nothing names is not searched.
+        self.project_dirs = sorted(
+            {os.path.normpath(p.path) for p in found_projects if os.path.isdir(p.path)}
+        )
         store_root = os.path.realpath(self.store.root)
         seen: set[str] = set()
         links: list[Path] = []
@@ -421,6 +432,12 @@ class Forgetter:
         ]
         hosts = list(self.host_files())
         checked.append(f"host tools' memory, rules and instruction files: {len(hosts)} file(s)")
+        if self.project_dirs:
+            checked.append(f"project folders: {', '.join(self.project_dirs)}")
+        checked.append(
+            "other project folders were not searched: run inside one, or list it in "
+            "[recall] project_roots"
+        )
         groups.append(("host", "", [p for _t, p in hosts], "line"))
         for kind, label, paths, how in groups:
             if label:
