@@ -23,12 +23,10 @@ if TYPE_CHECKING:
     from memoir_tui.core.hook_install import HookCommand
     from memoir_tui.core.store import Store
 
-VERBS = ("session-start", "stop", "pre-compact", "session-end")
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: the hook machinery loads when a command runs.
-    from memoir_tui.core.adapters import hook_hosts
+    from memoir_tui.core.adapters import HOOK_VERBS, hook_hosts
 
     hosts = [h.name for h in hook_hosts()]
     p = sub.add_parser(
@@ -39,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "candidate decisions from the session's transcript for review (never pinned). "
         "Always exits 0; diagnostics go to stderr.",
     )
-    p.add_argument("event", choices=VERBS)
+    p.add_argument("event", choices=HOOK_VERBS)
     p.add_argument("--host", choices=hosts, default="claude")
     p.set_defaults(run=cmd_hook)
 
@@ -206,14 +204,11 @@ def run_install_hooks(
 
 def cmd_hooks_status(ns: argparse.Namespace) -> int:
     from memoir_tui.core.adapters import hook_hosts
-    from memoir_tui.core.hook_install import read_state, settings_path
+    from memoir_tui.core.hook_install import read_state, settings_paths
 
     home, env = Path.home(), os.environ
     for host in hook_hosts():
-        paths = [settings_path(host, home=home, env=env, project=None)]
-        if ns.project is not None and host.project_file(ns.project) is not None:
-            paths.append(settings_path(host, home=home, env=env, project=ns.project))
-        for path in paths:
+        for path in settings_paths(host, home=home, env=env, project=ns.project):
             state = read_state(host.name, path)
             print(f"{host.label}: {path}")
             if state.error:

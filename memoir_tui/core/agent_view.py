@@ -230,11 +230,9 @@ def _brief_sources(
     notes: list[str],
 ) -> list[LoadedSource]:
     from memoir_tui.core.brief import build_brief
-    from memoir_tui.core.hook_install import read_state, settings_path
+    from memoir_tui.core.hook_install import read_state, settings_paths
 
-    paths = [settings_path(hook, home=home, env=env, project=None)]
-    if project is not None and hook.project_file(project) is not None:
-        paths.append(settings_path(hook, home=home, env=env, project=project))
+    paths = settings_paths(hook, home=home, env=env, project=project)
     installed = any(
         any(h.verb == "session-start" for h in read_state(hook.name, p).ours) for p in paths
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.items import REVIEW_FILE
 
@@ -79,9 +79,12 @@ def _waiting_in_scope(store: Store) -> int:
     return waiting_count(load_review(path), project=store.project if store.scoped else None)
 
 
-def build_brief(store: Store, *, limit: int = DEFAULT_CHARS) -> Brief:
-    """The brief for ``store``'s project (every project when it has none)."""
-    ws = store.working_set()
+def build_brief(
+    store: Store, *, limit: int = DEFAULT_CHARS, state: dict[str, Any] | None = None
+) -> Brief:
+    """The brief for ``store``'s project (every project when it has none); ``state`` is
+    the session when the caller has read it already (a hook reads it once)."""
+    ws = store.view(store.load().state if state is None else state)
     return render_brief(ws, waiting_review=_waiting_in_scope(store), limit=limit)
 
 

@@ -486,15 +486,12 @@ def _shape_problem(host: Any, verb: str, stdout: bytes) -> str | None:
 
 def check_hooks(*, home: Path, env: Mapping[str, str], project: Path | None = None) -> list[Check]:
     from memoir_tui.core.adapters import hook_hosts
-    from memoir_tui.core.hook_install import settings_path
+    from memoir_tui.core.hook_install import settings_paths
 
     out: list[Check] = []
     installed = False
     for host in hook_hosts():
-        paths = [settings_path(host, home=home, env=env, project=None)]
-        if project is not None and host.project_file(project) is not None:
-            paths.append(settings_path(host, home=home, env=env, project=project))
-        for path in paths:
+        for path in settings_paths(host, home=home, env=env, project=project):
             checks = check_hooks_file(host.name, path, home=home, env=env, cwd=project)
             installed = installed or bool(checks)
             out += checks

@@ -60,7 +60,7 @@ class HookCommand:
 
 
 def is_ours(command: Any) -> bool:
-    return isinstance(command, str) and _OURS_RE.search(command) is not None
+    return ours_for(command) is not None
 
 
 def ours_for(command: Any) -> tuple[str, str] | None:
@@ -167,6 +167,17 @@ def _edit(
     except ConfigTextError as exc:
         raise ConfigParseError(path, f"cannot be edited safely: {exc.reason}") from exc
     return new
+
+
+def settings_paths(
+    host: HookHost, *, home: Path, env: Mapping[str, str], project: Path | None
+) -> list[Path]:
+    """Every settings file the host reads hooks from here: the user's, then the
+    project's (when a project is given and the host has one)."""
+    paths = [host.user_file(home, env)]
+    if project is not None and host.project_file(project) is not None:
+        paths.append(settings_path(host, home=home, env=env, project=project))
+    return paths
 
 
 def settings_path(

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.adapters import hook_host, hook_hosts
+from memoir_tui.core.adapters import HOOK_VERBS, hook_host
 from memoir_tui.core.brief import DEFAULT_CHARS, build_brief
 
-EVENTS = ("session-start", "stop", "pre-compact", "session-end")
+EVENTS = HOOK_VERBS
 CAPTURE_EVENTS = frozenset({"stop", "pre-compact", "session-end"})
 STDIN_DEADLINE_SECONDS = 2.0
 STDIN_MAX_BYTES = 1024 * 1024
@@ -136,7 +136,14 @@ def run_hook(
         notes.append(loaded.notice)
     if event_name == "session-start":
         return _session_start(
-            store, spec.name, notes, cwd=cwd, home=home, env=env, limit=brief_chars
+            store,
+            spec.name,
+            notes,
+            cwd=cwd,
+            home=home,
+            env=env,
+            limit=brief_chars,
+            state=loaded.state,
         )
     if event_name in CAPTURE_EVENTS:
         return _capture(store, spec.name, event, notes, home=home, env=env)
@@ -152,6 +159,7 @@ def _session_start(
     home: Path | None,
     env: Mapping[str, str],
     limit: int,
+    state: dict[str, Any],
 ) -> HookResult:
     # The doctor's synthetic event proves the hook runs; it must not write.
     if store.config.inject.enabled and not env.get("MEMOIR_TUI_DOCTOR"):
@@ -166,7 +174,7 @@ def _session_start(
         for change in inject_if_enabled(store, home=home, env=env, projects=projects):
             if change.error:
                 notes.append(f"inject: {change.error}")
-    brief = build_brief(store, limit=limit)
+    brief = build_brief(store, limit=limit, state=state)
     if not brief.text:
         return HookResult("", tuple(notes))
     return HookResult(render_for_host(host, brief.text), tuple(notes))
@@ -218,7 +226,3 @@ def _capture(
     if report.added:
         notes.append(f"queued {len(report.added)} candidate(s) for review")
     return HookResult("", tuple(notes))
-
-
-def known_hosts() -> tuple[str, ...]:
-    return tuple(h.name for h in hook_hosts())

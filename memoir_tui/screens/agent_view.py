@@ -67,12 +67,11 @@ class Views:
 
 
 def host_row(view: HostView) -> TableRow:
-    kinds = [s.label if s.kind == BRIEF else "" for s in view.sources]
     files = sum(1 for s in view.sources if s.kind != BRIEF)
     loads = " + ".join(
         part
         for part in (
-            "brief" if any(kinds) else "",
+            "brief" if any(s.kind == BRIEF for s in view.sources) else "",
             f"{files} file{'s' if files != 1 else ''}" if files else "",
         )
         if part

@@ -229,6 +229,10 @@ class InstructionFile:
         return None
 
 
+HOOK_VERBS = ("session-start", "stop", "pre-compact", "session-end")
+"""What ``memoir-tui hook VERB`` answers (a host event names one in ``HookEvent.verb``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class HookEvent:
     """One host event we answer: the host's name for it, our verb, and how it is run."""

@@ -18,6 +18,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,10 +41,8 @@ from memoir_tui.core.capture.transcripts import (
     Message,
     TranscriptFile,
     conversation_messages,
-    kind_is_settled,
-    read_head_records,
+    judge_transcript,
     read_new_records,
-    transcript_kind,
     walk_transcripts,
 )
 from memoir_tui.core.errors import MemoirError
@@ -139,21 +138,13 @@ def capture(
     home_dir = Path(home) if home is not None else Path.home()
     state_path = store.root / STATE_FILE
     report = CaptureReport(projects_dir=root, dry_run=dry_run)
-    if dry_run:
-        _run(
-            store,
-            root,
-            home_dir,
-            state_path,
-            report,
-            since_seconds,
-            max_files,
-            max_bytes,
-            now,
-            only,
-        )
-        return report
-    with store_flock(state_path, wait_seconds=store.config.lock_wait_seconds):
+    # A dry run writes nothing, so it takes no lock either.
+    lock = (
+        nullcontext()
+        if dry_run
+        else store_flock(state_path, wait_seconds=store.config.lock_wait_seconds)
+    )
+    with lock:
         _run(
             store,
             root,
@@ -175,18 +166,8 @@ def _given_transcripts(
     """The named files judged as a walk of ``root`` would judge them (the one predicate)."""
     for given in paths:
         path = Path(given).expanduser().absolute()
-        if path.suffix != ".jsonl" or path.is_symlink() or not path.is_file():
-            continue
-        by_path = transcript_kind(path, (), root=root)
-        if by_path != PRIMARY:
-            yield TranscriptFile(path, by_path, True)
-            continue
-        cached = known.get(str(path))
-        if cached in (PRIMARY, SUBAGENT, COMPACTION):
-            yield TranscriptFile(path, cached, True)
-            continue
-        head = read_head_records(path)
-        yield TranscriptFile(path, transcript_kind(path, head, root=root), kind_is_settled(head))
+        if path.suffix == ".jsonl" and not path.is_symlink() and path.is_file():
+            yield judge_transcript(path, root, known)
 
 
 def _run(

@@ -193,18 +193,20 @@ def walk_transcripts(
             path = Path(dirpath) / name
             if path.is_symlink() or not path.is_file():
                 continue
-            by_path = transcript_kind(path, (), root=root)
-            if by_path != PRIMARY:
-                yield TranscriptFile(path, by_path, True)
-                continue
-            cached = known.get(str(path))
-            if cached in (PRIMARY, SUBAGENT, COMPACTION):
-                yield TranscriptFile(path, cached, True)
-                continue
-            head = read_head_records(path)
-            yield TranscriptFile(
-                path, transcript_kind(path, head, root=root), kind_is_settled(head)
-            )
+            yield judge_transcript(path, root, known)
+
+
+def judge_transcript(path: Path, root: Path, known: Mapping[str, str]) -> TranscriptFile:
+    """One file's kind, as a walk of ``root`` judges it: the path rules first, then a
+    kind settled earlier (``known``), else the file's head."""
+    by_path = transcript_kind(path, (), root=root)
+    if by_path != PRIMARY:
+        return TranscriptFile(path, by_path, True)
+    cached = known.get(str(path))
+    if cached in (PRIMARY, SUBAGENT, COMPACTION):
+        return TranscriptFile(path, cached, True)
+    head = read_head_records(path)
+    return TranscriptFile(path, transcript_kind(path, head, root=root), kind_is_settled(head))
 
 
 # --- reading new bytes ------------------------------------------------------------
