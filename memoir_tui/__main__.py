@@ -11,6 +11,20 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from memoir_tui.cli import fault_sentence
+    from memoir_tui.core.errors import MemoirError
+
+    try:
+        return _main(argv)
+    except MemoirError as err:  # a refusal before a command ran (the app, the server)
+        print(f"memoir-tui: {err}", file=sys.stderr)
+        return 1
+    except (OSError, RecursionError) as err:  # a full disk, EIO, a folder for a file
+        print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from memoir_tui.cli import build_parser, run_command
 

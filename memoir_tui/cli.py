@@ -112,6 +112,53 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 1
+    except (OSError, RecursionError) as err:
+        print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
+        return 1
+    finally:
+        _print_notices()
+
+
+def _print_notices() -> None:
+    """Sentences the core left for the user (a journal set aside, never applied)."""
+    from memoir_tui.core.transaction import take_notices
+
+    for note in take_notices():
+        print(f"memoir-tui: {note}", file=sys.stderr)
+
+
+_FAULTS = {
+    "ENOSPC": "the disk is full",
+    "EDQUOT": "the disk quota is used up",
+    "EIO": "the disk reported an input/output error",
+    "EROFS": "the file system is read-only",
+    "EACCES": "permission was denied",
+    "EPERM": "the operation was not permitted",
+    "EISDIR": "a folder is where a file belongs",
+    "ENOTDIR": "a file is where a folder belongs",
+    "ELOOP": "a symbolic link is where a file belongs",
+    "ENAMETOOLONG": "a name is too long",
+    "EMFILE": "too many files are open",
+}
+
+
+def fault_sentence(err: BaseException) -> str:
+    """A file-system fault (or a file nested too deeply to read) as one sentence for a
+    person: what happened, where, and that what was not written stayed as it was."""
+    import errno
+
+    if isinstance(err, RecursionError):
+        return (
+            "a file is nested too deeply to read (thousands of levels of brackets); "
+            "nothing was written"
+        )
+    assert isinstance(err, OSError)
+    code = errno.errorcode.get(err.errno or 0, "")
+    what = _FAULTS.get(code) or (err.strerror or str(err) or type(err).__name__).rstrip(".")
+    where = f" at {err.filename}" if err.filename else ""
+    if code in ("EISDIR", "ENOTDIR", "ELOOP") and err.filename:
+        return f"{what}{where}; move it away and run this again (the store was not changed)"
+    return f"{what}{where}; nothing more was written and the store is as it was before"
 
 
 def cmd_validate(ns: argparse.Namespace) -> int:
@@ -268,7 +315,10 @@ def cmd_config(ns: argparse.Namespace) -> int:
     if ns.action == "path":
         print(config_path(root))
         return 0
-    sys.stdout.write(render_config(load_config(root)))
+    config = load_config(root)
+    for warning in config.warnings:
+        print(f"memoir-tui: {warning}", file=sys.stderr)
+    sys.stdout.write(render_config(config))
     return 0
 
 

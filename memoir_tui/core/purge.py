@@ -128,7 +128,7 @@ def finish_interrupted(store: Store) -> bool:
     (the redo journal) and the cache drops a purge did not get to."""
     from memoir_tui.core.transaction import journal_path
 
-    pending = journal_path(store.root).exists()
+    pending = os.path.lexists(journal_path(store.root))
     if not (pending or scrub_marker(store).exists()):
         return False
     try:

@@ -27,6 +27,15 @@ stages; on a clean exit it commits. The rules it enforces:
   journal goes. A process killed at any instant leaves either the old state
   or a journal that the next transaction (and ``recover``) completes. The
   session is written last: it is the commit point of changes that span files.
+* **The journal is ours alone.** Before the journal is published, its SHA-256 is
+  recorded in a private file outside the store (``commit_record_path``: 0600 in a
+  0700 folder of the user data directory, one per store on this machine), and the
+  journal names the store and the files outside it that the commit writes. Recovery
+  applies only a journal whose digest is recorded for this store, of a known version,
+  whose every path is inside the store or one of the files it declared; anything
+  else (planted, copied from another machine or store, replayed, damaged, too deep
+  to parse, a directory or link in its place) is set aside under a new name with a
+  sentence for the user (``take_notices``) and never applied.
 * **Never introduces a secret.** Staged text is scanned; a secret that is not
   already in the file's old bytes refuses the whole transaction, naming the
   rule and the file (a restore of bytes as they were passes ``scan=False``).
@@ -41,10 +50,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
+import hashlib
 import json
 import logging
 import os
+import stat
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,7 +92,9 @@ log = logging.getLogger(__name__)
 KINDS = frozenset({SESSION, REVIEW, FILES})
 
 JOURNAL_FILE = ".memoir-tui-commit.json"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2  # 1 (unauthenticated) is never applied: it is set aside
+JOURNAL_MAX_BYTES = 1 << 30
+SET_ASIDE = ".set-aside-"  # a journal never applied: ``.memoir-tui-commit.json.set-aside-…``
 
 _open = threading.local()  # .by_root: {store root: the transaction this thread holds}
 
@@ -479,9 +495,51 @@ def journal_path(root: Path) -> Path:
     return Path(root) / JOURNAL_FILE
 
 
+def _data_dir() -> Path:
+    """``$XDG_DATA_HOME/memoir-tui``, else the platform's user data directory."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "memoir-tui"
+    if sys.platform.startswith("linux") and os.environ.get("HOME"):
+        return Path(os.environ["HOME"]) / ".local" / "share" / "memoir-tui"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("memoir-tui"))
+
+
+def _store_id(root: Path) -> str:
+    return hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:16]
+
+
+def commit_record_path(root: Path) -> Path:
+    """The private record of the journal this machine's writer published for the store at
+    ``root`` (its SHA-256): outside the store, so nobody who can only write there can
+    make a journal recovery accepts."""
+    return _data_dir() / "commits" / _store_id(root)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
-    payload = {"version": JOURNAL_VERSION, "op": op, "writes": [w.to_json() for w in writes]}
+    store_root = os.path.abspath(root)
+    hosts = sorted({str(w.path) for w in writes if not _inside(str(w.path), store_root)})
+    payload = {
+        "version": JOURNAL_VERSION,
+        "op": op,
+        "store": store_root,
+        "host_files": hosts,
+        "writes": [w.to_json() for w in writes],
+    }
     data = json.dumps(payload, separators=(",", ":")).encode("ascii")
+    # The record first: a journal published without one would be set aside, not applied.
+    record = commit_record_path(root)
+    from memoir_tui.core.fsutil import private_dir
+
+    private_dir(record.parent, tighten=True)
+    digest = hashlib.sha256(data).hexdigest()
+    atomic_write_bytes(record, f"{digest} {store_root}\n".encode(), mode=0o600)
     # Atomic and private: the journal holds the new bytes (never more than the files will).
     atomic_write_bytes(journal_path(root), data, mode=0o600)
 
@@ -490,6 +548,145 @@ def _drop_journal(root: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         journal_path(root).unlink()
     fsync_directory(root)
+    with contextlib.suppress(OSError):
+        commit_record_path(root).unlink()
+
+
+def _recorded_digest(root: Path) -> str | None:
+    """The digest this machine recorded for the store's journal (None: no usable record,
+    or one that is not a private regular file of ours)."""
+    path = commit_record_path(root)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_mode & 0o077
+            or (hasattr(os, "geteuid") and info.st_uid != os.geteuid())
+        ):
+            return None
+        raw = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    digest, _, rest = raw.decode("ascii", "replace").partition(" ")
+    if rest.strip() != os.path.abspath(root) or len(digest) != 64:
+        return None
+    return digest
+
+
+# Sentences for the user about journals set aside, per store root, until a face takes them.
+_notices: dict[str, list[str]] = {}
+_notices_guard = threading.Lock()
+
+
+def take_notices(root: Path | None = None) -> list[str]:
+    """What recovery set aside for the store at ``root`` (every store: None) since last
+    asked, one sentence each, for a face to show; empties the list."""
+    with _notices_guard:
+        if root is None:
+            out = [n for notes in _notices.values() for n in notes]
+            _notices.clear()
+            return out
+        return _notices.pop(os.path.abspath(root), [])
+
+
+def _set_aside(root: Path, reason: str) -> None:
+    """Rename the journal (whatever is at its name) aside, never applying it, and say so."""
+    path = journal_path(root)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for n in range(100):
+        aside = path.with_name(f"{path.name}{SET_ASIDE}{stamp}" + (f"-{n}" if n else ""))
+        if os.path.lexists(aside):
+            continue
+        try:
+            os.rename(path, aside)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise MemoirError(
+                f"{path} is not a commit memoir-tui wrote here ({reason}) and could not be "
+                f"set aside ({exc.strerror or exc}); move it away by hand (nothing in it "
+                "was applied)"
+            ) from None
+        break
+    else:
+        raise MemoirError(f"{path} could not be set aside; move it away by hand")
+    fsync_directory(root)
+    with contextlib.suppress(OSError):
+        commit_record_path(root).unlink()
+    sentence = (
+        f"{path.name} in {root} was not a commit memoir-tui wrote here ({reason}); "
+        f"nothing in it was applied and it was set aside as {aside.name}"
+    )
+    log.info("%s", sentence)  # the faces show it (``take_notices``)
+    with _notices_guard:
+        _notices.setdefault(os.path.abspath(root), []).append(sentence)
+
+
+def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
+    """The journal's op and writes if it is one this machine's writer published for this
+    store; otherwise it is set aside (and None returned). None too if there is none."""
+    path = journal_path(root)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        _set_aside(root, f"{kind} in its place")
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > JOURNAL_MAX_BYTES:
+                raw = None
+            else:
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    raw = fh.read(JOURNAL_MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            _set_aside(root, "not a regular file")
+            return None
+        raise
+    if raw is None or len(raw) > JOURNAL_MAX_BYTES:
+        _set_aside(root, "too large")
+        return None
+    if _recorded_digest(root) != hashlib.sha256(raw).hexdigest():
+        _set_aside(root, "no commit of this store on this machine recorded it")
+        return None
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        _set_aside(root, "unreadable")
+        return None
+    try:
+        if not isinstance(payload, dict) or payload.get("version") != JOURNAL_VERSION:
+            raise ValueError("an unknown version")
+        store_root = os.path.abspath(root)
+        if payload.get("store") != store_root:
+            raise ValueError("it names another store")
+        hosts = payload.get("host_files")
+        if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+            raise ValueError("no declared files")
+        writes = [_Write.from_json(w) for w in payload["writes"]]
+        for w in writes:
+            name = str(w.path)
+            if not os.path.isabs(name) or os.path.normpath(name) != name:
+                raise ValueError("a path that is not plain and absolute")
+            if not _inside(name, store_root) and name not in hosts:
+                raise ValueError(f"a path outside the store it did not declare ({name})")
+        op = str(payload.get("op") or "commit")
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        _set_aside(root, str(exc) or "misshapen")
+        return None
+    return op, writes
 
 
 def _apply(writes: Iterable[_Write]) -> None:
@@ -536,23 +733,16 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
 def recover(store: Store, *, inside: Transaction | None = None) -> bool:
     """Complete a commit a killed process left half done; True if there was one.
 
-    Call it holding the store's locks (a transaction does, on entry). An
-    unreadable journal was never published whole (it is renamed into place
-    complete), so none of its writes happened: it is removed.
+    Call it holding the store's locks (a transaction does, on entry). Only a journal
+    this machine's writer recorded for this store is applied; any other (planted,
+    replayed, unreadable: a journal is renamed into place complete, so ours never is)
+    is set aside with a sentence (``take_notices``) and nothing in it is written.
     """
     path = journal_path(store.root)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    found = _read_journal(store.root)
+    if found is None:
         return False
-    try:
-        payload = json.loads(raw)
-        writes = [_Write.from_json(w) for w in payload["writes"]]
-        op = str(payload.get("op") or "commit")
-    except (ValueError, KeyError, TypeError):
-        log.warning("removing an unreadable commit journal %s", path)
-        _drop_journal(store.root)
-        return False
+    op, writes = found
     touches_session = any(w.path == store.session_path for w in writes)
     with contextlib.ExitStack() as stack:
         if touches_session and (inside is None or not inside._session_lock_held):

@@ -133,10 +133,13 @@ def build_server(
     root = Path(store_root) if store_root is not None else default_store_dir()
     from memoir_tui.core.purge import finish_interrupted
     from memoir_tui.core.scope import working_project
+    from memoir_tui.core.transaction import take_notices
 
     # The project the server was started in; none (every project) when a host starts
     # it in the home directory or the filesystem root.
     working = working_project()
+
+    warned: set[str] = set()
 
     def call(fn: Callable[..., Reply], *args: object) -> Reply:
         with gate.entered():
@@ -152,14 +155,24 @@ def build_server(
                 project=working.id if working else None,
                 project_label=working.label if working else None,
             )
-            finish_interrupted(store)  # a commit or cache drop a killed process left
-            return fn(store, *args)
+            for warning in store.config.warnings:  # a newer version's settings: read past
+                if warning not in warned:
+                    warned.add(warning)
+                    log.warning("%s", warning)
+            try:
+                finish_interrupted(store)  # a commit or cache drop a killed process left
+                return fn(store, *args)
+            finally:
+                for note in take_notices(root):  # a journal set aside, never applied
+                    log.warning("%s", note)
         except MemoirError as err:
             log.info("%s refused: %s", fn.__name__, err)
             raise ToolError(tools.refusal_text(err)) from None
         except OSError as err:
             log.warning("%s failed: %s", fn.__name__, err)
             raise ToolError(f"could not access the memoir store: {err}") from None
+        except RecursionError:
+            raise ToolError("a file in the memoir store is nested too deeply to read") from None
 
     def plain(fn: Callable[..., Reply], *args: object) -> str:
         return call(fn, *args).text
