@@ -212,9 +212,10 @@ def test_a_journal_from_another_store_is_not_applied_here(tmp_path: Path) -> Non
     before = (second / "session.json").read_bytes()
     Store(second).add_next_action("Anything")
     assert not (second / JOURNAL_FILE).exists() and aside(second)
-    assert json.loads((second / "session.json").read_bytes())["current"]["goals"] == json.loads(
-        before
-    )["current"]["goals"]
+    assert (
+        json.loads((second / "session.json").read_bytes())["current"]["goals"]
+        == json.loads(before)["current"]["goals"]
+    )
 
 
 def test_a_recorded_journal_with_an_undeclared_outside_path_is_set_aside(
