@@ -233,6 +233,7 @@ class Transaction:
         if self._session_lock_held:
             return
         store = self.store
+        refuse_odd_lock_file(store.session_path)
         self._stack.enter_context(
             js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
         )
@@ -469,6 +470,24 @@ def run_transaction(store: Store, op: str, files: Iterable[str]) -> Iterator[Tra
     if commit.changed:
         tx._after_commit(commit)
         store.run_after_commit_hooks(commit)
+
+
+def refuse_odd_lock_file(session_path: Path) -> None:
+    """A folder (or a FIFO, a socket, a device) where the JavaScript tool's
+    ``session.json.lock`` belongs is no lock either tool made: waiting for it to go would
+    only time out, so refuse at once, saying what to move (nothing was written)."""
+    lock = Path(str(session_path) + ".lock")
+    try:
+        mode = os.lstat(lock).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return
+    what = "a folder" if stat.S_ISDIR(mode) else "something that is not a file"
+    raise MemoirError(
+        f"{what} is where the lock file {lock} belongs (no memoir tool makes one); "
+        "move it away and run this again (nothing was written)"
+    )
 
 
 def _refuse_new_secrets(path: Path, old: bytes | None, new: bytes) -> None:
@@ -746,6 +765,7 @@ def recover(store: Store, *, inside: Transaction | None = None) -> bool:
     touches_session = any(w.path == store.session_path for w in writes)
     with contextlib.ExitStack() as stack:
         if touches_session and (inside is None or not inside._session_lock_held):
+            refuse_odd_lock_file(store.session_path)
             stack.enter_context(
                 js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
             )
