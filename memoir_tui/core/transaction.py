@@ -68,7 +68,9 @@ from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
 from memoir_tui.core.fsutil import (
     atomic_write_bytes,
     fsync_directory,
+    is_our_temp,
     owned_temp,
+    sweep_our_temps,
     sweep_stale_temps,
 )
 from memoir_tui.core.identity import canonical_json
@@ -223,6 +225,7 @@ class Transaction:
         table[os.path.abspath(store.root)] = self
         self._stack.callback(table.pop, os.path.abspath(store.root), None)
         recover(store, inside=self)
+        sweep_temps(store.root)  # what killed writers left beside our files
         if session_is_newer(store.session_path):
             raise ReadOnlyStoreError(
                 f"{store.session_path} is from a newer memoir format; this store is read-only "
@@ -421,6 +424,9 @@ class Transaction:
         writes, session_changed, review_changed = self._plan()
         if not writes:
             return Commit(self.op)
+        # Each folder we write into is remembered first, so a temp file a kill leaves
+        # there is swept by the next start, a host's folder included.
+        register_write_dirs(self.store.root, [w.path.parent for w in writes])
         if len(writes) > 1:
             _write_journal(self.store.root, self.op, writes)
             _apply(writes)
@@ -596,6 +602,117 @@ def _recorded_digest(root: Path) -> str | None:
     return digest
 
 
+# --- temp files a killed writer left ---------------------------------------------------------
+
+
+def write_dirs_record_path(root: Path) -> Path:
+    """The private list of folders this store's commits have written into (its own
+    folders, a host's folder: ``~/.claude``, a project's), one per line."""
+    return _data_dir() / "written" / _store_id(root)
+
+
+_write_dirs: dict[str, set[str]] = {}  # per store root: the record as this process knows it
+_write_dirs_guard = threading.Lock()
+
+
+def _recorded_write_dirs(root: Path) -> set[str]:
+    key = os.path.abspath(root)
+    with _write_dirs_guard:
+        if key in _write_dirs:
+            return set(_write_dirs[key])
+    dirs: set[str] = set()
+    path = write_dirs_record_path(root)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o022:
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    raw = fh.read(1 << 20)
+                dirs = {
+                    line
+                    for line in raw.decode("utf-8", "replace").splitlines()
+                    if os.path.isabs(line)
+                }
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    with _write_dirs_guard:
+        _write_dirs[key] = set(dirs)
+    return dirs
+
+
+def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> None:
+    """Remember ``directories`` as written into by this store, before a temp file is
+    made there (the store's root is always swept). Best effort: a failure never stops
+    a commit."""
+    store_root = os.path.abspath(root)
+    wanted = {os.path.abspath(d) for d in directories} - {store_root}
+    known = _recorded_write_dirs(root)
+    if wanted <= known:
+        return
+    every = sorted(known | wanted)
+    record = write_dirs_record_path(root)
+    try:
+        from memoir_tui.core.fsutil import private_dir
+
+        private_dir(record.parent, tighten=True)
+        atomic_write_bytes(record, ("\n".join(every) + "\n").encode("utf-8"), mode=0o600)
+    except OSError as exc:
+        log.info("could not record the folders written into: %s", exc)
+        return
+    with _write_dirs_guard:
+        _write_dirs[store_root] = set(every)
+
+
+def _sweep_dirs(root: Path) -> list[str]:
+    """Every folder a temp file of this store's writers can be in: the store and its
+    folders, this machine's records for it, and the folders its commits wrote into."""
+    dirs = [os.path.abspath(root)]
+    with contextlib.suppress(OSError), os.scandir(root) as entries:
+        dirs += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+    data = _data_dir()
+    dirs += [str(data / "commits"), str(data / "written")]
+    dirs += sorted(_recorded_write_dirs(root))
+    return list(dict.fromkeys(dirs))
+
+
+def sweep_temps(root: Path) -> list[str]:
+    """Remove the temp files killed writers of this store left (``fsutil.OUR_TEMP_PATTERNS``,
+    never one a live process is writing). Call it holding the store's flock."""
+    removed: list[str] = []
+    for directory in _sweep_dirs(root):
+        removed += sweep_our_temps(directory)
+    if removed:
+        log.info("removed %d temp file(s) a stopped writer left", len(removed))
+    return removed
+
+
+def sweep_temps_at_start(store: Store) -> list[str]:
+    """What every face does first: if a temp file of ours lies beside any file this
+    store writes, take the store's flock (without waiting: its holder sweeps) and sweep.
+    Nothing is created when there is nothing to sweep."""
+    if not os.path.isdir(store.root):
+        return []
+    found = False
+    for directory in _sweep_dirs(store.root):
+        try:
+            with os.scandir(directory) as entries:
+                if any(is_our_temp(e.name) for e in entries):
+                    found = True
+                    break
+        except OSError:
+            continue
+    if not found:
+        return []
+    try:
+        with store_flock(store.session_path, wait_seconds=0):
+            return sweep_temps(store.root)
+    except (MemoirError, OSError):
+        return []  # busy (its holder sweeps) or not writable here
+
+
 # Sentences for the user about journals set aside, per store root, until a face takes them.
 _notices: dict[str, list[str]] = {}
 _notices_guard = threading.Lock()
@@ -610,6 +727,14 @@ def take_notices(root: Path | None = None) -> list[str]:
             _notices.clear()
             return out
         return _notices.pop(os.path.abspath(root), [])
+
+
+def add_notice(root: Path, sentence: str) -> None:
+    """Leave a sentence for the user of the store at ``root`` (shown by the face once)."""
+    with _notices_guard:
+        notes = _notices.setdefault(os.path.abspath(root), [])
+        if sentence not in notes:
+            notes.append(sentence)
 
 
 def _set_aside(root: Path, reason: str) -> None:
@@ -641,8 +766,7 @@ def _set_aside(root: Path, reason: str) -> None:
         f"nothing in it was applied and it was set aside as {aside.name}"
     )
     log.info("%s", sentence)  # the faces show it (``take_notices``)
-    with _notices_guard:
-        _notices.setdefault(os.path.abspath(root), []).append(sentence)
+    add_notice(root, sentence)
 
 
 def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
