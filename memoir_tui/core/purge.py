@@ -150,9 +150,7 @@ def finish_cache_scrub(store: Store) -> list[str]:
         failures = []
         dropped = drop_recall_indexes(failures)
         if dropped:
-            done.append(
-                f"dropped the recall index ({dropped} file(s); it rebuilds from the files)"
-            )
+            done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
         if drop_sync_copy(store, failures):
             done.append("discarded the local sync copy's history (the next sync rebuilds it)")
         if not failures:
