@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -26,16 +28,21 @@ ROOT = Path(__file__).resolve().parents[2]
 DEEP = 100_000
 
 # Runs the CLI with one os function raising an errno: ``<function>:<ERRNO>`` (for
-# ``open``, only opens that create a file, as on a read-only mount), or ``none``.
+# ``open``, only opens that create a file, as on a read-only mount), only its nth call
+# with ``<function>:<ERRNO>:<n>``, or ``none``.
 RUNNER = """
 import errno, os, sys
 fault = sys.argv.pop(1)
 if fault != "none":
-    name, code = fault.split(":")
+    name, code, *nth = fault.split(":")
     err = getattr(errno, code)
     real = getattr(os, name)
+    calls = [0]
     def boom(*args, **kwargs):
         if name == "open" and not (args[1] if len(args) > 1 else kwargs["flags"]) & os.O_CREAT:
+            return real(*args, **kwargs)
+        calls[0] += 1
+        if nth and calls[0] != int(nth[0]):  # only the nth call fails
             return real(*args, **kwargs)
         where = args[0] if args and isinstance(args[0], (str, os.PathLike)) else None
         raise OSError(err, os.strerror(err), where)
@@ -270,3 +277,39 @@ async def test_a_newer_versions_config_does_not_refuse_mcp_calls(
     assert "Through MCP" in (store_dir / "session.json").read_text()
     log = errlog_path.read_text()
     assert log.count("[telemetry] is not known") == 1, log  # said once per server
+
+
+def test_a_full_disk_at_any_write_of_a_commit_of_several_files_keeps_the_store_whole(
+    home: Path,
+) -> None:
+    """A pin writes the queue and the session through the redo journal: ENOSPC at each
+    fsync in turn gives one sentence, and the next command leaves either the old state
+    or the whole pin, never half of it."""
+    enqueue = (
+        "from memoir_tui.core.store import Store\n"
+        "Store(actor='cli').review.enqueue([{'text': 'Use SQLite', 'source': 'user'}])\n"
+    )
+    subprocess.run([sys.executable, "-c", enqueue], env=env_for(home), check=True, timeout=60)
+    listing, _ = run(home, "none", "review", "list")
+    candidate = re.search(r"\b([0-9a-f]{6,})\b", listing.stdout)
+    assert candidate, listing.stdout
+    template = home.with_name("template")
+    shutil.copytree(home, template)
+    outcomes = set()
+    for n in range(1, 25):  # (a folder's fsync failing is ignored: that pin goes through)
+        shutil.rmtree(home)
+        shutil.copytree(template, home)
+        proc, _ = run(home, f"fsync:ENOSPC:{n}", "review", "pin", candidate.group(1))
+        assert "Traceback" not in proc.stderr, proc.stderr
+        if proc.returncode == 0:
+            continue
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "the disk is full" in lines[0], (n, proc.stderr)
+        after, _ = run(home, "none", "status")
+        assert after.returncode == 0, after.stderr
+        decided = "Use SQLite" in [d["text"] for d in state(home).get("decisions", [])]
+        queue = json.loads((home / "store" / "review.json").read_text())
+        pinned = [i.get("state") for i in queue["items"] if "Use SQLite" in i.get("text", "")]
+        assert decided == (pinned == ["pinned"]), (n, decided, pinned)  # both or neither
+        outcomes.add(decided)
+    assert outcomes == {False, True}, outcomes  # failed before the journal, and after
