@@ -781,6 +781,10 @@ def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
         kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
         _set_aside(root, f"{kind} in its place")
         return None
+    recorded = _recorded_digest(root)
+    if recorded is None:  # not even read: nothing of this machine's writer is pending
+        _set_aside(root, "no commit of this store on this machine recorded it")
+        return None
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
         try:
@@ -801,7 +805,7 @@ def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
     if raw is None or len(raw) > JOURNAL_MAX_BYTES:
         _set_aside(root, "too large")
         return None
-    if _recorded_digest(root) != hashlib.sha256(raw).hexdigest():
+    if recorded != hashlib.sha256(raw).hexdigest():
         _set_aside(root, "no commit of this store on this machine recorded it")
         return None
     try:
