@@ -424,15 +424,17 @@ class Transaction:
         writes, session_changed, review_changed = self._plan()
         if not writes:
             return Commit(self.op)
-        # Each folder we write into is remembered first, so a temp file a kill leaves
+        # Each folder we write into is recorded first, so a temp file a kill leaves
         # there is swept by the next start, a host's folder included.
-        register_write_dirs(self.store.root, [w.path.parent for w in writes])
+        recorded = register_write_dirs(self.store.root, [w.path.parent for w in writes])
         if len(writes) > 1:
             _write_journal(self.store.root, self.op, writes)
             _apply(writes)
             _drop_journal(self.store.root)
         else:
             _apply(writes)
+        if recorded:
+            clear_write_dirs(self.store.root)
         for callback in self._on_write:
             callback()
         files_changed = tuple(
@@ -606,53 +608,46 @@ def _recorded_digest(root: Path) -> str | None:
 
 
 def write_dirs_record_path(root: Path) -> Path:
-    """The private list of folders this store's commits have written into (its own
-    folders, a host's folder: ``~/.claude``, a project's), one per line."""
+    """The private list of the folders a commit of this store in flight writes into,
+    beyond the store's root and its own folders (always swept): a host's folder
+    (``~/.claude``, a project), a trash record. Written before the commit's first temp
+    file, removed once it is done, so a kill leaves it for the next sweep."""
     return _data_dir() / "written" / _store_id(root)
 
 
-_write_dirs: dict[str, set[str]] = {}  # per store root: the record as this process knows it
-_write_dirs_guard = threading.Lock()
+def _always_swept(root: Path, directory: str) -> bool:
+    store_root = os.path.abspath(root)
+    return directory == store_root or os.path.dirname(directory) == store_root
 
 
 def _recorded_write_dirs(root: Path) -> set[str]:
-    key = os.path.abspath(root)
-    with _write_dirs_guard:
-        if key in _write_dirs:
-            return set(_write_dirs[key])
-    dirs: set[str] = set()
     path = write_dirs_record_path(root)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-        try:
-            info = os.fstat(fd)
-            if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o022:
-                with os.fdopen(os.dup(fd), "rb") as fh:
-                    raw = fh.read(1 << 20)
-                dirs = {
-                    line
-                    for line in raw.decode("utf-8", "replace").splitlines()
-                    if os.path.isabs(line)
-                }
-        finally:
-            os.close(fd)
     except OSError:
-        pass
-    with _write_dirs_guard:
-        _write_dirs[key] = set(dirs)
-    return dirs
+        return set()
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022:
+            return set()
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(1 << 20)
+    except OSError:
+        return set()
+    finally:
+        os.close(fd)
+    return {line for line in raw.decode("utf-8", "replace").splitlines() if os.path.isabs(line)}
 
 
-def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> None:
-    """Remember ``directories`` as written into by this store, before a temp file is
-    made there (the store's root is always swept). Best effort: a failure never stops
-    a commit."""
-    store_root = os.path.abspath(root)
-    wanted = {os.path.abspath(d) for d in directories} - {store_root}
-    known = _recorded_write_dirs(root)
-    if wanted <= known:
-        return
-    every = sorted(known | wanted)
+def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> bool:
+    """Record the folders beyond the always-swept ones that a commit is about to write
+    into, before any temp file is made there; True if there were any (``clear_write_dirs``
+    after the commit). Best effort: a failure never stops a commit."""
+    wanted = {os.path.abspath(d) for d in directories}
+    extra = {d for d in wanted if not _always_swept(root, d)}
+    if not extra:
+        return False
+    every = sorted(_recorded_write_dirs(root) | extra)
     record = write_dirs_record_path(root)
     try:
         from memoir_tui.core.fsutil import private_dir
@@ -661,14 +656,18 @@ def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> None:
         atomic_write_bytes(record, ("\n".join(every) + "\n").encode("utf-8"), mode=0o600)
     except OSError as exc:
         log.info("could not record the folders written into: %s", exc)
-        return
-    with _write_dirs_guard:
-        _write_dirs[store_root] = set(every)
+    return True
+
+
+def clear_write_dirs(root: Path) -> None:
+    """The commit is done (or its folders were swept): nothing there is in flight."""
+    with contextlib.suppress(OSError):
+        write_dirs_record_path(root).unlink()
 
 
 def _sweep_dirs(root: Path) -> list[str]:
     """Every folder a temp file of this store's writers can be in: the store and its
-    folders, this machine's records for it, and the folders its commits wrote into."""
+    folders, this machine's records for it, and the folders a commit was writing into."""
     dirs = [os.path.abspath(root)]
     with contextlib.suppress(OSError), os.scandir(root) as entries:
         dirs += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
@@ -681,9 +680,12 @@ def _sweep_dirs(root: Path) -> list[str]:
 def sweep_temps(root: Path) -> list[str]:
     """Remove the temp files killed writers of this store left (``fsutil.OUR_TEMP_PATTERNS``,
     never one a live process is writing). Call it holding the store's flock."""
+    recorded = os.path.lexists(write_dirs_record_path(root))
     removed: list[str] = []
     for directory in _sweep_dirs(root):
         removed += sweep_our_temps(directory)
+    if recorded:
+        clear_write_dirs(root)  # swept: no commit of this store is in flight now
     if removed:
         log.info("removed %d temp file(s) a stopped writer left", len(removed))
     return removed
