@@ -738,8 +738,12 @@ class Forgetter:
         if left is None:
             tx.remove(path)
             return [f"removed {path} (it held nothing else)"]
-        tx.write_text(path, left, scan=False)
         removed = text.count("\n") - left.count("\n")
+        if path.parent == self.store.memory_dir:
+            from memoir_tui.core.entries import stamp_updated
+
+            left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
+        tx.write_text(path, left, scan=False)
         return [f"removed {max(removed, 1)} line(s) from {path}"]
 
     def _purge_words(self, tx: Transaction, needle: str) -> list[str]:
