@@ -20,7 +20,7 @@ longer exists) is broken at once instead of after 30 s; one that is not a file
 Fairness: our writers wait in a FIFO (a ticket each, in ``session.json.queue/``)
 for the flock, and leave the JavaScript tool a window (``FAIR_GAP_SECONDS``)
 before each take only where that tool has a footprint or its lock was seen
-held; elsewhere once a ``PERIODIC_GAP_SECONDS``.
+held; elsewhere once every ``PERIODIC_GAP_SECONDS``.
 """
 
 from __future__ import annotations
@@ -434,9 +434,10 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
 
 JS_SEEN = "js-seen"
 """A marker in the queue folder: the JavaScript tool's lock was once seen held here."""
-PERIODIC_GAP_SECONDS = 1.0
-"""Where the JavaScript tool has left no trace, ours still leave it one window this often,
-well within its 5 s give-up, so even its first write here never goes unlocked."""
+PERIODIC_GAP_SECONDS = 0.35
+"""Where the JavaScript tool has left no trace, ours still leave it one window this often
+(a sixth of the lock's time at most, only while ours keep it busy), so even its first
+write here waits under half a second and never goes unlocked."""
 
 
 def _js_uses_store(session_path: Path) -> bool:
