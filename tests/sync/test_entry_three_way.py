@@ -203,3 +203,37 @@ def test_both_machines_agree_on_the_merged_files(mine, theirs, base):
     on_a = _apply(a, plan_entry_sync(a, b, digests))
     on_b = _apply(b, plan_entry_sync(b, a, digests))
     assert on_a == on_b
+
+
+def test_a_push_rejected_mid_cycle_merges_again_from_what_it_took_in(tmp_path, monkeypatch):
+    """Attempt 1 takes B's edit in; B edits again before A's push lands; attempt 2
+    must see only B's second edit (not "both changed": A's copy came from B)."""
+    from memoir_tui.core.sync.git import Git
+
+    a, b = make_machines(tmp_path, "AB")
+    write_entry(a.root, "fact_x", "zero")
+    _sync_all(a, b)
+    write_entry(b.root, "fact_x", "one")
+    b.sync()
+    a.store.add_goal("something of A's to push")
+    original = Git.push
+    calls = []
+
+    def push_after_b_moves(self, *args, **kwargs):
+        if not calls:
+            calls.append(1)
+            write_entry(b.root, "fact_x", "two")
+            monkeypatch.setattr(Git, "push", original)
+            b.sync()
+            monkeypatch.setattr(Git, "push", push_after_b_moves)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Git, "push", push_after_b_moves)
+    result = a.sync()
+    monkeypatch.setattr(Git, "push", original)
+    assert result.attempts == 2 and result.pushed, result
+    assert result.merge.conflict_copies == ()
+    b.sync()
+    for m in (a, b):
+        assert set(_entries(m)) == {"fact_x.md"}, m.name
+        assert _entries(m)["fact_x.md"].endswith(b"two\n"), m.name

@@ -283,6 +283,7 @@ class _Run:
         attempts = 0
         head: str | None = None
         rewritten_remote = False  # sticky: a rewrite seen on any attempt needs a rebuild
+        base = dict(state.remote_digests)
         while True:
             attempts += 1
             self.progress("fetching from the remote", 0.05)
@@ -314,10 +315,11 @@ class _Run:
                 )
             self.progress("merging into the store", 0.35)
             # The base of the three-way entry merge: what the remote held at the end
-            # of this machine's last sync (on a retry, still that: nothing landed).
-            report = apply_snapshot(
-                self.store, snap.files, copy.staging(), base=dict(state.remote_digests)
-            )
+            # of this machine's last sync; on a retry, the head merged by the attempt
+            # before (the store has taken it in: it is the common ancestor now).
+            attempt_base = base
+            report = apply_snapshot(self.store, snap.files, copy.staging(), base=attempt_base)
+            base = _base_after(snap.files, report)
             reports.append(report)
             local, skipped = local_files(self.store)
             purged_now = purged_hashes(parse_session_bytes(local.get(SESSION)))
@@ -335,7 +337,7 @@ class _Run:
                 return self._result(message, reports, attempts, skipped)
 
             self.progress("preparing the push", 0.5)
-            outgoing, changed = self._outgoing(snap, local, state.remote_digests, report)
+            outgoing, changed = self._outgoing(snap, local, attempt_base, report)
             if not changed and not (self.rewrite_history and head is not None):
                 if head:
                     git.update_ref(copy.synced, head)
@@ -478,14 +480,7 @@ class _Run:
         state.last_commit = commit
         state.remote_head = commit
         state.known_purged = sorted(purged_now)
-        # Files withheld from the store (a secret, unreadable here) are left out of
-        # the base, so the next merge offers them again instead of deleting them.
-        withheld = {p for r in reports for p in r.withheld}
-        state.remote_digests = {
-            p: file_digest(p, d)
-            for p, d in files.items()
-            if p not in (MACHINES, HEADER) and p not in withheld
-        }
+        state.remote_digests = _base_after(files, _combine(reports))
         state.last_sync = self.store.clock()
         state.last_action = self.action
         state.last_ok = True
@@ -512,6 +507,17 @@ class _Run:
             skipped=tuple(skipped),
             **extra,
         )
+
+
+def _base_after(files: dict[str, bytes], report: MergeReport) -> dict[str, str]:
+    """The three-way base once ``files`` (a remote state) has been merged in: their
+    digests. Files withheld from the store (a secret, unreadable here) are left out, so
+    the next merge offers them again instead of taking their absence for a delete."""
+    return {
+        p: file_digest(p, d)
+        for p, d in files.items()
+        if p not in (MACHINES, HEADER) and p not in report.withheld
+    }
 
 
 def _quarantine(snap: RemoteSnapshot) -> str | None:
