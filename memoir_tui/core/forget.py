@@ -571,7 +571,7 @@ class Forgetter:
         scrubbed = caches.finish_cache_scrub(self.store)
         changed += scrubbed
         if any(p.kind in ("sync", "remote") for p in before.places):
-            notes += self._push_forgotten_state()
+            notes += self._push_forgotten_state(purge)
         after = self.scan(before.needle, purge=purge)
         remaining = list(after.places)
         for place in remaining:
@@ -738,8 +738,12 @@ class Forgetter:
         if left is None:
             tx.remove(path)
             return [f"removed {path} (it held nothing else)"]
-        tx.write_text(path, left, scan=False)
         removed = text.count("\n") - left.count("\n")
+        if path.parent == self.store.memory_dir:
+            from memoir_tui.core.entries import stamp_updated
+
+            left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
+        tx.write_text(path, left, scan=False)
         return [f"removed {max(removed, 1)} line(s) from {path}"]
 
     def _purge_words(self, tx: Transaction, needle: str) -> list[str]:
@@ -760,12 +764,13 @@ class Forgetter:
                 changed.append(f"redacted the kept copy {path}")
         return changed
 
-    def _push_forgotten_state(self) -> list[str]:
-        """Carry the forgotten state to the remote now, so its old commits are left behind."""
+    def _push_forgotten_state(self, purge: bool) -> list[str]:
+        """Carry the forgotten state to the remote now, so its old commits are left behind
+        (with ``purge`` the remote branch is replaced, whatever file held the words)."""
         from memoir_tui.core.sync import sync
 
         try:
-            result = sync(self.store)
+            result = sync(self.store, rewrite_history=purge)
         except MemoirError as exc:
             return [
                 f"the sync remote still holds the text in its current files: {exc}; "
