@@ -47,12 +47,12 @@ from memoir_tui.core.items import (
     REVIEW,
     SESSION,
     TOMBSTONE_LIST,
-    clean_text,
     decision_key,
     has_text,
     is_purged,
     purged_form,
 )
+from memoir_tui.core.needle import clean_needle, shown
 
 if TYPE_CHECKING:
     from memoir_tui.core.items import Outcome
@@ -112,7 +112,8 @@ class Receipt:
 
     def render(self) -> str:
         mode = "purge" if self.purge else "hide"
-        lines = [f"forget {self.needle!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
+        what = shown(self.needle)
+        lines = [f"forget {what!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
         lines.append(f"checked {len(self.checked)} place(s):")
         lines.extend(f"  {c}" for c in self.checked)
         lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
@@ -134,7 +135,7 @@ class Receipt:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "needle": self.needle,
+            "needle": shown(self.needle),
             "purge": self.purge,
             "dry_run": self.dry_run,
             "checked": list(self.checked),
@@ -158,7 +159,7 @@ def _context(text: str, needle: str) -> str:
         pos = line.lower().find(needle.lower())
         lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
         line = ("…" if lo else "") + line[lo : lo + MAX_CONTEXT] + "…"
-    return line
+    return shown(line)
 
 
 def _holds(value: Any, needle: str) -> bool:
@@ -357,7 +358,7 @@ class Forgetter:
     # --- scanning -------------------------------------------------------------------------
 
     def scan(self, needle: str, *, purge: bool = False) -> Scan:
-        needle = clean_text(needle, "text to forget")
+        needle = clean_needle(needle, "text to forget")
         folded = needle.lower()
         places: list[Place] = []
         checked: list[str] = []
@@ -559,7 +560,7 @@ class Forgetter:
                         tx.remove(place.path)
                         changed.append(f"removed the trash copy {place.path}")
             else:
-                kept = self.store.trash.keep(tx, f"forget {before.needle!r} everywhere")
+                kept = self.store.trash.keep(tx, f"forget {shown(before.needle)!r} everywhere")
                 if kept:
                     changed.append(
                         f"kept the old bytes of the files changed in the trash ({kept}; "
@@ -624,7 +625,7 @@ class Forgetter:
             key = decision_key(d)
             outcome = store.purge_decision(key) if purge else store.hide_decision(key)
             if outcome.changed:
-                changed.append(f"session: {outcome.message}")
+                changed.append(f"session: {shown(outcome.message)}")
         for list_key in LIVE_LISTS:
             items = current.get(list_key)
             if not isinstance(items, list):
@@ -642,7 +643,7 @@ class Forgetter:
                     changed.append(f"session: a {list_key} item purged (only its hash remains)")
                 elif not item.get("hidden"):
                     new_items.append({**item, "hidden": True, "hidden_at": store.clock()})
-                    changed.append(f"session: {list_key} item hidden: {item['text']}")
+                    changed.append(f"session: {list_key} item hidden: {shown(item['text'])}")
                 else:
                     new_items.append(item)
             current[list_key] = new_items
@@ -781,7 +782,7 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
 
     receipt = store.forget.apply(needle, purge=purge)
     left = len(receipt.remaining)
-    summary = f"forgot {receipt.needle!r} in {len(receipt.found)} place(s); " + (
+    summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
         f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
     )
     lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]

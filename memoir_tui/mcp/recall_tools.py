@@ -337,9 +337,10 @@ def recall(
     project: str | None = None,
     all_projects: bool = False,
 ) -> Reply:
-    from memoir_tui.core.store import clean_text
+    from memoir_tui.core.needle import clean_needle, shown
 
-    query = clean_text(query, "query")
+    query = clean_needle(query, "query")  # a needle, not a write: any text
+    echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
@@ -359,7 +360,7 @@ def recall(
     scope = _scope_label(engine, project, all_projects)
     building = "" if complete else _building_note(engine)
     data = RecallView(
-        query=query,
+        query=echoed,
         scope=scope,
         hits=[PassageOut(**hit.to_json()) for hit in hits],
         complete=complete,
@@ -372,9 +373,9 @@ def recall(
             counts = engine.count_elsewhere(query, tools=tools_filter, project=project)
             hint = f"; {elsewhere_hint(counts, cli=False)}" if counts else ""
             data.elsewhere = counts
-        text = f'Nothing found for "{query}" in {where}{scope}{hint}.'
+        text = f'Nothing found for "{echoed}" in {where}{scope}{hint}.'
         return Reply(f"{text}\n{building}" if building else text, data)
-    lines = [f'{len(hits)} passage(s) for "{query}", best first ({where}{scope}):']
+    lines = [f'{len(hits)} passage(s) for "{echoed}", best first ({where}{scope}):']
     if building:
         lines.insert(0, building)
     for number, hit in enumerate(data.hits, start=1):
