@@ -50,21 +50,6 @@ PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
 APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
 
-# The JavaScript tool's tool names (and people's), for the adapters that differ.
-TOOL_ALIASES = {
-    "claude": "claude-code",
-    "claude code": "claude-code",
-    "claudecode": "claude-code",
-    "store": "memoir",
-    "agents": "agents-md",
-    "agents.md": "agents-md",
-    "opencode": "agents-md",
-    "github copilot": "copilot",
-    "gemini cli": "gemini",
-    "codex cli": "codex",
-}
-
-
 # --- the warm Recall --------------------------------------------------------------------
 
 # every WarmRecall holding an open Recall (its watcher thread and database connection)
@@ -281,27 +266,13 @@ class ListView(BaseModel):
 
 
 def resolve_tool(name: str | None) -> str | None:
-    """A tool name as a person or the JavaScript tool spells it → an adapter name."""
-    from memoir_tui.core.adapters import ADAPTERS, BY_NAME
+    """A tool name as a person or the JavaScript tool spells it → an adapter name (the
+    registry's one resolver); empty is every tool."""
+    from memoir_tui.core.adapters import resolve_tool as resolve
 
     if name is None or not name.strip():
         return None
-    key = " ".join(name.strip().lower().split())
-    if key in BY_NAME:
-        return key
-    if key in TOOL_ALIASES:
-        return TOOL_ALIASES[key]
-    for adapter in ADAPTERS:
-        if key == adapter.label.lower():
-            return adapter.name
-    # the JavaScript tool matches a substring of the tool's name
-    matches = [a.name for a in ADAPTERS if key in a.name or key in a.label.lower()]
-    if len(matches) == 1:
-        return matches[0]
-    known = ", ".join(a.name for a in ADAPTERS)
-    if matches:
-        raise MemoirError(f"tool {name!r} is ambiguous ({', '.join(matches)}); known: {known}")
-    raise MemoirError(f"unknown tool {name!r}; known: {known}")
+    return resolve(name)
 
 
 def _text_arg(value: str | None) -> str | None:

@@ -854,15 +854,93 @@ STARTUP_FILES: tuple[StartupFile, ...] = (
 )
 
 
-def get_adapter(name: str) -> Adapter:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        from memoir_tui.core.errors import MemoirError
+# What a person (or the JavaScript tool) may type for a tool, folded by ``fold_tool_name``,
+# beside each adapter's own name, label and its MCP and hook hosts' names and aliases.
+TOOL_ALIASES: dict[str, str] = {
+    "claude": "claude-code",
+    "claudecode": "claude-code",
+    "claude-desktop": "claude-code",
+    "cc": "claude-code",
+    "store": "memoir",
+    "memoir-tui": "memoir",
+    "agents": "agents-md",
+    "agents.md": "agents-md",
+    "agent.md": "agents-md",
+    "opencode": "agents-md",
+    "github-copilot": "copilot",
+    "copilot-chat": "copilot",
+    "vs-code": "copilot",
+    "code": "copilot",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+    "openai-codex": "codex",
+    "codeium": "windsurf",
+    "cascade": "windsurf",
+    "devin": "windsurf",
+    "zed-editor": "zed",
+    "amazon-q": "amazonq",
+    "amazon-q-developer": "amazonq",
+    "q": "amazonq",
+    "kiro-ide": "kiro",
+    "aider-chat": "aider",
+    "continue-dev": "continue",
+    "roo": "cline",
+    "claude-dev": "cline",
+}
 
-        raise MemoirError(
-            f"unknown tool {name!r}; known: {', '.join(a.name for a in ADAPTERS)}"
-        ) from None
+
+def fold_tool_name(name: str) -> str:
+    """``" Claude Code "`` → ``claude-code``: case, spaces and underscores folded."""
+    return "-".join(name.strip().lower().replace("_", " ").split())
+
+
+def tool_names() -> dict[str, str]:
+    """Every name a tool answers to (folded) → its adapter: its own name and label, its
+    MCP and hook hosts' names and aliases, and ``TOOL_ALIASES``."""
+    out: dict[str, str] = {}
+    for adapter in ADAPTERS:
+        names = [adapter.name, adapter.label]
+        for host in adapter.mcp:
+            names += [host.name, *host.aliases]
+        names += [h.name for h in adapter.hooks]
+        for n in names:
+            out.setdefault(fold_tool_name(n), adapter.name)
+    for alias, tool in TOOL_ALIASES.items():
+        out.setdefault(fold_tool_name(alias), tool)
+    return out
+
+
+def resolve_tool(name: str, *, among: tuple[str, ...] | None = None, what: str = "tool") -> str:
+    """The adapter a person means by ``name`` (any alias, any case); with ``among``, one
+    of those adapters only. Unknown or outside ``among``: a ``MemoirError`` that lists
+    the names that work. The one resolver every command, MCP argument and pane uses."""
+    from memoir_tui.core.errors import MemoirError
+
+    known = among if among is not None else tuple(a.name for a in ADAPTERS)
+    key = fold_tool_name(name) if isinstance(name, str) else ""
+    found = tool_names().get(key)
+    if found is None and key:
+        # the JavaScript tool matches a unique substring of a tool's name or label
+        hits = [
+            a.name
+            for a in ADAPTERS
+            if a.name in known and (key in a.name or key in fold_tool_name(a.label))
+        ]
+        if len(hits) > 1:
+            raise MemoirError(
+                f"{what} {name!r} is ambiguous ({', '.join(hits)}); known: {', '.join(known)}"
+            )
+        found = hits[0] if hits else None
+    if found is None or found not in known:
+        extra = f" ({BY_NAME[found].label} is not a {what} here)" if found in BY_NAME else ""
+        raise MemoirError(f"unknown {what} {name!r}{extra}; known: {', '.join(known)}")
+    return found
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter named ``name`` or any alias of it (``resolve_tool``)."""
+    found = BY_NAME.get(name)
+    return found if found is not None else BY_NAME[resolve_tool(name)]
 
 
 def tool_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Path:
@@ -947,10 +1025,10 @@ def hook_hosts() -> tuple[HookHost, ...]:
 
 
 def hook_host(name: str) -> HookHost:
+    """The hook host ``name`` means: its own name (``claude``) or any name of its tool
+    (``claude-code``, ``Claude Code`` …); an unknown one is refused listing the known."""
     for host in hook_hosts():
         if host.name == name:
             return host
-    from memoir_tui.core.errors import MemoirError
-
-    known = ", ".join(h.name for h in hook_hosts())
-    raise MemoirError(f"unknown hook host {name!r}; known: {known}")
+    with_hooks = tuple(a.name for a in ADAPTERS if a.hooks)
+    return BY_NAME[resolve_tool(name, among=with_hooks, what="hook host")].hooks[0]
