@@ -31,6 +31,7 @@ KNOWN_TOOLS = (
     "continue",
     "zed",
     "kiro",
+    "serena",
     "amazonq",
     "aider",
     "agents-md",

@@ -34,6 +34,7 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +117,11 @@ class Receipt:
         lines = [f"forget {what!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
         lines.append(f"checked {len(self.checked)} place(s):")
         lines.extend(f"  {c}" for c in self.checked)
-        lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
+        lines.append(
+            f"found in {len(self.found)} place(s):"
+            if self.found
+            else "found in none of the places checked"
+        )
         for p in self.found:
             action = f"  → {p.action}" if p.action else "  → left as it is"
             lines.append(f"  {p.line()}{action}")
@@ -129,7 +134,7 @@ class Receipt:
                 lines.append(f"still there, {len(self.remaining)} place(s):")
                 lines.extend(f"  {p.line()}" for p in self.remaining)
             else:
-                lines.append("still there: nowhere this tool can see")
+                lines.append("still there: in none of the places checked")
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines) + "\n"
 
@@ -147,19 +152,24 @@ class Receipt:
 
 
 def _context(text: str, needle: str) -> str:
-    """The line holding ``needle``, trimmed around it."""
+    """The line holding ``needle``, every secret in it redacted, trimmed around it."""
     lowered = text.lower()
     at = lowered.find(needle.lower())
     if at < 0:
         return ""
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
-    line = text[start : end if end >= 0 else len(text)].strip()
+    line = shown(text[start : end if end >= 0 else len(text)].strip())  # whole, then cut
     if len(line) > MAX_CONTEXT:
         pos = line.lower().find(needle.lower())
+        if pos < 0:  # the needle was a secret: centre on its redaction
+            pos = max(line.find("[REDACTED:"), 0)
         lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
-        line = ("…" if lo else "") + line[lo : lo + MAX_CONTEXT] + "…"
-    return shown(line)
+        cut = line[lo : lo + MAX_CONTEXT]
+        if "[REDACTED:" in line and cut.count("[REDACTED:") > cut.count("]"):
+            cut = cut[: cut.rfind("[REDACTED:")]  # never half a marker
+        line = ("…" if lo else "") + cut + "…"
+    return line
 
 
 def _holds(value: Any, needle: str) -> bool:
@@ -448,12 +458,28 @@ class Forgetter:
                 if place is not None:
                     places.append(place)
         places.extend(self._linked_out(needle))
+        # places kept by their owner's rules: memoir's canonical memories and ledger,
+        # Codex's memory database, rollouts and its memories folder's git history
+        from memoir_tui.core import places as kept_places
+
+        home, env = self._home_env()
+        found, looked = kept_places.scan(
+            store, needle, purge=purge, projects=self.project_dirs, home=home, env=env
+        )
+        places += found
+        checked += looked
+        places += kept_places.git_places(store, needle, home=home, env=env)
         transcripts = list(self._transcripts())
         checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
         for path in transcripts:
             place = self._file_place("transcript", path, needle, "")
             if place is not None:
                 places.append(place)
+        checked.append(
+            "not searched: project folders nothing names (above), other machines, backups "
+            "and cloud copies, git histories other than those named, and the files of tools "
+            "memoir-tui does not know"
+        )
         # caches
         recall = self._recall_files()
         checked.append(f"recall index: {len(recall)} file(s)")
@@ -542,8 +568,18 @@ class Forgetter:
             return Receipt(before.needle, purge, dry_run, before.checked, before.places)
         changed: list[str] = []
         notes: list[str] = []
+        edited_hosts: list[str] = []
         hosts = {str(p) for _t, p in self.host_files()}
-        with self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx:
+        from memoir_tui.core import places as kept_places
+
+        canonical = [p for p in before.places if p.kind in ("memoir-memory", "memoir-history")]
+        # memoir's own lock on its canonical memories, held across the commit
+        memoir_lock = kept_places.canonical_lock(self.store.root) if canonical else nullcontext()
+        with (
+            memoir_lock,
+            self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx,
+        ):
+            changed += kept_places.forget_canonical(tx, self.store, canonical, purge=purge)
             changed += self._forget_session(tx, before.needle, purge)
             changed += self._forget_review(tx, before.needle)
             editable = ("entry", "host", "js-events")
@@ -552,7 +588,10 @@ class Forgetter:
                 ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
                 if not ours and str(path) not in hosts:
                     continue
-                changed += self._forget_lines(tx, path, before.needle)
+                lines = self._forget_lines(tx, path, before.needle)
+                if lines and not ours:
+                    edited_hosts.append(str(path))
+                changed += lines
             if purge:
                 changed += self._purge_words(tx, before.needle)
                 for place in before.places:
@@ -571,6 +610,13 @@ class Forgetter:
             tx.audit("forget_everywhere", "files")
         scrubbed = caches.finish_cache_scrub(self.store)
         changed += scrubbed
+        if canonical and purge:
+            kept_places.remove_empty_history(self.store.root)
+        home, env = self._home_env()
+        committed, git_notes = kept_places.commit_git_folders(
+            self.store, edited_hosts, before.needle, shown(before.needle), home=home, env=env
+        )
+        changed += committed
         if any(p.kind in ("sync", "remote") for p in before.places):
             notes += self._push_forgotten_state()
         after = self.scan(before.needle, purge=purge)
@@ -595,11 +641,14 @@ class Forgetter:
                     f"{place.path} is {place.where}: links out are never followed to edit; "
                     "remove the lines there by hand"
                 )
-        if any(p.kind == "transcript" for p in remaining):
+        if any(p.kind == "git-history" for p in remaining):
+            notes += git_notes
+        if not purge and any(p.kind in ("memoir-memory", "memoir-history") for p in remaining):
             notes.append(
-                "Claude Code's transcripts are its own log: memoir-tui never edits them; "
-                "delete the named files to let go of the text"
+                "a hidden canonical memory keeps its body and earlier revisions; --purge "
+                "removes them"
             )
+        notes += kept_places.remedies(remaining)
         return Receipt(
             before.needle,
             purge,

@@ -330,6 +330,7 @@ class Adapter:
 
 
 # Names more than one value below spells.
+MEMOIR_MEMORIES = "memories"  # today's memoir's canonical memories, in the store
 CLAUDE_DIR = ".claude"
 CLAUDE_MD = "CLAUDE.md"
 CLAUDE_PROJECTS = "projects"  # <claude dir>/projects/<project>/: transcripts and memory
@@ -364,7 +365,12 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_loads="No host loads the store's memory/ by itself: agents find it with "
         "memoir_recall and memoir_list ({where})",
         roots=(Root("", base="store"),),
-        global_files=(Location("memory/*.md", kind="memory", always=None),),
+        global_files=(
+            Location("memory/*.md", kind="memory", always=None),
+            # today's memoir's canonical memories (<64 hex>.md; FORMAT-LATEST §11): recalled
+            # and shown here; forget hides or purges them by memoir's own rules (PLACES)
+            Location(f"{MEMOIR_MEMORIES}/*.md", kind="memory", always=None),
+        ),
     ),
     Adapter(
         name="claude-code",
@@ -614,6 +620,8 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".clinerules/**/*.md", kind="rules"),
             Location(".cline/rules/**/*.md", kind="rules"),
             Location(".clinerules", kind="rules"),
+            # Cline's memory bank: markdown the custom instructions tell Cline to read
+            Location("memory-bank/*.md", kind="memory", always=None),
         ),
         mcp=(
             McpHost(
@@ -688,6 +696,14 @@ ADAPTERS: tuple[Adapter, ...] = (
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
     ),
     Adapter(
+        name="serena",
+        label="Serena",
+        write_reads="Serena keeps a project's memories in .serena/memories/ and writes them "
+        "itself (its write_memory tool); it reads them on demand",
+        roots=(Root(".serena"),),
+        project_files=(Location(".serena/memories/*.md", kind="memory", always=None),),
+    ),
+    Adapter(
         name="amazonq",
         label="Amazon Q Developer",
         write_reads="Amazon Q Developer loads a project's .amazonq/rules/**/*.md and AmazonQ.md",
@@ -718,6 +734,115 @@ ADAPTERS: tuple[Adapter, ...] = (
 )
 
 BY_NAME: dict[str, Adapter] = {a.name: a for a in ADAPTERS}
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPlace:
+    """A place a tool keeps memory that forget treats by its owner's own rules.
+
+    ``scope``: ``store`` (relative to the memoir store), ``global`` (to the owner's
+    first root) or ``project`` (to a project directory). ``rule`` says what forget may
+    do there: ``canonical`` (hide or purge a memory as today's memoir does,
+    FORMAT-LATEST §11), ``git`` (the folder is a git repository: the lines removed by
+    the host-file pass are committed, and its history named) or ``read-only`` (never
+    edited here: named, with ``remedy``, the owner's own way to let go of it).
+    ``history`` is where earlier copies stay (``{id}``: a canonical memory's id).
+    """
+
+    name: str
+    owner: str  # the adapter
+    label: str
+    scope: str  # "store" | "global" | "project"
+    pattern: str  # "*" one segment, "**" any number of folders
+    rule: str  # "canonical" | "git" | "read-only"
+    history: str = ""
+    remedy: str = ""
+
+
+CODEX_CLEAR_MEMORIES = "codex debug clear-memories"  # openai/codex PR 13085
+CLAUDE_PROJECT_PURGE = "claude project purge"  # Claude Code 2.1.115+: a project's state
+
+PLACES: tuple[KeptPlace, ...] = (
+    KeptPlace(
+        "memoir-memories",
+        "memoir",
+        "today's memoir's canonical memories",
+        "store",
+        f"{MEMOIR_MEMORIES}/*.md",
+        "canonical",
+        history=f"{MEMOIR_MEMORIES}/history/{{id}}",
+    ),
+    KeptPlace(
+        "memoir-ledger",
+        "memoir",
+        "memoir's project ledger",
+        "project",
+        ".memoir/work.json",
+        "read-only",
+        remedy="today's memoir keeps every record's text in its ledger (a retraction hides "
+        "it from the active view, the text stays); delete the project's .memoir/work.json "
+        "and .memoir/work-backups/ to let go of it",
+    ),
+    KeptPlace(
+        "memoir-ledger-backups",
+        "memoir",
+        "memoir's project ledger backups",
+        "project",
+        ".memoir/work-backups/*.json",
+        "read-only",
+        remedy="the ledger's backups keep every saved revision; delete the named files",
+    ),
+    KeptPlace(
+        "memoir-handoff",
+        "memoir",
+        "memoir's handoff view",
+        "project",
+        ".memoir/HANDOFF.md",
+        "read-only",
+        remedy="memoir renders it from .memoir/work.json on its next save",
+    ),
+    KeptPlace(
+        "codex-memories",
+        "codex",
+        "Codex memories",
+        "global",
+        "memories",
+        "git",
+        history="memories/.git",
+    ),
+    KeptPlace(
+        "codex-memory-db",
+        "codex",
+        "Codex's memory database",
+        "global",
+        "memories_*.sqlite*",
+        "read-only",
+        remedy=f"`{CODEX_CLEAR_MEMORIES}` clears every Codex memory (its memories folder, this "
+        "database, and marks threads so they are not summarised again); Codex regenerates "
+        "memories/*.md from this database otherwise",
+    ),
+    KeptPlace(
+        "codex-rollouts",
+        "codex",
+        "Codex session rollouts",
+        "global",
+        "sessions/**/rollout-*.jsonl",
+        "read-only",
+        remedy="Codex has no command that edits a rollout: delete the named files (those "
+        "sessions can no longer be resumed)",
+    ),
+    KeptPlace(
+        "claude-transcripts",
+        "claude-code",
+        "Claude Code transcripts",
+        "global",
+        f"{CLAUDE_PROJECTS}/**/*.jsonl",
+        "read-only",
+        remedy=f"`{CLAUDE_PROJECT_PURGE} <project folder> --dry-run`, then without "
+        "--dry-run (Claude Code 2.1.115+), deletes a project's transcripts and state; or "
+        "delete the named files",
+    ),
+)
 
 # The always-loaded files inject writes the pinned block into, in the order it visits
 # them: the global files (under each tool's directory), then each project's. Order
