@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -165,6 +166,22 @@ class WarmRecall:
 
                 self._interim = Recall(self.store_root, cwd=self.cwd)
             return self._interim, False
+
+    def use_roots(self, roots: Sequence[Path]) -> None:
+        """An MCP client's roots: when the server was started outside any project (in /
+        or home, as hosts do), its first root that is a folder becomes the current
+        project, indexed now with its own files."""
+        from memoir_tui.core.recall.service import working_project
+
+        home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+        if self.cwd is not None and working_project(self.cwd, home):
+            return  # started inside a project: that one stays
+        root = next((r for r in roots if r.is_dir() and working_project(r, home)), None)
+        if root is None:
+            return
+        self.cwd = root
+        recall = self.get()
+        recall.use_project(root)
 
     def close(self) -> None:
         self._stop.set()

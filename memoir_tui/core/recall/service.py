@@ -257,6 +257,15 @@ class Recall:
             self._last_full = time.monotonic()
         return report
 
+    def use_project(self, path: str | os.PathLike[str]) -> None:
+        """Make ``path`` (an MCP client's root) the current project: its own files are
+        indexed now and it is the default scope of a search."""
+        import dataclasses
+
+        self.cwd = Path(path)
+        self.scope = dataclasses.replace(self.scope, here=working_project(self.cwd, self.home))
+        self._guarded(self._refresh, None)
+
     def rebuild(self) -> RefreshReport:
         """Delete the cache and index every file again."""
 
