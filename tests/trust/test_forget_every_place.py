@@ -257,3 +257,50 @@ async def test_the_same_over_real_stdio_mcp(tmp_path: Path) -> None:
     assert not result.is_error, receipt
     assert TOKEN not in receipt
     check_after(home, receipt, TOKEN)
+
+
+async def test_the_same_in_the_app_filter_F_and_the_typed_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memoir_tui.core.store import Store
+    from memoir_tui.screens.decisions import DecisionsPane
+    from memoir_tui.widgets.confirm import TypeToConfirmScreen
+    from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
+
+    home = tmp_path / "home"
+    project = build(home)
+    for key, value in env_for(home).items():
+        if key != "PYTHONPATH":
+            monkeypatch.setenv(key, value)
+    monkeypatch.chdir(project)
+    store = Store(home / ".config" / "memoir", actor="app")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot, DecisionsPane)
+        await pilot.press("slash")
+        await type_text(pilot, TOKEN)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("F")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        body = str(app.screen.query_one("#confirm-body").render())
+        assert TOKEN not in body and "memoir-memory" in body and "codex-rollouts" in body
+        await type_text(pilot, "forget")
+        await pilot.press("enter")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.is_running and app.screen is app.screen_stack[0]
+    left = holders(home, TOKEN)
+    # what the receipt names as read-only (the app shows the first of them)
+    assert {Path(p).name for p in left} == {
+        "work.json",
+        "r1-abc.json",
+        "memories_1.sqlite",
+        "rollout-2026-12-01-x.jsonl",
+        "s1.jsonl",
+    }
+    assert (project / "CLAUDE.md").read_text() == "# Rules\nUse pnpm.\n"
