@@ -32,7 +32,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -54,6 +53,9 @@ from memoir_tui.core.items import (
     purged_form,
 )
 from memoir_tui.core.needle import clean_needle, shown
+from memoir_tui.core.places import Place
+from memoir_tui.core.places import context_line as _context
+from memoir_tui.core.places import git_objects_hold as _git_objects_hold
 
 if TYPE_CHECKING:
     from memoir_tui.core.items import Outcome
@@ -64,33 +66,7 @@ log = logging.getLogger(__name__)
 
 LIVE_LISTS = ("goals", "next_actions", "open_questions")
 JS_EVENTS = "events.jsonl"  # the JavaScript tool's event log: one JSON event a line
-MAX_CONTEXT = 100
 GC_COMMAND = "git reflog expire --expire=now --all && git gc --prune=now"
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """One place the text is: ``kind`` (session, review, entry, host, quarantine, trash,
-    recall, sync, remote, transcript), the file, where in it, a line of context."""
-
-    kind: str
-    path: str
-    where: str
-    context: str
-    action: str = ""  # what confirming does here ("" : nothing, it cannot be changed)
-
-    def line(self) -> str:
-        where = f" ({self.where})" if self.where else ""
-        return f"{self.kind}: {self.path}{where}: {self.context}"
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "where": self.where,
-            "context": self.context,
-            "action": self.action,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,27 +125,6 @@ class Receipt:
             "remaining": [p.to_dict() for p in self.remaining],
             "notes": list(self.notes),
         }
-
-
-def _context(text: str, needle: str) -> str:
-    """The line holding ``needle``, every secret in it redacted, trimmed around it."""
-    lowered = text.lower()
-    at = lowered.find(needle.lower())
-    if at < 0:
-        return ""
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    line = shown(text[start : end if end >= 0 else len(text)].strip())  # whole, then cut
-    if len(line) > MAX_CONTEXT:
-        pos = line.lower().find(needle.lower())
-        if pos < 0:  # the needle was a secret: centre on its redaction
-            pos = max(line.find("[REDACTED:"), 0)
-        lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
-        cut = line[lo : lo + MAX_CONTEXT]
-        if "[REDACTED:" in line and cut.count("[REDACTED:") > cut.count("]"):
-            cut = cut[: cut.rfind("[REDACTED:")]  # never half a marker
-        line = ("…" if lo else "") + cut + "…"
-    return line
 
 
 def _holds(value: Any, needle: str) -> bool:
@@ -836,27 +791,3 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     )
     lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]
     return Outcome(bool(receipt.changed), "\n".join(lines))
-
-
-def _git_objects_hold(repo: Path, folded: str) -> bool:
-    """Whether any object of the git repository ``repo`` holds the folded text."""
-    from memoir_tui.core.sync.git import git_env, git_executable
-
-    try:
-        proc = subprocess.run(
-            [
-                git_executable(),
-                "--git-dir",
-                str(repo),
-                "cat-file",
-                "--batch-all-objects",
-                "--batch",
-            ],
-            capture_output=True,
-            env=git_env(),
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError, MemoirError):
-        return False
-    return folded.encode("utf-8") in proc.stdout.lower()

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.adapters import BY_NAME, PLACES, KeptPlace
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.needle import shown
 
 if TYPE_CHECKING:
-    from memoir_tui.core.forget import Place
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
 
@@ -38,6 +39,77 @@ CANONICAL_NAME = re.compile(r"^[a-f0-9]{64}\.md$")
 PURGED_BODY = "[purged]"
 _IDENTITY = (("NAME", "memoir-tui"), ("EMAIL", "memoir-tui@localhost"))
 MAX_READ = 64 * 1024 * 1024  # a rollout or a database larger than this is named unread
+MAX_CONTEXT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """One place the text is: ``kind`` (session, review, entry, host, quarantine, trash,
+    recall, sync, remote, transcript), the file, where in it, a line of context."""
+
+    kind: str
+    path: str
+    where: str
+    context: str
+    action: str = ""  # what confirming does here ("" : nothing, it cannot be changed)
+
+    def line(self) -> str:
+        where = f" ({self.where})" if self.where else ""
+        return f"{self.kind}: {self.path}{where}: {self.context}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "where": self.where,
+            "context": self.context,
+            "action": self.action,
+        }
+
+
+def context_line(text: str, needle: str) -> str:
+    """The line holding ``needle``, every secret in it redacted, trimmed around it."""
+    lowered = text.lower()
+    at = lowered.find(needle.lower())
+    if at < 0:
+        return ""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = shown(text[start : end if end >= 0 else len(text)].strip())  # whole, then cut
+    if len(line) > MAX_CONTEXT:
+        pos = line.lower().find(needle.lower())
+        if pos < 0:  # the needle was a secret: centre on its redaction
+            pos = max(line.find("[REDACTED:"), 0)
+        lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
+        cut = line[lo : lo + MAX_CONTEXT]
+        if "[REDACTED:" in line and cut.count("[REDACTED:") > cut.count("]"):
+            cut = cut[: cut.rfind("[REDACTED:")]  # never half a marker
+        line = ("…" if lo else "") + cut + "…"
+    return line
+
+
+def git_objects_hold(repo: Path, folded: str) -> bool:
+    """Whether any object of the git repository ``repo`` holds the folded text."""
+    from memoir_tui.core.sync.git import git_env, git_executable
+
+    try:
+        proc = subprocess.run(
+            [
+                git_executable(),
+                "--git-dir",
+                str(repo),
+                "cat-file",
+                "--batch-all-objects",
+                "--batch",
+            ],
+            capture_output=True,
+            env=git_env(),
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, MemoirError):
+        return False
+    return folded.encode("utf-8") in proc.stdout.lower()
 
 
 # --- canonical memories: memoir's frontmatter, read and written as memoir does ------------
@@ -248,8 +320,7 @@ def _holds(path: Path, folded: bytes) -> bool:
 
 
 def _context(path: Path, needle: str) -> str:
-    from memoir_tui.core.forget import _context as context
-
+    context = context_line
     if ".sqlite" in path.name:
         return "(in the database)"
     try:
@@ -266,8 +337,6 @@ def scan(
     store: Store, needle: str, *, purge: bool, projects: Sequence[str], home: Path, env: Any
 ) -> tuple[list[Place], list[str]]:
     """Every kept place holding ``needle`` (folded), and what was looked at."""
-    from memoir_tui.core.forget import Place
-
     folded = needle.lower().encode("utf-8")
     places: list[Place] = []
     checked: list[str] = []
@@ -335,8 +404,6 @@ def scan(
 
 def git_places(store: Store, needle: str, *, home: Path, env: Any) -> list[Place]:
     """Git-tracked memory folders whose history holds ``needle`` (folded)."""
-    from memoir_tui.core.forget import Place, _git_objects_hold
-
     out: list[Place] = []
     for place in PLACES:
         if place.rule != "git":
@@ -345,7 +412,7 @@ def git_places(store: Store, needle: str, *, home: Path, env: Any) -> list[Place
         if base is None:
             continue
         repo = base / place.history
-        if repo.is_dir() and _git_objects_hold(repo, needle.lower()):
+        if repo.is_dir() and git_objects_hold(repo, needle.lower()):
             out.append(
                 Place(
                     "git-history",
