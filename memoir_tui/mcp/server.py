@@ -156,8 +156,10 @@ def build_server(
             finish_interrupted(store)  # a commit or cache drop a killed process left
             return fn(store, *args)
         except MemoirError as err:
-            log.info("%s refused: %s", fn.__name__, err)
-            raise ToolError(tools.refusal_text(err)) from None
+            from memoir_tui.core.needle import shown  # a refusal may quote a pasted needle
+
+            log.info("%s refused: %s", fn.__name__, shown(str(err)))
+            raise ToolError(shown(tools.refusal_text(err))) from None
         except OSError as err:
             log.warning("%s failed: %s", fn.__name__, err)
             raise ToolError(f"could not access the memoir store: {err}") from None
