@@ -549,7 +549,6 @@ def remedies(remaining: Sequence[Place]) -> list[str]:
     for place in remaining:
         kept = by_name.get(kinds.get(place.kind, place.kind))
         if kept is not None and kept.remedy:
-            notes.append(
-                f"{kept.label} ({BY_NAME[kept.owner].label}) are never edited here: {kept.remedy}"
-            )
+            owner = BY_NAME[kept.owner].label
+            notes.append(f"{kept.label} ({owner}): never edited here; {kept.remedy}")
     return list(dict.fromkeys(notes))
