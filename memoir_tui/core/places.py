@@ -224,6 +224,84 @@ def purged_form(memory_id: str, fields: dict[str, Any], now: str) -> str:
     return render_canonical(meta, PURGED_BODY)
 
 
+KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$", re.I)
+WRITER = "memoir-tui"  # ``source_tool`` of a revision written here
+
+
+def is_canonical(path: Path, store_root: Path) -> bool:
+    """A canonical memory record of this store (``memories/<64 hex>.md``)."""
+    return path.parent == canonical_dir(store_root) and bool(CANONICAL_NAME.match(path.name))
+
+
+def render_revision(fields: dict[str, Any], body: str) -> str:
+    """As memoir's ``rememberMemory`` writes: only ``[a-z][a-z0-9_]*`` keys, lists as
+    ``  - "item"`` lines (each item a string), scalars JSON-encoded, objects skipped."""
+    lines = ["---"]
+    for key, value in fields.items():
+        if not KEY_RE.match(key):
+            continue
+        if isinstance(value, list):
+            lines.append(key + ":")
+            lines.extend(
+                "  - " + _js(str(v) if not isinstance(v, bool) else _jsbool(v)) for v in value
+            )
+        elif value is not None and not isinstance(value, dict):
+            lines.append(f"{key}: {_js(value)}")
+    return "\n".join([*lines, "---", body])
+
+
+def _jsbool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def new_revision(memory_id: str, before: bytes, after: bytes, now: str) -> str:
+    """The next revision of a canonical memory from an edited copy, as memoir's
+    ``rememberMemory`` makes it: the edited fields, then id, name, type, project (the
+    record's), source_tool, updated, created (kept), revision + 1, verification,
+    aliases and tags. Refused for a forgotten (hidden) memory, as memoir refuses."""
+    from memoir_tui.core.errors import MemoirError as Refused
+
+    prior = parse_canonical(before.decode("utf-8", "replace"))
+    prior_fields = prior[0] if prior else {}
+    if prior_fields.get("hidden") is True:
+        raise Refused("this memory identity was forgotten; choose a new name for a new memory")
+    parsed = parse_canonical(after.decode("utf-8", "replace"))
+    if parsed is None:
+        raise Refused("the edited memory has no frontmatter (--- … ---); nothing was written")
+    fields, body = parsed
+    name = str(fields.get("name") or prior_fields.get("name") or memory_id[:12])
+
+    def as_list(value: Any) -> list[Any]:
+        return list(value) if isinstance(value, list) else []
+
+    out = {
+        **fields,
+        "id": memory_id,
+        "name": name,
+        "type": fields.get("type") or "fact",
+        "project": prior_fields.get("project") or fields.get("project") or "shared",
+        "source_tool": WRITER,
+        "updated": now,
+        "created": prior_fields.get("created") or now,
+        "revision": _revision(prior_fields),
+        "verification": "unverified",
+        "aliases": list(dict.fromkeys(as_list(fields.get("aliases")))),
+        "tags": list(dict.fromkeys(as_list(fields.get("tags")))),
+    }
+    return render_revision(out, body)
+
+
+def write_revision(tx: Transaction, path: Path, before: bytes, after: bytes, now: str) -> None:
+    """Stage the next revision of ``path`` and keep ``before`` in its history, as memoir
+    does (``history/<id>/<uuid>.md``); the caller holds ``canonical_lock``."""
+    import uuid
+
+    text = new_revision(path.stem, before, after, now)
+    history = path.parent / "history" / path.stem / f"{uuid.uuid4()}.md"
+    tx.write_bytes(history, before)
+    tx.write_text(path, text)
+
+
 @dataclass(frozen=True, slots=True)
 class CanonicalMemory:
     """One canonical memory as a face shows it (Entries): id, revision, project, state."""

@@ -61,3 +61,32 @@ async def test_entries_show_revision_project_and_state_and_recall_finds_it(
     hits = recall.search("pinecone", all_projects=True)
     assert hits and hits[0].path.endswith(".md") and "memories" in hits[0].path
     assert not recall.search("larchwood", all_projects=True)
+
+
+def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> None:
+    import pytest
+
+    from memoir_tui.core.entries import EntryError
+    from memoir_tui.core.places import parse_canonical
+    from memoir_tui.core.store import Store
+
+    plant(store_dir)
+    store = Store(store_dir, actor="app")
+    path = store_dir / "memories" / f"{hashlib.sha256(b'pinecone').hexdigest()}.md"
+    before = path.read_bytes()
+    edit = store.entries.begin_edit(path)
+    edit.draft.write_text(before.decode().replace("pins its Node", "pins its Python"))
+    assert store.entries.finish_edit(edit).changed
+    parsed = parse_canonical(path.read_text())
+    assert parsed is not None
+    fields, body = parsed
+    assert fields["revision"] == 3 and fields["project"] == PROJECT
+    assert fields["source_tool"] == "memoir-tui" and fields["verification"] == "unverified"
+    assert body == "The pinecone service pins its Python version."
+    history = list((store_dir / "memories" / "history" / path.stem).iterdir())
+    assert [h.read_bytes() for h in history] == [before]
+    hidden = store_dir / "memories" / f"{hashlib.sha256(b'larchwood').hexdigest()}.md"
+    edit = store.entries.begin_edit(hidden)
+    edit.draft.write_text(hidden.read_text() + "\nmore")
+    with pytest.raises(EntryError, match="forgotten"):
+        store.entries.finish_edit(edit)
