@@ -93,3 +93,25 @@ def test_the_cli_takes_every_alias(tmp_path: Path) -> None:
     assert wrong.returncode == 1 and "known: memoir, claude-code" in wrong.stderr
     wrong = _cli(home, "install-hooks", "clod", "--dry-run")
     assert wrong.returncode == 1 and "claude-code, gemini, codex" in wrong.stderr
+
+
+def test_no_command_keeps_its_own_list_of_tool_names() -> None:
+    """Every CLI argument naming a tool or host (discovered by parsing the package) is
+    free text the one resolver reads: none restricts it with ``choices``."""
+    import ast
+
+    import memoir_tui
+
+    package = Path(memoir_tui.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+            ):
+                continue
+            names = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if any(str(n).lstrip("-") in ("tool", "host") for n in names):
+                found.append((path.name, names, [k.arg for k in node.keywords]))
+    assert len(found) >= 4  # recall --tool, install-mcp, install-hooks, hook --host …
+    assert [f for f in found if "choices" in f[2]] == []
