@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         metavar="T",
         help="only this tool (repeatable): memoir, claude-code, cursor, windsurf, gemini, "
-        "codex, copilot, cline, continue, zed, aider, agents-md",
+        "codex, copilot, cline, continue, zed, kiro, serena, amazonq, aider, agents-md (any "
+        "alias: claude, vscode, gemini-cli …)",
     )
     p.add_argument("--type", action="append", metavar="TYPE", help="only this type (repeatable)")
     where = p.add_mutually_exclusive_group()
