@@ -789,5 +789,6 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
         f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
     )
-    lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]
+    # what is left, each with its remedy (the read-only places name their owner's way)
+    lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
     return Outcome(bool(receipt.changed), "\n".join(lines))
