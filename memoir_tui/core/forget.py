@@ -787,7 +787,9 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     receipt = store.forget.apply(needle, purge=purge)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
+        f"still in {left} place(s) (see the receipt)"
+        if left
+        else "it is in none of the other places checked"
     )
     # what is left, each with its remedy (the read-only places name their owner's way)
     lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
