@@ -110,7 +110,9 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     try:
         return run(ns)
     except MemoirError as err:
-        print(f"memoir-tui: {err}", file=sys.stderr)
+        from memoir_tui.core.needle import shown  # an error may quote a pasted needle
+
+        print(f"memoir-tui: {shown(str(err))}", file=sys.stderr)
         return 1
     except (OSError, RecursionError) as err:
         print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
@@ -234,6 +236,7 @@ def cmd_merge(ns: argparse.Namespace) -> int:
 
 def cmd_forget(ns: argparse.Namespace) -> int:
     from memoir_tui.core.errors import AmbiguousMatchError
+    from memoir_tui.core.needle import shown  # what is printed: a token shows as [REDACTED:…]
 
     store = open_store(ns)
     if ns.everywhere:
@@ -248,17 +251,17 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     except AmbiguousMatchError as err:
         print(f"memoir-tui: {err}:", file=sys.stderr)
         for text in err.candidates:
-            print(f"  - {text}", file=sys.stderr)
+            print(f"  - {shown(text)}", file=sys.stderr)
         return 1
     if decision.purged:
         print("that decision is already purged: only its hash remains")
         return 0
     act = "purge" if ns.purge else "hide"
-    print(f"decision: {decision.text}" + ("  (hidden already)" if decision.hidden else ""))
+    print(f"decision: {shown(decision.text)}" + ("  (hidden already)" if decision.hidden else ""))
     if decision.why:
-        print(f"why:      {decision.why}")
+        print(f"why:      {shown(decision.why)}")
     if decision.rejected:
-        print(f"rejected: {decision.rejected}")
+        print(f"rejected: {shown(decision.rejected)}")
     print(f"date:     {decision.date}  machine: {decision.machine_label}")
     print(f"project:  {decision.project_label or 'global (every project)'}")
     if ns.purge:
@@ -276,11 +279,13 @@ def cmd_forget(ns: argparse.Namespace) -> int:
             print("nothing changed")
             return 1
     outcome = store.purge_decision(decision.key) if ns.purge else store.hide_decision(decision.key)
-    print(outcome.message)
+    print(shown(outcome.message))
     return 0
 
 
 def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
+    from memoir_tui.core.needle import shown
+
     forget = store.forget
     if ns.dry_run:
         sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
@@ -290,7 +295,7 @@ def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
         sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
         return 0
     if not ns.yes:
-        print(f"{scan.needle!r} is in {len(scan.places)} place(s):")
+        print(f"{shown(scan.needle)!r} is in {len(scan.places)} place(s):")
         for place in scan.places:
             print(f"  {place.line()}")
         act = "purged" if ns.purge else "hidden"

@@ -38,13 +38,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Always exits 0; diagnostics go to stderr.",
     )
     p.add_argument("event", choices=HOOK_VERBS)
-    p.add_argument("--host", choices=hosts, default="claude")
+    p.add_argument(
+        "--host", default="claude", help=f"the host running it ({', '.join(hosts)}, or any alias)"
+    )
     p.set_defaults(run=cmd_hook)
 
     for name, install in (("install-hooks", True), ("uninstall-hooks", False)):
         verb = "add memoir-tui's hooks to" if install else "remove memoir-tui's hooks from"
         p = sub.add_parser(name, help=f"{verb} a host's settings ({', '.join(hosts)})")
-        p.add_argument("host", choices=hosts)
+        p.add_argument("host", help=f"{', '.join(hosts)} (any name of the tool works)")
         p.add_argument("--project", type=Path, help="the project's settings file in this directory")
         p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
         p.set_defaults(run=cmd_install_hooks, install=install)

@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         metavar="T",
         help="only this tool (repeatable): memoir, claude-code, cursor, windsurf, gemini, "
-        "codex, copilot, cline, continue, zed, aider, agents-md",
+        "codex, copilot, cline, continue, zed, kiro, serena, amazonq, aider, agents-md (any "
+        "alias: claude, vscode, gemini-cli …)",
     )
     p.add_argument("--type", action="append", metavar="TYPE", help="only this type (repeatable)")
     where = p.add_mutually_exclusive_group()
@@ -70,21 +71,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_index)
 
 
-def _check_tools(tools: list[str] | None) -> None:
+def _check_tools(tools: list[str] | None) -> list[str] | None:
+    """Each ``--tool`` as the registry's one resolver reads it (``claude`` is
+    ``claude-code``); an unknown name is refused listing the known ones."""
     if not tools:
-        return
+        return tools
+    from memoir_tui.core.adapters import resolve_tool
     from memoir_tui.core.config import KNOWN_TOOLS
-    from memoir_tui.core.errors import MemoirError
 
-    for tool in tools:
-        if tool not in KNOWN_TOOLS:
-            raise MemoirError(f"unknown tool {tool!r}; known: {', '.join(KNOWN_TOOLS)}")
+    return [resolve_tool(tool, among=KNOWN_TOOLS) for tool in tools]
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:
     from memoir_tui.core.recall.service import Recall, elsewhere_hint
 
-    _check_tools(ns.tool)
+    ns.tool = _check_tools(ns.tool)
     query = " ".join(ns.query)
     with Recall(ns.store) as recall:
         hits = recall.search(
@@ -116,7 +117,9 @@ def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
         sys.stdout.write("\n")
         return
     if not hits:
-        print(f"nothing found for {query!r}", file=sys.stderr)
+        from memoir_tui.core.needle import shown
+
+        print(f"nothing found for {shown(query)!r}", file=sys.stderr)
         return
     out: list[str] = []
     for number, hit in enumerate(hits, start=1):

@@ -25,6 +25,8 @@ from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchErro
 from memoir_tui.core.identity import identity
 from memoir_tui.core.items import Outcome, clean_text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
+from memoir_tui.core.needle import clean_needle
+from memoir_tui.core.needle import shown as _shown
 from memoir_tui.core.store import Store
 
 SESSION_DECISIONS_SHOWN = 10
@@ -398,7 +400,7 @@ def _matches(d: Decision, query: str, terms: list[str]) -> bool:
 
 
 def why(store: Store, query: str, all_projects: bool = False) -> Reply:
-    query = clean_text(query, "query")
+    query = clean_needle(query, "query")
     terms = [identity(t) for t in query.split()]
     ws, _, _ = _read(store, all_projects)
     hits = [d for d in _live_decisions(ws) if _matches(d, query, terms)]
@@ -412,7 +414,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
             if d.key not in shown and _matches(d, query, terms)
         )
     data = WhyView(
-        query=query,
+        query=_shown(query),
         decisions=[_decision(d) for d in hits],
         scope=_scope(ws),
         other_projects_matching=elsewhere,
@@ -423,7 +425,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         else ""
     )
     if not hits:
-        return Reply(f'No decisions match "{query}" in {_scope_name(ws)}.{more}', data)
+        return Reply(f'No decisions match "{_shown(query)}" in {_scope_name(ws)}.{more}', data)
     blocks = []
     for d in data.decisions:
         block = [f"● {d.text}"]
@@ -434,8 +436,9 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         if d.date:
             block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
         blocks.append("\n".join(block))
-    text = f'{len(hits)} decision(s) matching "{query}" in {_scope_name(ws)}:\n\n' + "\n\n".join(
-        blocks
+    text = (
+        f'{len(hits)} decision(s) matching "{_shown(query)}" in {_scope_name(ws)}:\n\n'
+        + "\n\n".join(blocks)
     )
     return Reply(text + (f"\n\n{more.strip()}" if more else ""), data)
 
@@ -541,7 +544,7 @@ def add_next(store: Store, text: str) -> Reply:
 
 
 def complete_next(store: Store, match: str) -> Reply:
-    match = clean_text(match, "match")
+    match = clean_needle(match, "match")
     try:
         outcome = store.complete_next_action(match)
     except AmbiguousMatchError as err:
@@ -596,7 +599,7 @@ def forget(
     everywhere: bool = False,
     dry_run: bool = False,
 ) -> Reply:
-    needle = clean_text(text, "text")
+    needle = clean_needle(text, "text")
     if everywhere:
         # the same receipt `memoir-tui forget TEXT --everywhere` prints
         return Reply(store.forget.apply(needle, purge=purge, dry_run=dry_run).render())
@@ -605,16 +608,16 @@ def forget(
         target = store.find_decision(needle, include_hidden=purge, all_projects=all_projects)
     except AmbiguousMatchError as err:
         raise AmbiguousMatchError(
-            f'"{needle}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
+            f'"{_shown(needle)}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
             "so nothing was changed. Call again with text unique to one of:",
-            err.candidates,
+            [_shown(c) for c in err.candidates],
         ) from None
     except NoMatchError as err:
-        reason = str(err)
+        reason = _shown(str(err))
         raise NoMatchError(f"{reason[:1].upper()}{reason[1:]}; nothing was forgotten.") from None
     if dry_run:
         act = "purge" if purge else "forget"
-        return Reply(f"Dry run, nothing changed. This would {act}: {target.text}")
+        return Reply(f"Dry run, nothing changed. This would {act}: {_shown(target.text)}")
     if purge:
         outcome = store.purge_decision(target.key)
         if not outcome.changed:
@@ -629,7 +632,7 @@ def forget(
     if not outcome.changed:
         return Reply("Nothing changed: that decision was already forgotten.")
     return Reply(
-        f"Forgotten (permanent; there is no un-forget): {target.text}\n"
+        f"Forgotten (permanent; there is no un-forget): {_shown(target.text)}\n"
         "It is hidden from memoir_session, memoir_why and memoir_resume here and on every "
         "replica it syncs with, and the same text cannot be noted again. "
         "Call again with purge=true to also redact its text from the file (for secrets)."

@@ -33,6 +33,7 @@ KNOWN_TOOLS = (
     "continue",
     "zed",
     "kiro",
+    "serena",
     "amazonq",
     "aider",
     "agents-md",

@@ -385,14 +385,21 @@ class EntryFiles:
         if after == (edit.before or b""):
             self.discard_edit(edit)
             return Outcome(False, f"{edit.path.name}: no change")
+        from memoir_tui.core import places  # today's memoir's canonical memories
+
+        canonical = edit.before is not None and places.is_canonical(edit.path, self.store.root)
+        lock = places.canonical_lock(self.store.root) if canonical else contextlib.nullcontext()
         try:
-            with self.store.transaction("edit_entry", files=(FILES,)) as tx:
+            with lock, self.store.transaction("edit_entry", files=(FILES,)) as tx:
                 if tx.read_bytes(edit.path) != edit.before:
                     raise EntryError(
                         f"{edit.path} changed on disk while it was being edited; nothing was "
                         f"written, and your edit is kept in {edit.draft}"
                     )
-                tx.write_bytes(edit.path, self._stamped(edit, after))
+                if canonical and edit.before is not None:  # a new revision, as memoir writes
+                    places.write_revision(tx, edit.path, edit.before, after, self.store.clock())
+                else:
+                    tx.write_bytes(edit.path, self._stamped(edit, after))
                 tx.audit("edit_entry", "entries", text_hash(edit.path.name))
         except EntryError:
             raise

@@ -201,10 +201,22 @@ def describe_known_tools() -> str:
 
 
 def get_tool(name: str) -> McpHost:
-    """The tool named ``name`` or one of its aliases (case-insensitive)."""
-    wanted = name.strip().lower()
+    """The host named ``name`` or one of its aliases, else the first host of the tool the
+    registry's one resolver reads in ``name`` (``claude``, ``Claude Code``, ``vscode`` …)."""
+    from memoir_tui.core.adapters import BY_NAME, fold_tool_name, resolve_tool
+
+    wanted = fold_tool_name(name) if isinstance(name, str) else ""
     for tool in known_tools():
         if wanted == tool.name or wanted in tool.aliases:
+            return tool
+    if any(wanted == host.name for host in mcp_hosts(installable=False)):
+        raise UnknownToolError(name)  # described, not edited (the Copilot CLI's file)
+    try:
+        adapter = BY_NAME[resolve_tool(name)]
+    except MemoirError:
+        raise UnknownToolError(name) from None
+    for tool in adapter.mcp:
+        if tool in known_tools():
             return tool
     raise UnknownToolError(name)
 

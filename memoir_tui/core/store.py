@@ -458,7 +458,9 @@ class Store:
     def _one_item(self, state: dict[str, Any], list_key: str, match: str) -> dict[str, Any]:
         """Exactly one live item of ``list_key`` named by its text or a unique substring."""
         noun = NOUNS[list_key]
-        needle = identity(clean_text(match, "match"))
+        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+
+        needle = identity(clean_needle(match, "match"))
         items = well_formed_items(state["current"][list_key])
         exact = [i for i in items if identity(i["text"]) == needle]
         hits = exact or [i for i in items if needle in identity(i["text"])]
@@ -861,7 +863,9 @@ class Store:
         one only with ``hidden_substrings`` — for a person at their own terminal; an
         agent's ambiguous answer must never list forgotten text.
         """
-        needle = clean_text(needle, "match")
+        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+
+        needle = clean_needle(needle, "match")
         everywhere = self.working_set(all_projects=True)
         pool = everywhere.decisions + (everywhere.tombstones if include_hidden else ())
         wanted_hash = needle.lower() if is_text_hash(needle.lower()) else None

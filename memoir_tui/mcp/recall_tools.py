@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,21 +50,6 @@ RECALL_MAX_LIMIT = 30
 PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
 APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
-
-# The JavaScript tool's tool names (and people's), for the adapters that differ.
-TOOL_ALIASES = {
-    "claude": "claude-code",
-    "claude code": "claude-code",
-    "claudecode": "claude-code",
-    "store": "memoir",
-    "agents": "agents-md",
-    "agents.md": "agents-md",
-    "opencode": "agents-md",
-    "github copilot": "copilot",
-    "gemini cli": "gemini",
-    "codex cli": "codex",
-}
-
 
 # --- the warm Recall --------------------------------------------------------------------
 
@@ -181,6 +167,22 @@ class WarmRecall:
                 self._interim = Recall(self.store_root, cwd=self.cwd)
             return self._interim, False
 
+    def use_roots(self, roots: Sequence[Path]) -> None:
+        """An MCP client's roots: when the server was started outside any project (in /
+        or home, as hosts do), its first root that is a folder becomes the current
+        project, indexed now with its own files."""
+        from memoir_tui.core.recall.service import working_project
+
+        home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+        if self.cwd is not None and working_project(self.cwd, home):
+            return  # started inside a project: that one stays
+        root = next((r for r in roots if r.is_dir() and working_project(r, home)), None)
+        if root is None:
+            return
+        self.cwd = root
+        recall = self.get()
+        recall.use_project(root)
+
     def close(self) -> None:
         self._stop.set()
         applier = self._applier
@@ -281,27 +283,13 @@ class ListView(BaseModel):
 
 
 def resolve_tool(name: str | None) -> str | None:
-    """A tool name as a person or the JavaScript tool spells it → an adapter name."""
-    from memoir_tui.core.adapters import ADAPTERS, BY_NAME
+    """A tool name as a person or the JavaScript tool spells it → an adapter name (the
+    registry's one resolver); empty is every tool."""
+    from memoir_tui.core.adapters import resolve_tool as resolve
 
     if name is None or not name.strip():
         return None
-    key = " ".join(name.strip().lower().split())
-    if key in BY_NAME:
-        return key
-    if key in TOOL_ALIASES:
-        return TOOL_ALIASES[key]
-    for adapter in ADAPTERS:
-        if key == adapter.label.lower():
-            return adapter.name
-    # the JavaScript tool matches a substring of the tool's name
-    matches = [a.name for a in ADAPTERS if key in a.name or key in a.label.lower()]
-    if len(matches) == 1:
-        return matches[0]
-    known = ", ".join(a.name for a in ADAPTERS)
-    if matches:
-        raise MemoirError(f"tool {name!r} is ambiguous ({', '.join(matches)}); known: {known}")
-    raise MemoirError(f"unknown tool {name!r}; known: {known}")
+    return resolve(name)
 
 
 def _text_arg(value: str | None) -> str | None:
@@ -337,9 +325,10 @@ def recall(
     project: str | None = None,
     all_projects: bool = False,
 ) -> Reply:
-    from memoir_tui.core.store import clean_text
+    from memoir_tui.core.needle import clean_needle, shown
 
-    query = clean_text(query, "query")
+    query = clean_needle(query, "query")  # a needle, not a write: any text
+    echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
@@ -359,7 +348,7 @@ def recall(
     scope = _scope_label(engine, project, all_projects)
     building = "" if complete else _building_note(engine)
     data = RecallView(
-        query=query,
+        query=echoed,
         scope=scope,
         hits=[PassageOut(**hit.to_json()) for hit in hits],
         complete=complete,
@@ -372,9 +361,9 @@ def recall(
             counts = engine.count_elsewhere(query, tools=tools_filter, project=project)
             hint = f"; {elsewhere_hint(counts, cli=False)}" if counts else ""
             data.elsewhere = counts
-        text = f'Nothing found for "{query}" in {where}{scope}{hint}.'
+        text = f'Nothing found for "{echoed}" in {where}{scope}{hint}.'
         return Reply(f"{text}\n{building}" if building else text, data)
-    lines = [f'{len(hits)} passage(s) for "{query}", best first ({where}{scope}):']
+    lines = [f'{len(hits)} passage(s) for "{echoed}", best first ({where}{scope}):']
     if building:
         lines.insert(0, building)
     for number, hit in enumerate(data.hits, start=1):

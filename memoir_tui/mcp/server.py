@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import anyio
+import anyio.from_thread
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -166,8 +167,10 @@ def build_server(
                 for note in take_notices(root):  # a journal set aside, never applied
                     log.warning("%s", note)
         except MemoirError as err:
-            log.info("%s refused: %s", fn.__name__, err)
-            raise ToolError(tools.refusal_text(err)) from None
+            from memoir_tui.core.needle import shown  # a refusal may quote a pasted needle
+
+            log.info("%s refused: %s", fn.__name__, shown(str(err)))
+            raise ToolError(shown(tools.refusal_text(err))) from None
         except OSError as err:
             log.warning("%s failed: %s", fn.__name__, err)
             raise ToolError(f"could not access the memoir store: {err}") from None
@@ -421,6 +424,31 @@ def build_server(
     warm = recall_tools.WarmRecall(root, cwd=here)
     if warm_recall:
         warm.start()
+    asked_roots: list[bool] = []
+
+    def client_roots(ctx: Context) -> None:
+        """Once: the client's roots (a host that starts servers in / names the project
+        there), so its project is recallable; a client without roots changes nothing."""
+        if asked_roots:
+            return
+        asked_roots.append(True)
+        from urllib.parse import unquote, urlparse
+
+        from mcp.types import ClientCapabilities, RootsCapability
+
+        try:
+            session = ctx.session
+            if not session.check_client_capability(ClientCapabilities(roots=RootsCapability())):
+                return
+            listed = anyio.from_thread.run(session.list_roots)
+            paths = [
+                Path(unquote(urlparse(str(r.uri)).path))
+                for r in listed.roots
+                if str(r.uri).startswith("file:")
+            ]
+            warm.use_roots(paths)
+        except Exception:  # no roots: the working directory's project stays the scope
+            log.info("could not read the client's roots", exc_info=True)
 
     @tool("Recall from memory", READ_ONLY)
     def memoir_recall(
@@ -436,11 +464,14 @@ def build_server(
         all_projects: Annotated[
             bool, Field(description="Search every project, not just the current one")
         ] = False,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, recall_tools.RecallView]:
         """Search every AI tool's memory, rules and instruction files and this store for what
         is known about a topic: ranked passages (best first) with file, tool, type, score
         and why each matched. Global files and the current project's are searched;
         forgotten decisions and completed actions are never returned."""
+        if ctx is not None:
+            client_roots(ctx)
         return structured(recall_tools.recall, warm, query, limit, tool, project, all_projects)
 
     @tool("List memory files", READ_ONLY)

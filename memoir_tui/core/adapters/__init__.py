@@ -330,6 +330,7 @@ class Adapter:
 
 
 # Names more than one value below spells.
+MEMOIR_MEMORIES = "memories"  # today's memoir's canonical memories, in the store
 CLAUDE_DIR = ".claude"
 CLAUDE_MD = "CLAUDE.md"
 CLAUDE_PROJECTS = "projects"  # <claude dir>/projects/<project>/: transcripts and memory
@@ -364,7 +365,12 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_loads="No host loads the store's memory/ by itself: agents find it with "
         "memoir_recall and memoir_list ({where})",
         roots=(Root("", base="store"),),
-        global_files=(Location("memory/*.md", kind="memory", always=None),),
+        global_files=(
+            Location("memory/*.md", kind="memory", always=None),
+            # today's memoir's canonical memories (<64 hex>.md; FORMAT-LATEST §11): recalled
+            # and shown here; forget hides or purges them by memoir's own rules (PLACES)
+            Location(f"{MEMOIR_MEMORIES}/*.md", kind="memory", always=None),
+        ),
     ),
     Adapter(
         name="claude-code",
@@ -614,6 +620,8 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".clinerules/**/*.md", kind="rules"),
             Location(".cline/rules/**/*.md", kind="rules"),
             Location(".clinerules", kind="rules"),
+            # Cline's memory bank: markdown the custom instructions tell Cline to read
+            Location("memory-bank/*.md", kind="memory", always=None),
         ),
         mcp=(
             McpHost(
@@ -688,6 +696,14 @@ ADAPTERS: tuple[Adapter, ...] = (
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
     ),
     Adapter(
+        name="serena",
+        label="Serena",
+        write_reads="Serena keeps a project's memories in .serena/memories/ and writes them "
+        "itself (its write_memory tool); it reads them on demand",
+        roots=(Root(".serena"),),
+        project_files=(Location(".serena/memories/*.md", kind="memory", always=None),),
+    ),
+    Adapter(
         name="amazonq",
         label="Amazon Q Developer",
         write_reads="Amazon Q Developer loads a project's .amazonq/rules/**/*.md and AmazonQ.md",
@@ -718,6 +734,115 @@ ADAPTERS: tuple[Adapter, ...] = (
 )
 
 BY_NAME: dict[str, Adapter] = {a.name: a for a in ADAPTERS}
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPlace:
+    """A place a tool keeps memory that forget treats by its owner's own rules.
+
+    ``scope``: ``store`` (relative to the memoir store), ``global`` (to the owner's
+    first root) or ``project`` (to a project directory). ``rule`` says what forget may
+    do there: ``canonical`` (hide or purge a memory as today's memoir does,
+    FORMAT-LATEST §11), ``git`` (the folder is a git repository: the lines removed by
+    the host-file pass are committed, and its history named) or ``read-only`` (never
+    edited here: named, with ``remedy``, the owner's own way to let go of it).
+    ``history`` is where earlier copies stay (``{id}``: a canonical memory's id).
+    """
+
+    name: str
+    owner: str  # the adapter
+    label: str
+    scope: str  # "store" | "global" | "project"
+    pattern: str  # "*" one segment, "**" any number of folders
+    rule: str  # "canonical" | "git" | "read-only"
+    history: str = ""
+    remedy: str = ""
+
+
+CODEX_CLEAR_MEMORIES = "codex debug clear-memories"  # openai/codex PR 13085
+CLAUDE_PROJECT_PURGE = "claude project purge"  # Claude Code 2.1.115+: a project's state
+
+PLACES: tuple[KeptPlace, ...] = (
+    KeptPlace(
+        "memoir-memories",
+        "memoir",
+        "today's memoir's canonical memories",
+        "store",
+        f"{MEMOIR_MEMORIES}/*.md",
+        "canonical",
+        history=f"{MEMOIR_MEMORIES}/history/{{id}}",
+    ),
+    KeptPlace(
+        "memoir-ledger",
+        "memoir",
+        "memoir's project ledger",
+        "project",
+        ".memoir/work.json",
+        "read-only",
+        remedy="today's memoir keeps every record's text in its ledger (a retraction hides "
+        "it from the active view, the text stays); delete the project's .memoir/work.json "
+        "and .memoir/work-backups/ to let go of it",
+    ),
+    KeptPlace(
+        "memoir-ledger-backups",
+        "memoir",
+        "memoir's project ledger backups",
+        "project",
+        ".memoir/work-backups/*.json",
+        "read-only",
+        remedy="the ledger's backups keep every saved revision; delete the named files",
+    ),
+    KeptPlace(
+        "memoir-handoff",
+        "memoir",
+        "memoir's handoff view",
+        "project",
+        ".memoir/HANDOFF.md",
+        "read-only",
+        remedy="memoir renders it from .memoir/work.json on its next save",
+    ),
+    KeptPlace(
+        "codex-memories",
+        "codex",
+        "Codex memories",
+        "global",
+        "memories",
+        "git",
+        history="memories/.git",
+    ),
+    KeptPlace(
+        "codex-memory-db",
+        "codex",
+        "Codex's memory database",
+        "global",
+        "memories_*.sqlite*",
+        "read-only",
+        remedy=f"`{CODEX_CLEAR_MEMORIES}` clears every Codex memory (its memories folder, this "
+        "database, and marks threads so they are not summarised again); Codex regenerates "
+        "memories/*.md from this database otherwise",
+    ),
+    KeptPlace(
+        "codex-rollouts",
+        "codex",
+        "Codex session rollouts",
+        "global",
+        "sessions/**/rollout-*.jsonl",
+        "read-only",
+        remedy="Codex has no command that edits a rollout: delete the named files (those "
+        "sessions can no longer be resumed)",
+    ),
+    KeptPlace(
+        "claude-transcripts",
+        "claude-code",
+        "Claude Code transcripts",
+        "global",
+        f"{CLAUDE_PROJECTS}/**/*.jsonl",
+        "read-only",
+        remedy=f"`{CLAUDE_PROJECT_PURGE} <project folder> --dry-run`, then without "
+        "--dry-run (Claude Code 2.1.115+), deletes a project's transcripts and state; or "
+        "delete the named files",
+    ),
+)
 
 # The always-loaded files inject writes the pinned block into, in the order it visits
 # them: the global files (under each tool's directory), then each project's. Order
@@ -854,15 +979,93 @@ STARTUP_FILES: tuple[StartupFile, ...] = (
 )
 
 
-def get_adapter(name: str) -> Adapter:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        from memoir_tui.core.errors import MemoirError
+# What a person (or the JavaScript tool) may type for a tool, folded by ``fold_tool_name``,
+# beside each adapter's own name, label and its MCP and hook hosts' names and aliases.
+TOOL_ALIASES: dict[str, str] = {
+    "claude": "claude-code",
+    "claudecode": "claude-code",
+    "claude-desktop": "claude-code",
+    "cc": "claude-code",
+    "store": "memoir",
+    "memoir-tui": "memoir",
+    "agents": "agents-md",
+    "agents.md": "agents-md",
+    "agent.md": "agents-md",
+    "opencode": "agents-md",
+    "github-copilot": "copilot",
+    "copilot-chat": "copilot",
+    "vs-code": "copilot",
+    "code": "copilot",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+    "openai-codex": "codex",
+    "codeium": "windsurf",
+    "cascade": "windsurf",
+    "devin": "windsurf",
+    "zed-editor": "zed",
+    "amazon-q": "amazonq",
+    "amazon-q-developer": "amazonq",
+    "q": "amazonq",
+    "kiro-ide": "kiro",
+    "aider-chat": "aider",
+    "continue-dev": "continue",
+    "roo": "cline",
+    "claude-dev": "cline",
+}
 
-        raise MemoirError(
-            f"unknown tool {name!r}; known: {', '.join(a.name for a in ADAPTERS)}"
-        ) from None
+
+def fold_tool_name(name: str) -> str:
+    """``" Claude Code "`` → ``claude-code``: case, spaces and underscores folded."""
+    return "-".join(name.strip().lower().replace("_", " ").split())
+
+
+def tool_names() -> dict[str, str]:
+    """Every name a tool answers to (folded) → its adapter: its own name and label, its
+    MCP and hook hosts' names and aliases, and ``TOOL_ALIASES``."""
+    out: dict[str, str] = {}
+    for adapter in ADAPTERS:
+        names = [adapter.name, adapter.label]
+        for host in adapter.mcp:
+            names += [host.name, *host.aliases]
+        names += [h.name for h in adapter.hooks]
+        for n in names:
+            out.setdefault(fold_tool_name(n), adapter.name)
+    for alias, tool in TOOL_ALIASES.items():
+        out.setdefault(fold_tool_name(alias), tool)
+    return out
+
+
+def resolve_tool(name: str, *, among: tuple[str, ...] | None = None, what: str = "tool") -> str:
+    """The adapter a person means by ``name`` (any alias, any case); with ``among``, one
+    of those adapters only. Unknown or outside ``among``: a ``MemoirError`` that lists
+    the names that work. The one resolver every command, MCP argument and pane uses."""
+    from memoir_tui.core.errors import MemoirError
+
+    known = among if among is not None else tuple(a.name for a in ADAPTERS)
+    key = fold_tool_name(name) if isinstance(name, str) else ""
+    found = tool_names().get(key)
+    if found is None and key:
+        # the JavaScript tool matches a unique substring of a tool's name or label
+        hits = [
+            a.name
+            for a in ADAPTERS
+            if a.name in known and (key in a.name or key in fold_tool_name(a.label))
+        ]
+        if len(hits) > 1:
+            raise MemoirError(
+                f"{what} {name!r} is ambiguous ({', '.join(hits)}); known: {', '.join(known)}"
+            )
+        found = hits[0] if hits else None
+    if found is None or found not in known:
+        extra = f" ({BY_NAME[found].label} is not a {what} here)" if found in BY_NAME else ""
+        raise MemoirError(f"unknown {what} {name!r}{extra}; known: {', '.join(known)}")
+    return found
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter named ``name`` or any alias of it (``resolve_tool``)."""
+    found = BY_NAME.get(name)
+    return found if found is not None else BY_NAME[resolve_tool(name)]
 
 
 def tool_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Path:
@@ -947,10 +1150,10 @@ def hook_hosts() -> tuple[HookHost, ...]:
 
 
 def hook_host(name: str) -> HookHost:
+    """The hook host ``name`` means: its own name (``claude``) or any name of its tool
+    (``claude-code``, ``Claude Code`` …); an unknown one is refused listing the known."""
     for host in hook_hosts():
         if host.name == name:
             return host
-    from memoir_tui.core.errors import MemoirError
-
-    known = ", ".join(h.name for h in hook_hosts())
-    raise MemoirError(f"unknown hook host {name!r}; known: {known}")
+    with_hooks = tuple(a.name for a in ADAPTERS if a.hooks)
+    return BY_NAME[resolve_tool(name, among=with_hooks, what="hook host")].hooks[0]

@@ -136,8 +136,8 @@ def doc_from_text(
 
     entry = parse_entry(Path(path), text)
     meta = entry.meta
-    if entry.type == "decision" and (meta.get("hidden") is True or meta.get("hidden_at")):
-        return None
+    if meta.get("hidden") in (True, "true") or (entry.type == "decision" and meta.get("hidden_at")):
+        return None  # memoir's rule (a hidden or purged canonical memory too)
     if entry.type in ("goal", "next_action") and meta.get("done_at"):
         return None
     fm, body = split(text)

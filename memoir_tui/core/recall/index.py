@@ -99,6 +99,9 @@ class Scope:
     store_root: Path
     tools: tuple[str, ...] | None = None
     project_roots: tuple[Path, ...] = ()
+    # the project the index was used from (the working directory's, an MCP client's
+    # roots): indexed with its own files on first use, and remembered (not in the key)
+    here: tuple[Path, ...] = ()
 
 
 @dataclass(slots=True)
@@ -348,6 +351,7 @@ class RecallIndex:
             return cwd
 
         projects = [Project(os.path.normpath(str(p)), "config") for p in scope.project_roots]
+        projects += [Project(p, "cwd") for p in self._here_projects(scope)]
         store_projects = self._store_projects()
         all_keys: set[str] = set()
         found_projects: list[Project] = []
@@ -394,6 +398,20 @@ class RecallIndex:
     def _set_meta_tx(self, key: str, value: str) -> None:
         with self._tx():
             self._set_meta(key, value)
+
+    def _here_projects(self, scope: Scope) -> list[str]:
+        """Every project the index was used from, this one included (kept in meta, so a
+        project stays indexed once used; a folder that is gone drops out)."""
+        try:
+            seen = json.loads(self.get_meta("here_projects", "[]"))
+        except ValueError:
+            seen = []
+        wanted = {p for p in seen if isinstance(p, str)}
+        wanted |= {os.path.normpath(str(p)) for p in scope.here}
+        kept = sorted(p for p in wanted if os.path.isdir(p))
+        if kept != seen:
+            self._set_meta_tx("here_projects", json.dumps(kept))
+        return kept
 
     def _store_projects(self) -> list[str]:
         rows = self.conn.execute(

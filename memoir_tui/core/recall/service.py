@@ -104,6 +104,21 @@ class IndexStatus:
     watching: bool = False
 
 
+def working_project(cwd: Path, home: Path) -> tuple[Path, ...]:
+    """The working directory's project (its git work tree, else the folder), so the
+    project's own CLAUDE.md, AGENTS.md, rules … are recallable with no transcript naming
+    it; none in the home folder, / or above home (where hosts start their servers)."""
+    from memoir_tui.core.scope import find_git_dir, is_outside_projects
+
+    try:
+        if is_outside_projects(cwd, home=home):
+            return ()
+        tree = find_git_dir(cwd)
+    except OSError:
+        return ()
+    return (Path(tree[0]) if tree else cwd,)
+
+
 def elsewhere_hint(counts: dict[str, int], *, cli: bool) -> str:
     """``3 matches in other projects (billing 2, webshop 1): --all-projects``."""
     total = sum(counts.values())
@@ -177,6 +192,7 @@ class Recall:
             store_root=self.store_root,
             tools=tuple(config.tools),
             project_roots=tuple(config.project_roots),
+            here=working_project(self.cwd, self.home),
         )
         directory = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.env)
         if full_check_files is None:
@@ -240,6 +256,15 @@ class Recall:
         if report.full:
             self._last_full = time.monotonic()
         return report
+
+    def use_project(self, path: str | os.PathLike[str]) -> None:
+        """Make ``path`` (an MCP client's root) the current project: its own files are
+        indexed now and it is the default scope of a search."""
+        import dataclasses
+
+        self.cwd = Path(path)
+        self.scope = dataclasses.replace(self.scope, here=working_project(self.cwd, self.home))
+        self._guarded(self._refresh, None)
 
     def rebuild(self) -> RefreshReport:
         """Delete the cache and index every file again."""
