@@ -67,6 +67,7 @@ __all__ = [
     "SecretFinding",
     "SecretFoundError",
     "ensure_no_secrets",
+    "ensure_no_secrets_together",
     "find_secrets",
     "redact",
 ]
@@ -85,13 +86,18 @@ class SecretFinding:
 class SecretFoundError(MemoirError):
     """Refusal to store text that contains a secret; the message names rules, never values."""
 
-    def __init__(self, what: str, findings: list[SecretFinding]) -> None:
+    def __init__(self, what: str, findings: list[SecretFinding], *, together: bool = False) -> None:
         self.what = what
         self.findings = tuple(findings)
         self.rules = tuple(dict.fromkeys(f.rule for f in findings))
         kinds = ", ".join(self.rules)
+        verb = (
+            "look like they contain a secret split between them"
+            if together
+            else ("looks like it contains a secret")
+        )
         super().__init__(
-            f"{what} looks like it contains a secret ({kinds}); memoir will not store it. "
+            f"{what} {verb} ({kinds}); memoir will not store it. "
             "Remove the secret or refer to where it lives (for example ${ENV_VAR})."
         )
 
@@ -1231,3 +1237,26 @@ def ensure_no_secrets(text: str, what: str) -> None:
     findings = find_secrets(text) if isinstance(text, str) else []
     if findings:
         raise SecretFoundError(what, findings)
+
+
+# How much of each field's end and start is read when two fields are joined: more than
+# any token family's length, so a scan of the join stays cheap.
+_JOIN_WINDOW = 1024
+
+
+def ensure_no_secrets_together(fields: list[tuple[str, str | None]]) -> None:
+    """Refuse the fields of one call (a decision's text, why and rejected…) if any holds
+    a secret, or if two of them joined end to start do: a key split over two fields is
+    still a key. The refusal names the fields and the kind, never the value."""
+    present = [(name, value) for name, value in fields if isinstance(value, str) and value]
+    for name, value in present:
+        ensure_no_secrets(value, name)
+    for first_name, first in present:
+        for second_name, second in present:
+            if first_name == second_name:
+                continue
+            left = first[-_JOIN_WINDOW:]
+            joined = left + second[:_JOIN_WINDOW]
+            crossing = [f for f in find_secrets(joined) if f.start < len(left) < f.end]
+            if crossing:
+                raise SecretFoundError(f"{first_name} and {second_name}", crossing, together=True)
