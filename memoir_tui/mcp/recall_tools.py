@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.withhold import withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -328,6 +329,12 @@ def _where(hit: PassageOut) -> str:
 # --- read-only tools ------------------------------------------------------------------------
 
 
+def _withheld_passage(hit: PassageOut) -> PassageOut:
+    """The passage with every line a secret touches shown as withheld."""
+    hit.passage = withhold_lines(hit.passage)[0]
+    return hit
+
+
 def recall(
     store: Store,
     warm: WarmRecall,
@@ -361,7 +368,7 @@ def recall(
     data = RecallView(
         query=query,
         scope=scope,
-        hits=[PassageOut(**hit.to_json()) for hit in hits],
+        hits=[_withheld_passage(PassageOut(**hit.to_json())) for hit in hits],
         complete=complete,
         note=building,
     )
@@ -490,6 +497,7 @@ def read(
             refusal = refusal or err
             continue
         _refuse_forgotten(store, found, text, tool_name)
+        text = withhold_lines(text)[0]  # never hands a secret on, whoever wrote it there
         return Reply(f"── {tool_name} / {found} ──\n\n{text}")
     assert refusal is not None
     raise refusal
