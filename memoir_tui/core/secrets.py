@@ -244,6 +244,7 @@ class _Rule:
     key_prefix: re.Pattern[str] | None = None  # must end just before the match
     strict: tuple[re.Pattern[str], ...] = ()  # the patterns without gaps, one per pattern
     gaps: tuple[re.Pattern[str] | None, ...] = ()  # the separators each pattern lets in
+    hex_body: bool = False  # a body of hex (or lower-case base 36): such pieces belong to it
 
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -597,6 +598,7 @@ RULES: tuple[_Rule, ...] = (
         38,
         lambda _m, v: _hex_token(v[6:]),
         left=_ALNUM,
+        hex_body=True,
     ),
     _rule(
         "heroku-api-key",
@@ -611,6 +613,7 @@ RULES: tuple[_Rule, ...] = (
         70,
         lambda _m, v: _hex_token(v[7:]),
         left=_ALNUM,
+        hex_body=True,
     ),
     _rule(
         "mailgun-key",
@@ -618,6 +621,7 @@ RULES: tuple[_Rule, ...] = (
         36,
         lambda _m, v: _hex_token(v[4:]),
         left=_WORDISH,
+        hex_body=True,
     ),
     _rule(
         "postmark-token",
@@ -1128,7 +1132,7 @@ def _all_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, str]
     return found
 
 
-def _token_piece(piece: str, gap: str) -> bool:
+def _token_piece(piece: str, gap: str, hex_body: bool = False) -> bool:
     """A piece of a split token. After a space or a line break it must look machine-made:
     two of lower case, upper case and digits (or digits alone), and not a hex hash or UUID
     on its own; a word of one case ends the token (prose goes on after it). After a tab
@@ -1136,8 +1140,12 @@ def _token_piece(piece: str, gap: str) -> bool:
     must still be a whole token of the family)."""
     if gap in ("\t", "-"):
         return bool(piece)
+    if hex_body and piece.isalnum() and piece.isascii() and not piece.isupper():
+        return True  # a hex family's body is hex: no hash to tell apart
     if len(piece) >= 8 and _HEX_OR_UUID.fullmatch(piece):
         return False
+    if piece.isalpha() and piece[1:].islower():
+        return False  # "The", "is": a word of prose after the token
     return _classes(piece) >= 2 or piece.isdigit()
 
 
@@ -1163,7 +1171,7 @@ def _rejoin(
     pieces.append((len(value), value[pos:], before))
     kept = [pieces[0]]
     for piece in pieces[1:]:
-        if not _token_piece(piece[1], piece[2]):
+        if not _token_piece(piece[1], piece[2], rule.hex_body):
             break
         kept.append(piece)
     for n in range(len(kept), 0, -1):
