@@ -37,13 +37,38 @@ Decisions worth knowing (the tests pin each one):
 - UUIDs, git SHAs and base64 on their own are not findings: without a token
   prefix or an assignment there is nothing to say they are credentials.
 - Disguises do not hide a secret. The rules also run over the text in NFKC
-  with zero-width characters (U+200B..U+200D, U+2060, U+FEFF) and soft hyphens
-  removed, so full-width letters and invisible marks inside a token are read
+  with invisible characters removed (below), so full-width letters and invisible marks inside a token are read
   through; spans are mapped back, so redaction removes the disguise too.
 - A token family may be split by single spaces or line breaks (a wrapped
   paste): the pieces are joined while they look machine-made (two character
-  classes, not a hash), from a first piece of eight characters or more; a word
-  of one case ends it, so "the ghp_ prefix" and prose after a token stay prose.
+  classes, not a hash); a word of one case, or a capitalised one, ends it, so
+  "the ghp_ prefix" and prose after a token stay prose.
+- Escapes are read through: a text holding URL ``%xx`` (runs read as UTF-8),
+  JSON/JavaScript ``\\uXXXX``/``\\xXX`` or HTML character references is also read
+  decoded (up to three levels, each mapped back to the original offsets), and a run of
+  twenty or more hex digits that spells printable ASCII is decoded (``hex-<rule>``).
+  Look-alike letters (Cyrillic and Greek capitals and small letters that read as
+  Latin ones, dotless i, script g, the hyphen and dash family) are folded to ASCII, and
+  every format character (category Cf: zero-width marks, bidirectional marks and
+  isolates, the soft hyphen) is dropped, so ``ghр_``, ``АKIA`` or ``sκ-ant-`` are read
+  as what they spell.
+- Inside a token's body a tab, and in a family whose alphabet has no dash a dash, is a
+  separator too (``AKIA-Q3EG-…``); any piece may follow one, since prose does not put
+  either inside a word. After a space or a line break a piece must look machine-made,
+  and a word of prose (``The``, ``is``) ends the token. A hex family's (Shopify,
+  DigitalOcean, Mailgun) pieces are hex.
+- Families with their own rules besides the classic ones: Slack (``xox?-``, ``xapp-``),
+  Discord bot tokens (the id part must decode to digits) and webhooks, Telegram bot
+  tokens (``<8-10 digits>:AA…``), a GCP service account's ``private_key_id``, Azure
+  connection strings and client secrets (``…Q~…``), Shopify (``shpat_``/``shpss_``/
+  ``shpca_``/``shppa_``), Heroku (``HRKU-``), DigitalOcean (``dop_v1_``…), SendGrid,
+  Mailgun (``key-``), Postmark (a token header or setting), ``age`` secret keys, Vault
+  (``hvs.``/``hvb.``/``hvr.`` and the old ``s.`` + 24), command-line passwords
+  (``mysql -p…``, ``sshpass -p``, ``redis-cli -a``, ``curl -u user:…``) and ``.netrc``
+  ``machine … login … password …`` records. Prose about any of them (``mysql -p`` that
+  prompts, ``sshpass -e``, ``$TOKEN``, ``<password>``) is not a finding.
+- ``ensure_no_secrets_together`` refuses the fields of one call when two of them joined
+  end to start hold a secret (a key split over ``why`` and ``rejected``), naming both.
 - Base64 is decoded when it could be the base64 of text (``base64-<rule>`` if
   the decoded text holds a finding) or of a key: a run that decodes to DER
   private key structure (PKCS#1, PKCS#8 plain or encrypted, SEC1) or to
@@ -819,7 +844,10 @@ _HOMOGLYPHS = dict(
         "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοριυχνκτϲϳ"
         # Latin and Armenian look-alikes, dashes
         "ıɡɑοօսց‐‑‒–—―−﹘﹣",
-        "ABESIJKMHOPCTXYYQWaesijopcxydhlqwBKMHTbvABEZHIKMNOPTYXaopiuxvktcjigaoougg--------",
+        # what each reads as, in the same order
+        "ABESIJKMHOPCTXYYQWaesijopcxydhlqwBKMHTbv"  # Cyrillic
+        "ABEZHIKMNOPTYXaopiuxvktcj"  # Greek
+        "igaooug---------",  # Latin and Armenian, dashes
         strict=True,
     )
 )

@@ -176,6 +176,8 @@ DISGUISES: list[tuple[str, str]] = [
     ("greek-sk-ant", _swap(ANT, 1, "\u03ba")),
     ("cyrillic-xoxb", _swap(SLACK_BOT, 1, "\u043e")),
     ("cyrillic-shpat", _swap(SHOPIFY, 3, "\u0430")),
+    ("hyphen-look-alike-sk-ant", ANT.replace("-", "\u2010")),
+    ("en-dash-aws", _mark(AKIA, "\u2013", 4, 8, 12)),
     ("fullwidth-hvs", "".join(chr(ord(c) + 0xFEE0) for c in VAULT[:4]) + VAULT[4:]),
     # invisible code points inside
     ("zwsp-digitalocean", _mark(DIGITALOCEAN, "\u200b", 10, 30, 50)),
