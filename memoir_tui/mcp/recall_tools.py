@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
-from memoir_tui.core.withhold import withhold_lines
+from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -330,8 +330,10 @@ def _where(hit: PassageOut) -> str:
 
 
 def _withheld_passage(hit: PassageOut) -> PassageOut:
-    """The passage with every line a secret touches shown as withheld."""
+    """The passage with every line a secret touches shown as withheld, and the name (a
+    session item's name is its text) too."""
     hit.passage = withhold_lines(hit.passage)[0]
+    hit.name = shown_text(hit.name)
     return hit
 
 

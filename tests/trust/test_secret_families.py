@@ -608,3 +608,12 @@ def test_scanning_10_kb_stays_fast() -> None:
         best = min(best, time.process_time() - started)
     # about 1 ms on a quiet machine (every view, decoder and rule); 10x room for CI
     assert best < 0.010, f"{best * 1000:.2f} ms"
+
+
+async def test_recall_passages_never_hand_on_a_planted_secret(planted: Path) -> None:
+    async with Client(build_server(planted)) as client:
+        result = await client.call_tool("memoir_recall", {"query": "deployed yesterday"})
+    text = result.content[0].text
+    assert not result.is_error, text
+    assert "passage(s)" in text and WITHHELD in text
+    assert _leaks(text) == [] and _leaks(json.dumps(result.structured_content)) == []
