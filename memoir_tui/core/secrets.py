@@ -1076,6 +1076,11 @@ def _base64_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, s
     while pos != -1:
         start, end = pos, mask.find(b" ", pos)
         end = len(text) if end == -1 else end
+        even = end - (end - start) % 2
+        if text[start] in "0234567" and _HEX_TEXT.fullmatch(text, start, even):
+            found.extend(_hex_finding(text, start, even, depth))  # hex is base64's subset
+            pos = mask.find(needle, end)
+            continue
         head = _B64_HEAD.match(text, start)
         if head is None:
             pos = mask.find(needle, end)  # not the base64 of text nor of a key
@@ -1120,42 +1125,26 @@ def _inner_candidates(decoded: str, depth: int) -> list[tuple[int, int, int, str
 
 # A run of hex digits that could spell text: every byte printable ASCII (or a tab or a
 # line break). Hashes and ids spell bytes above 0x7f within a few pairs.
-_HEX_MIN = 20
-_HEX_MASK = bytes(0x41 if c in b"0123456789abcdefABCDEF" else 0x20 for c in range(256))
 _HEX_TEXT = re.compile(r"(?:[2-7][0-9a-fA-F]|0[9aAdD])+")
 
 
-def _hex_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, str]]:
-    """Secrets spelled in hex (``676870…`` for ``ghp…``), named ``hex-<rule>``."""
-    found: list[tuple[int, int, int, str]] = []
-    mask = text.encode("ascii", "replace").translate(_HEX_MASK)
-    needle = b"A" * _HEX_MIN
-    pos = mask.find(needle)
-    while pos != -1:
-        end = mask.find(b" ", pos)
-        end = len(text) if end == -1 else end
-        start, pos = pos, mask.find(needle, end)
-        if start and text[start - 1] in _WORDISH:
-            continue  # inside a longer word: an identifier, not an encoding
-        run = text[start : end - (end - start) % 2]
-        if not _HEX_TEXT.fullmatch(run):
-            continue
-        inner = _inner_candidates(bytes.fromhex(run).decode("ascii"), depth)
-        if inner:
-            name = min(inner, key=lambda c: c[2])[3]
-            found.append((start, end, len(_PRIORITY), f"hex-{name}"))
-    return found
+def _hex_finding(text: str, start: int, end: int, depth: int) -> list[tuple[int, int, int, str]]:
+    """A secret spelled in hex (``676870…`` for ``ghp…``), named ``hex-<rule>``; the
+    base64 pass hands over each run that spells printable ASCII."""
+    inner = _inner_candidates(bytes.fromhex(text[start:end]).decode("ascii"), depth)
+    if not inner:
+        return []
+    name = min(inner, key=lambda c: c[2])[3]
+    return [(start, end, len(_PRIORITY), f"hex-{name}")]
 
 
 def _all_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, str]]:
     """The rules over ``text`` as written and over every view of it (decoded escapes,
     NFKC without invisible characters and look-alike letters; spans mapped back), and
     over the base64 and hex in each."""
-    found = _candidates(text) + _base64_candidates(text, depth) + _hex_candidates(text, depth)
+    found = _candidates(text) + _base64_candidates(text, depth)
     for body, lo, hi in _views(text):
-        for start, end, priority, name in (
-            _candidates(body) + _base64_candidates(body, depth) + _hex_candidates(body, depth)
-        ):
+        for start, end, priority, name in _candidates(body) + _base64_candidates(body, depth):
             found.append((lo[start], hi[end - 1], priority, name))
     return found
 
