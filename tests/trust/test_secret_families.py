@@ -617,3 +617,12 @@ async def test_recall_passages_never_hand_on_a_planted_secret(planted: Path) -> 
     assert not result.is_error, text
     assert "passage(s)" in text and WITHHELD in text
     assert _leaks(text) == [] and _leaks(json.dumps(result.structured_content)) == []
+
+
+def test_the_cli_recall_never_hands_on_a_planted_secret(planted: Path, capsys) -> None:
+    from memoir_tui.__main__ import main
+
+    for extra in ([], ["--json"]):
+        assert main(["recall", "deployed yesterday", *extra]) == 0
+        out = capsys.readouterr().out
+        assert _leaks(out) == [] and WITHHELD in out, extra
