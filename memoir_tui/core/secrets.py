@@ -1035,7 +1035,8 @@ _B64_HEAD = re.compile(
 
 def _b64decode(run: str) -> bytes | None:
     body = _B64_SEPARATORS.sub("", run)[: _B64_DECODED_MAX * 4 // 3]
-    body = body[: len(body) - len(body) % 4]  # a quantum cut short by the run's end goes
+    rest = len(body) % 4  # the last quantum: two or three characters are one or two bytes
+    body = body[:-1] if rest == 1 else body + "=" * ((4 - rest) % 4)
     altchars = b"-_" if ("-" in body or "_" in body) else None
     if altchars and ("+" in body or "/" in body):
         return None  # two alphabets at once: not base64

@@ -14,6 +14,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client
 
 from memoir_tui.core.brief import render_brief
@@ -27,6 +29,7 @@ from memoir_tui.core.secrets import (
 from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
+from tests.conftest import examples
 
 R = (
     "q7Xk2"
@@ -626,3 +629,37 @@ def test_the_cli_recall_never_hands_on_a_planted_secret(planted: Path, capsys) -
         assert main(["recall", "deployed yesterday", *extra]) == 0
         out = capsys.readouterr().out
         assert _leaks(out) == [] and WITHHELD in out, extra
+
+
+# --- properties of the decoders ------------------------------------------------------------
+
+_ESCAPE_FRAGMENTS = st.sampled_from(
+    [
+        "%", "%4", "%41", "%e2%80%8b", "%ZZ", "%25", "\\u", "\\u00", "\\u0041", "\\ud83d",
+        "\\ude00", "\\x4", "\\x41", "\\n", "\\", "&", "&#", "&#65;", "&#x41;", "&#x110000;",
+        "&amp;", "&nosuch;", "&#0;", "6768705f", "41", "\u200b", "\u0430", "\u2010", " ",
+        "\t", "-", "gh" + "p_", "AK" + "IA", R[:8], "pass" + "word=",
+    ]
+)  # fmt: skip
+
+_ENCODERS = [_url, _url_all, _hex, _json_u, _html_dec, _html_hex, _b64]
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(_ESCAPE_FRAGMENTS | st.text(max_size=6), max_size=40).map("".join))
+def test_escapes_of_any_shape_never_raise_and_redact_to_nothing(text: str) -> None:
+    for f in find_secrets(text):
+        assert 0 <= f.start < f.end <= len(text)
+    assert find_secrets(redact(text)) == []
+
+
+@settings(max_examples=examples(200))
+@given(
+    st.sampled_from([GH, AKIA, SHOPIFY, DIGITALOCEAN, AGE, VAULT, SLACK_BOT, HEROKU]),
+    st.sampled_from(_ENCODERS),
+    st.lists(st.sampled_from(["the", "deploy", "v1.2.3", "a94a8fe5", "ok", "%", "&"]), max_size=6),
+)
+def test_an_encoded_token_in_any_words_is_found(token: str, encode, words: list[str]) -> None:
+    text = " ".join([*words, encode(token), *words])
+    assert find_secrets(text)
+    assert find_secrets(redact(text)) == []
