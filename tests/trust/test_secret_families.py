@@ -663,3 +663,68 @@ def test_an_encoded_token_in_any_words_is_found(token: str, encode, words: list[
     text = " ".join([*words, encode(token), *words])
     assert find_secrets(text)
     assert find_secrets(redact(text)) == []
+
+
+# --- the real processes: a CLI verb and the stdio MCP server ----------------------------------
+
+
+def test_a_real_cli_process_refuses_in_one_sentence(store_dir: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    env = {**os.environ, "MEMOIR_HOME": str(store_dir), "PYTHONPATH": str(REPO)}
+    for name, secret in (DISGUISES[0], DISGUISES[27], DISGUISES[45]):
+        done = subprocess.run(
+            [sys.executable, "-m", "memoir_tui", "note", "Use the queue", "--why", secret],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1, name
+        assert done.stderr.startswith("memoir-tui: why looks like it contains a secret (")
+        assert "Traceback" not in done.stderr and _tell(name, secret) not in done.stderr
+    assert not (store_dir / "session.json").exists()
+
+
+async def test_the_stdio_server_refuses_a_service_account_object_in_a_sentence(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    import os
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    from tests.paths import REPO
+
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memoir_tui", "--mcp"],
+        env={
+            "HOME": os.environ["HOME"],
+            "MEMOIR_HOME": str(store_dir),
+            "PATH": os.environ.get("PATH", ""),
+            "PYTHONPATH": str(REPO),
+        },
+        cwd=str(tmp_path),
+    )
+    account = {**json.loads(GCP_SA), "private_key": "-----BEGIN " + "PRIVATE KEY-----\n" + R}
+    async with (
+        stdio_client(server) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        as_object = await session.call_tool("memoir_note", {"text": account})
+        split = await session.call_tool(
+            "memoir_note", {"text": "Ship it", "why": GH[:20], "rejected": GH[20:]}
+        )
+    text = as_object.content[0].text
+    assert as_object.is_error and text.startswith("text looks like it contains a secret (")
+    assert R[:12] not in text and HEX[:12] not in text and "validation" not in text
+    text = split.content[0].text
+    assert split.is_error and text.startswith("why and rejected look like they contain a secret")
+    assert not (store_dir / "session.json").exists()
