@@ -728,3 +728,23 @@ async def test_the_stdio_server_refuses_a_service_account_object_in_a_sentence(
     text = split.content[0].text
     assert split.is_error and text.startswith("why and rejected look like they contain a secret")
     assert not (store_dir / "session.json").exists()
+
+
+def test_the_agent_view_shows_a_loaded_file_with_its_secret_withheld(
+    store: Store, tmp_path: Path
+) -> None:
+    from memoir_tui.core.agent_view import host_view
+
+    home = tmp_path / "home"
+    project = home / "code" / "app"
+    (project / ".git").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text(
+        "# App\n\nRun the tests.\nDeploy key: " + _url(GH) + "\nThat is all.\n"
+    )
+    env = {"HOME": str(home)}
+    view = host_view("claude-code", store=store, home=home, env=env, project=project)
+    claude_md = next(s for s in view.sources if s.path.endswith("app/CLAUDE.md"))
+    assert claude_md.text == (
+        "# App\n\nRun the tests.\n[withheld: looks like a secret (github-token)]\nThat is all.\n"
+    )
+    assert claude_md.kept_chars == len(claude_md.text) and not claude_md.cut
