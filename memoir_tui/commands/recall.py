@@ -112,6 +112,15 @@ def cmd_recall(ns: argparse.Namespace) -> int:
 
 
 def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
+    import dataclasses
+
+    from memoir_tui.core.withhold import shown_text, withhold_lines
+
+    # never hands on a secret another tool wrote into a memory: its lines are withheld
+    hits = [
+        dataclasses.replace(h, name=shown_text(h.name), passage=withhold_lines(h.passage)[0])
+        for h in hits
+    ]
     if ns.json:
         sys.stdout.write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1))
         sys.stdout.write("\n")

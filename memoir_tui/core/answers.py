@@ -28,6 +28,7 @@ from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
 from memoir_tui.core.store import Store
+from memoir_tui.core.withhold import secret_in, shown_text, withheld_text
 
 SESSION_DECISIONS_SHOWN = 10
 SESSION_HISTORY_SHOWN = 5
@@ -175,14 +176,19 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _item(i: Item) -> ItemOut:
-    return ItemOut(text=i.text, date=i.date, machine=i.machine_label, project=i.project_label)
+    return ItemOut(
+        text=shown_text(i.text), date=i.date, machine=i.machine_label, project=i.project_label
+    )
 
 
 def _decision(d: Decision) -> DecisionOut:
+    # Stored text is handed out only without secrets (another tool may have written one):
+    # a decision whose text, why or rejected holds one is shown as withheld, whole.
+    rule = secret_in(d.text, d.why, d.rejected)
     return DecisionOut(
-        text=d.text,
-        why=d.why,
-        rejected=d.rejected,
+        text=withheld_text(rule) if rule else d.text,
+        why="" if rule else d.why,
+        rejected="" if rule else d.rejected,
         date=d.date,
         machine=d.machine_label,
         project=d.project_label,
@@ -190,11 +196,12 @@ def _decision(d: Decision) -> DecisionOut:
 
 
 def _history(h: HistoryEntry) -> SessionOut:
+    rule = secret_in(h.summary, *h.files_touched)
     return SessionOut(
         date=h.date,
         machine=h.machine_label,
-        summary=h.summary,
-        files_touched=list(h.files_touched),
+        summary=withheld_text(rule) if rule else h.summary,
+        files_touched=[] if rule else list(h.files_touched),
         duration_min=h.duration_min,
     )
 
@@ -521,7 +528,7 @@ def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
     if not outcome.rotated:
         return ""
     return f"\nThe {noun} list holds {cap}; the oldest rotated out: " + "; ".join(
-        f'"{t}"' for t in outcome.rotated
+        f'"{shown_text(t)}"' for t in outcome.rotated
     )
 
 
@@ -554,7 +561,7 @@ def complete_next(store: Store, match: str) -> Reply:
             err.candidates,
         ) from None
     except NoMatchError:
-        left = [i.text for i in store.working_set().next_actions]
+        left = [shown_text(i.text) for i in store.working_set().next_actions]
         hint = (
             " Open next actions:\n" + "\n".join(f"- {t}" for t in left)
             if left
@@ -617,7 +624,7 @@ def forget(
         raise NoMatchError(f"{reason[:1].upper()}{reason[1:]}; nothing was forgotten.") from None
     if dry_run:
         act = "purge" if purge else "forget"
-        return Reply(f"Dry run, nothing changed. This would {act}: {_shown(target.text)}")
+        return Reply(f"Dry run, nothing changed. This would {act}: {shown_text(target.text)}")
     if purge:
         outcome = store.purge_decision(target.key)
         if not outcome.changed:
@@ -632,7 +639,7 @@ def forget(
     if not outcome.changed:
         return Reply("Nothing changed: that decision was already forgotten.")
     return Reply(
-        f"Forgotten (permanent; there is no un-forget): {_shown(target.text)}\n"
+        f"Forgotten (permanent; there is no un-forget): {shown_text(target.text)}\n"
         "It is hidden from memoir_session, memoir_why and memoir_resume here and on every "
         "replica it syncs with, and the same text cannot be noted again. "
         "Call again with purge=true to also redact its text from the file (for secrets)."
@@ -673,7 +680,7 @@ def review_list(store: Store) -> Reply:
     shown = [
         CandidateOut(
             id=i.short_id,
-            text=i.text,
+            text=shown_text(i.text),
             source=i.source,
             extractor=i.extractor,
             session_id=i.session_id,

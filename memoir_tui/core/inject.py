@@ -183,6 +183,10 @@ def _clean(text: str) -> str:
     text = " ".join(text.split())
     text = text.replace("<!--", "< !--").replace("-->", "-- >")
     if len(text) > MAX_ITEM_CHARS:
+        from memoir_tui.core.secrets import find_secrets
+
+        if find_secrets(text):
+            return text  # whole, so ``_withhold`` finds the secret and drops the line
         text = text[: MAX_ITEM_CHARS - 1].rstrip() + "…"
     return text
 

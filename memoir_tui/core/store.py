@@ -652,6 +652,9 @@ class Store:
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
+        from memoir_tui.core.secrets import ensure_no_secrets_together  # compiled lazily
+
+        ensure_no_secrets_together([("decision", text), ("why", why), ("rejected", rejected)])
         extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
         key = text_hash(text)
         with self.transaction("note_decision") as tx:
@@ -774,6 +777,11 @@ class Store:
                 old.get("rejected", "")
                 if rejected is None
                 else clean_text(rejected, "rejected", required=False)
+            )
+            from memoir_tui.core.secrets import ensure_no_secrets_together
+
+            ensure_no_secrets_together(
+                [("decision", new_text), ("why", new_why), ("rejected", new_rejected)]
             )
             if identity(new_text) != identity(old["text"]):
                 return self._reword_decision(tx, old, new_text, new_why, new_rejected)

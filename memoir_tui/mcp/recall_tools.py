@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -316,6 +317,14 @@ def _where(hit: PassageOut) -> str:
 # --- read-only tools ------------------------------------------------------------------------
 
 
+def _withheld_passage(hit: PassageOut) -> PassageOut:
+    """The passage with every line a secret touches shown as withheld, and the name (a
+    session item's name is its text) too."""
+    hit.passage = withhold_lines(hit.passage)[0]
+    hit.name = shown_text(hit.name)
+    return hit
+
+
 def recall(
     store: Store,
     warm: WarmRecall,
@@ -350,7 +359,7 @@ def recall(
     data = RecallView(
         query=echoed,
         scope=scope,
-        hits=[PassageOut(**hit.to_json()) for hit in hits],
+        hits=[_withheld_passage(PassageOut(**hit.to_json())) for hit in hits],
         complete=complete,
         note=building,
     )
@@ -479,6 +488,7 @@ def read(
             refusal = refusal or err
             continue
         _refuse_forgotten(store, found, text, tool_name)
+        text = withhold_lines(text)[0]  # never hands a secret on, whoever wrote it there
         return Reply(f"── {tool_name} / {found} ──\n\n{text}")
     assert refusal is not None
     raise refusal

@@ -34,7 +34,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.store import Store, default_store_dir
@@ -121,6 +121,51 @@ class CallGate:
             return self._active
 
 
+_KINDS = {dict: "an object", list: "a list", int: "a number", float: "a number", bool: "true/false"}
+
+
+def _validation_sentence(name: str, err: ValidationError) -> str:
+    """What was wrong with a call's arguments: the fields and what they take, never the
+    values given (a value can be a secret: a cloud service-account JSON as ``text``)."""
+    parts = []
+    for e in err.errors():
+        field_name = ".".join(str(p) for p in e.get("loc", ())) or "the arguments"
+        got = _KINDS.get(type(e.get("input")), "")
+        parts.append(f"{field_name}: {e.get('msg', 'invalid')}" + (f" (got {got})" if got else ""))
+    return f"{name} was not run: " + "; ".join(parts) + "."
+
+
+def _guard_arguments(server: MCPServer) -> None:
+    """Every call's arguments are scanned for secrets together before anything else
+    reads them (a key split over two fields is still a key), and an argument of the
+    wrong type is refused in a sentence instead of a validation dump that would echo it."""
+    delegate = server.call_tool
+
+    async def call_tool(name, arguments, context=None):  # type: ignore[no-untyped-def]
+        import json
+
+        from memoir_tui.core.secrets import SecretFoundError, ensure_no_secrets_together
+
+        fields = [
+            (str(key), value if isinstance(value, str) else json.dumps(value, default=str))
+            for key, value in (arguments or {}).items()
+            if value is not None
+        ]
+        try:
+            ensure_no_secrets_together(fields)
+        except SecretFoundError as err:
+            log.info("%s refused: %s", name, err)
+            raise ToolError(str(err)) from None
+        try:
+            return await delegate(name, arguments, context)
+        except ToolError as err:
+            if isinstance(err.__cause__, ValidationError):
+                raise ToolError(_validation_sentence(name, err.__cause__)) from err.__cause__
+            raise
+
+    server.call_tool = call_tool  # type: ignore[method-assign]
+
+
 def build_server(
     store_root: Path | None = None, *, warm_recall: bool = False, gate: CallGate | None = None
 ) -> MCPServer:
@@ -196,6 +241,7 @@ def build_server(
         version=tools.package_version(),
         log_level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "INFO",
     )
+    _guard_arguments(server)
 
     def tool(
         title: str, annotations: ToolAnnotations, *, structured_output: bool | None = None
