@@ -1099,9 +1099,8 @@ ISSUE27: tuple[Target, ...] = (
         "store",
         "fact",
         "Database connection pool size",
-        "PgBouncer runs in transaction mode; the connection pool holds 20 connections per "
-        "service.",
-        related=("connection pool size",),
+        "PgBouncer runs in transaction mode; the connection pool holds 20 connections per service.",
+        queries=("connection pool size",),
     ),
     T(
         "pool-apart",
@@ -1132,8 +1131,7 @@ ISSUE27: tuple[Target, ...] = (
         "claude:webshop",
         "fact",
         "The useAuthToken hook",
-        "Components read the session through useAuthToken; it refreshes the token before "
-        "expiry.",
+        "Components read the session through useAuthToken; it refreshes the token before expiry.",
         queries=("auth token hook", "useauthtoken"),
     ),
     T(
@@ -1142,7 +1140,7 @@ ISSUE27: tuple[Target, ...] = (
         "fact",
         "RateLimiter class",
         "The RateLimiter middleware class reads its buckets from Redis.",
-        queries=("rate limiter class",),
+        queries=("rate limiter class", "ratelimiter"),
     ),
     T(
         "healthcheck",
@@ -1151,6 +1149,7 @@ ISSUE27: tuple[Target, ...] = (
         "healthchecks",
         "Every service exposes a healthcheck endpoint that checks its database and cache.",
         queries=("health check endpoint",),
+        related=("healthcheck probe",),
     ),
     T(
         "lockfile",
@@ -1158,7 +1157,7 @@ ISSUE27: tuple[Target, ...] = (
         "preference",
         "Commit the lock file",
         "The lock file is committed; CI installs with a frozen lock file.",
-        queries=("lockfile frozen",),
+        queries=("lockfile frozen", "lockfile"),
     ),
     # nearform: a noun and its plural or a near form with a different ending
     T(
@@ -1342,8 +1341,7 @@ ISSUE27: tuple[Target, ...] = (
         "store",
         "lesson",
         "Cloud bill spike",
-        "NAT gateway traffic doubled the AWS invoice in March; route S3 through a VPC "
-        "endpoint.",
+        "NAT gateway traffic doubled the AWS invoice in March; route S3 through a VPC endpoint.",
         queries=("why did our hosting spend jump",),
     ),
     T(

@@ -415,10 +415,12 @@ class Recall:
         record: bool = True,
     ) -> list[Hit]:
         from memoir_tui.core.recall.rank import Filters, rank
-        from memoir_tui.core.recall.text import parse_query
+        from memoir_tui.core.recall.text import parse_query, words
 
         limit = max(1, min(int(limit), MAX_LIMIT))
         terms = parse_query(query)
+        # a "why" question asks for reasons: decisions carry them
+        prefer = frozenset({"decision"}) if "why" in words(query) else frozenset()
         if refresh:
             self._ensure_fresh()
         if not terms:
@@ -458,6 +460,7 @@ class Recall:
                 hidden=hidden,
                 generation=index.generation,
                 check=check,
+                prefer=prefer,
             )
             if scored is not None:
                 break
