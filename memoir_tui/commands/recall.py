@@ -110,10 +110,23 @@ def cmd_recall(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _write(text: str) -> None:
+    """Write ``text`` to stdout; a reader that went away (``| head -c 100``) ends the
+    output quietly: stdout is pointed at /dev/null so the exit flush cannot fail."""
+    import os
+
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
     if ns.json:
-        sys.stdout.write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1))
-        sys.stdout.write("\n")
+        _write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1) + "\n")
         return
     if not hits:
         print(f"nothing found for {query!r}", file=sys.stderr)
@@ -131,7 +144,7 @@ def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
         why = "  ".join(f"{field}: {', '.join(terms)}" for field, terms in hit.why.items())
         out.append(f"   matched {why}")
         out.append("")
-    sys.stdout.write("\n".join(out))
+    _write("\n".join(out))
 
 
 def cmd_index(ns: argparse.Namespace) -> int:

@@ -333,6 +333,10 @@ class Recall:
         if all_projects:
             return None
         if not project:
+            from memoir_tui.core.scope import is_outside_projects
+
+            if is_outside_projects(self.cwd, home=self.home):
+                return None  # home, / and above: no project, so every one is shown (README)
             return tuple(sorted(self._labels_of(self.current_project()) - {""}))
         given = os.path.expanduser(str(project))
         if given.split(":", 1)[0] in ("git", "path", "home"):
