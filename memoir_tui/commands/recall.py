@@ -54,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--project", metavar="P", help="search this project (path or name)")
     where.add_argument("--all-projects", action="store_true", help="search every project")
+    p.add_argument("--since", metavar="WHEN", help="only what changed since: 7d, 12h, 2026-05-01")
     p.add_argument("--json", action="store_true", help="print a JSON list, best first")
     p.add_argument("--budget", type=_budget, default=700, help="bytes per passage (default 700)")
     p.set_defaults(run=cmd_recall)
@@ -95,6 +96,7 @@ def cmd_recall(ns: argparse.Namespace) -> int:
             project=ns.project,
             all_projects=ns.all_projects,
             budget=ns.budget,
+            since=ns.since,
         )
         elsewhere: dict[str, int] = {}
         if not hits and not ns.all_projects:

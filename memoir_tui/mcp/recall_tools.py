@@ -336,10 +336,14 @@ def recall(
     tool: str | None = None,
     project: str | None = None,
     all_projects: bool = False,
+    type: str | None = None,
+    since: str | None = None,
 ) -> Reply:
     from memoir_tui.core.store import clean_text
 
     query = clean_text(query, "query")
+    type_name = _text_arg(type)
+    since = _text_arg(since)
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
@@ -355,6 +359,8 @@ def recall(
         all_projects=all_projects,
         budget=PASSAGE_BUDGET,
         refresh=complete,
+        types=[type_name] if type_name else None,
+        since=since,
     )
     scope = _scope_label(engine, project, all_projects)
     building = "" if complete else _building_note(engine)
@@ -366,6 +372,10 @@ def recall(
         note=building,
     )
     where = f"{tool_name}'s files in " if tool_name else ""
+    if type_name:
+        where = f"{type_name} items of {where or ''}"
+    if since:
+        scope += f", changed since {since}"
     if not hits:
         hint = ""
         if not all_projects:

@@ -85,10 +85,21 @@ class Filters:
     tools: tuple[str, ...] | None = None
     types: tuple[str, ...] | None = None
     projects: tuple[str, ...] | None = None  # None = every project; else these plus global
+    # changed at or after: (UTC "YYYY-MM-DDTHH:MM:SS", the same in ns since the epoch); an
+    # item's own date when it has one, else its file's modification time
+    since: tuple[str, int] | None = None
 
-    def sql(self) -> tuple[str, list[str]]:
+    def sql(self) -> tuple[str, list]:
         clauses: list[str] = []
-        args: list[str] = []
+        args: list = []
+        if self.since is not None:
+            clauses.append(
+                "(CASE WHEN d.updated = '' THEN d.path IN "
+                "(SELECT f.path FROM files f WHERE f.mtime_ns >= ?) "
+                "WHEN length(d.updated) = 10 THEN d.updated || 'T23:59:59' >= ? "
+                "ELSE d.updated >= ? END)"
+            )
+            args += [self.since[1], self.since[0], self.since[0]]
         if self.tools is not None:
             clauses.append(f"d.tool IN ({','.join('?' * len(self.tools))})")
             args += self.tools
@@ -341,7 +352,9 @@ def rank(
             r[11], r[12], r[13],
         )  # fmt: skip
         out.append(Scored(row, score, why))
-    out.sort(key=lambda s: (_host_index(s.row), -s.score, s.row.path, s.row.id))
+    # recency breaks ties: the newer of two equally good answers first
+    out.sort(key=lambda s: (s.row.updated, s.row.path), reverse=True)
+    out.sort(key=lambda s: (_host_index(s.row), -round(s.score, 6)))
     return out[:limit]
 
 

@@ -124,6 +124,32 @@ def default_store_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".config" / "memoir"
 
 
+def parse_since(text: str, *, now: float | None = None) -> tuple[str, int]:
+    """``since`` as (UTC ``YYYY-MM-DDTHH:MM:SS``, ns since the epoch): a duration back from
+    now (``30m``, ``12h``, ``7d``, ``2w``) or a date (``2026-05-01``, ISO date-time)."""
+    import datetime as dt
+
+    from memoir_tui.core.errors import MemoirError
+
+    raw = text.strip()
+    if raw and raw[0].isdigit() and raw[-1].isalpha() and "-" not in raw:
+        from memoir_tui.core.capture.run import parse_duration
+
+        moment = (time.time() if now is None else now) - parse_duration(raw)
+        at = dt.datetime.fromtimestamp(moment, tz=dt.UTC)
+    else:
+        try:
+            at = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            raise MemoirError(
+                f"not a date or duration: {text!r} (use e.g. 7d, 12h or 2026-05-01)"
+            ) from None
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=dt.UTC)
+        at = at.astimezone(dt.UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S"), int(at.timestamp() * 1_000_000_000)
+
+
 class Recall:
     """Search over the store and every enabled host tool's memory files.
 
@@ -363,16 +389,19 @@ class Recall:
         budget: int = 700,
         refresh: bool = True,
         record: bool = True,
+        since: str | None = None,
     ) -> list[Hit]:
         """Ranked passages for ``query``, best first (at most ``limit``, ≤ 100).
 
         ``refresh=False`` answers from the index as it is, never writing it (another
         thread or process may be building it): documents of files changed since they
         were indexed are left out rather than shown from their stale rows. ``record``
-        notes the memory files returned as used (consolidate reads that)."""
+        notes the memory files returned as used (consolidate reads that). ``since``
+        (``7d``, ``12h``, ``2026-05-01``) keeps what changed at or after then."""
+        cutoff = parse_since(since) if since else None
         return self._guarded(
             self._search, query, limit, tools, types, project, all_projects, budget, refresh,
-            record,
+            record, cutoff,
         )  # fmt: skip
 
     def count_elsewhere(
@@ -417,6 +446,7 @@ class Recall:
         budget: int,
         refresh: bool,
         record: bool = True,
+        since: tuple[str, int] | None = None,
     ) -> list[Hit]:
         from memoir_tui.core.recall.rank import Filters, rank
         from memoir_tui.core.recall.text import parse_query, words
@@ -433,6 +463,7 @@ class Recall:
             tools=tuple(tools) if tools else None,
             types=tuple(types) if types else None,
             projects=self._project_filter(project, all_projects),
+            since=since,
         )
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
