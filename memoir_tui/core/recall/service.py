@@ -304,6 +304,13 @@ class Recall:
             interval = self.full_check_seconds if small else max(60.0, self.full_check_seconds)
             full = time.monotonic() - self._last_full >= interval
         self._refresh(full)
+        if watcher is None and self.index.file_count() > self.index.full_check_files:
+            # too many files to stat: a keeper left by an earlier query journals writes
+            from memoir_tui.core.recall import keeper
+
+            written = keeper.catch_up(self.index.path)
+            if written:
+                self.index.recheck(written, self.scope)
         if watcher is not None:
             watcher.sync(self._watched_dirs())
 
@@ -672,14 +679,20 @@ class Recall:
 
         if not hasattr(os, "fork") or self._watcher is not None or _threading.active_count() > 1:
             return False  # forking a process with other threads is not safe
+        from memoir_tui.core.recall import keeper
+
         with self._lock:
             index = self.index
             try:
                 if index.file_count() <= index.full_check_files:
                     return False
+                if keeper.alive(index.path):
+                    return False  # it journals every write and checked every file once
+                watch = keeper.can_watch()
                 last = float(index.get_meta("last_full_check", "0") or 0)
-                if time.time() - last < min_interval:
+                if not watch and time.time() - last < min_interval:
                     return False
+                dirs = self._watched_dirs()
             except Exception:
                 return False
             index.close()
@@ -700,7 +713,19 @@ class Recall:
                     os.dup2(devnull, fd)
                 with contextlib.suppress(OSError):
                     os.nice(10)
-                self.index.refresh(self.scope, full=True)
+
+                def check() -> None:
+                    self.index.refresh(self.scope, full=True)
+
+                def directories() -> list[str]:
+                    try:
+                        return self._watched_dirs()
+                    except Exception:
+                        return dirs
+
+                code = keeper.run(self.index.path, directories, check) if watch else 0
+                if not watch:
+                    check()
             except BaseException:
                 code = 1
             finally:
