@@ -71,6 +71,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_index)
 
 
+def main(args: list[str]) -> int:
+    """``memoir-tui [--store DIR] recall …`` without building every command's parser.
+
+    A fresh query is the one command run in a tight loop (agents, scripts), and
+    argparse over every command module (each imported) costs more than the query
+    at 10k files. The options, messages and error handling are the full parser's."""
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(prog="memoir-tui")
+    parser.add_argument("--store", type=Path, default=None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    register(sub)
+    ns = parser.parse_args(args)
+    ns.mcp = ns.demo = False
+    from memoir_tui.cli import run_command  # the same error handling as every command
+
+    return run_command(ns)
+
+
+def is_recall(args: list[str]) -> bool:
+    """``args`` run ``recall`` with nothing but ``--store`` before it."""
+    head = args[2:3] if args[:1] == ["--store"] else args[:1]
+    if args[:1] and args[0].startswith("--store="):
+        head = args[1:2]
+    return head == ["recall"]
+
+
 def _check_tools(tools: list[str] | None) -> None:
     if not tools:
         return

@@ -100,6 +100,24 @@ def test_command_module_imports_stay_light():
     assert out.strip() == "[]"
 
 
+def test_a_recall_builds_no_other_commands_parser(world: World):
+    """The query path is lazy: no other command module is imported (issue 27)."""
+    env = world.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    code = (
+        "import sys; from memoir_tui.__main__ import main;"
+        f"main(['--store', {str(world.store)!r}, 'recall', 'postgres', '--json']);"
+        "mods = sorted(m for m in sys.modules if m.startswith('memoir_tui.commands.'));"
+        "print(mods, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=world.proj, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)
+    assert proc.stderr.strip().splitlines()[-1] == "['memoir_tui.commands.recall']"
+
+
 def test_recall_query_path_parses_no_yaml(world: World):
     """A fresh process answering from a built index never imports yaml."""
     env = world.cli_env()
