@@ -67,6 +67,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--rebuild", action="store_true", help="delete the cache and index again")
     group.add_argument("--status", action="store_true", help="describe the index; change nothing")
+    p.add_argument(
+        "--concepts",
+        action="store_true",
+        help="with memoir-tui[semantic]: fetch the concept model once (about 30 MB, with "
+        "progress) and embed what changed, for questions in your own words",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=cmd_index)
 
@@ -125,12 +131,15 @@ def cmd_recall(ns: argparse.Namespace) -> int:
             budget=ns.budget,
             since=ns.since,
         )
+        weak = recall.weak
         elsewhere: dict[str, int] = {}
         if not hits and not ns.all_projects:
             elsewhere = recall.count_elsewhere(
                 query, tools=ns.tool, types=ns.type, project=ns.project
             )
         _print_hits(ns, query, hits)
+        if weak:
+            _concept_hint(recall)
         if elsewhere:
             print(elsewhere_hint(elsewhere, cli=True), file=sys.stderr)
         # Large index: this query checked directories only; re-check every file after
@@ -151,6 +160,25 @@ def _write(text: str) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def _concept_hint(recall) -> None:
+    """Weak lexical evidence and no concept search: say once that it exists."""
+    from memoir_tui.core.recall import semantic
+
+    if semantic.available():
+        if recall.concept_model is not None or not semantic.hint_once(recall.cache_dir):
+            return
+        step = "memoir-tui index --concepts (fetches its model once, about 30 MB)"
+    elif semantic.hint_once(recall.cache_dir):
+        step = "pip install 'memoir-tui[semantic]', then memoir-tui index --concepts"
+    else:
+        return
+    print(
+        "memoir-tui: few of these words are in any note; concept search (questions in your "
+        f"own words) is available: {step}",
+        file=sys.stderr,
+    )
 
 
 def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
@@ -203,6 +231,7 @@ def cmd_index(ns: argparse.Namespace) -> int:
             return 0
         report = recall.rebuild() if ns.rebuild else recall.refresh(full=True)
         status = recall.status()
+        concepts = _build_concepts(recall, fetch=ns.concepts)
     if ns.json:
         print(
             json.dumps(
@@ -215,6 +244,7 @@ def cmd_index(ns: argparse.Namespace) -> int:
                     "files": status.files,
                     "documents": status.documents,
                     "path": status.path,
+                    "concepts": concepts,
                 }
             )
         )
@@ -228,6 +258,37 @@ def cmd_index(ns: argparse.Namespace) -> int:
         print(f"  skipped {path}: {reason}")
     print(f"index: {status.path}")
     return 0
+
+
+def _build_concepts(recall, *, fetch: bool) -> dict | None:
+    """With the extra: embed the chunks that changed; ``--concepts`` first fetches the
+    model if the cache lacks it (progress on stderr). A failure is one sentence; the
+    lexical index stands either way."""
+    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.recall import semantic
+
+    if not semantic.available():
+        if fetch:
+            print(
+                "memoir-tui: concept search needs the extra: pip install 'memoir-tui[semantic]'",
+                file=sys.stderr,
+            )
+        return None
+    tty = sys.stderr.isatty()
+
+    def progress(line: str) -> None:
+        print(f"\r{line}" if tty else line, end="" if tty else "\n", file=sys.stderr)
+
+    try:
+        done = recall.build_concepts(fetch=fetch, progress=progress)
+    except MemoirError as err:
+        print(f"{chr(10) if tty else ''}memoir-tui: {err}", file=sys.stderr)
+        return {"error": str(err)}
+    if tty:
+        print(file=sys.stderr)
+    if done is None:
+        return None
+    return {"embedded": done[0], "reused": done[1]}
 
 
 def _print_status(status) -> None:

@@ -151,6 +151,26 @@ class WarmRecall:
             else:
                 self._keep(recall)
         self._ready.set()
+        self._build_concepts(recall)
+
+    @staticmethod
+    def _build_concepts(recall: Recall) -> None:
+        """With the extra ``[semantic]`` and its model in the cache (``memoir-tui index
+        --concepts`` fetches it): embed what changed, after the lexical index is ready;
+        queries never wait for it. The server never reaches the network for it."""
+        from memoir_tui.core.recall import semantic
+
+        if not semantic.available():
+            return
+        try:
+            done = recall.build_concepts(fetch=False, progress=log.info)
+        except MemoirError as err:
+            log.warning("concept search is off: %s", err)
+        except Exception:
+            log.exception("building the concept index failed")
+        else:
+            if done is not None:
+                log.info("concept index: %d chunks embedded, %d reused", *done)
 
     def building(self) -> bool:
         """A background build started and has not finished."""

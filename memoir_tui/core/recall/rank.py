@@ -78,6 +78,7 @@ class Scored:
     row: Row
     score: float
     why: dict[str, list[str]]  # field → query words matched ("auth*": as a prefix)
+    coverage: float = 1.0  # the IDF-weighted share of the query's terms it matched
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,7 +352,7 @@ def rank(
             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), bool(r[10]),
             r[11], r[12], r[13],
         )  # fmt: skip
-        out.append(Scored(row, score, why))
+        out.append(Scored(row, score, why, coverage))
     # recency breaks ties: the newer of two equally good answers first
     out.sort(key=lambda s: (s.row.updated, s.row.path), reverse=True)
     out.sort(key=lambda s: (_host_index(s.row), -round(s.score, 6)))

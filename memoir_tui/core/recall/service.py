@@ -150,6 +150,12 @@ def parse_since(text: str, *, now: float | None = None) -> tuple[str, int]:
     return at.strftime("%Y-%m-%dT%H:%M:%S"), int(at.timestamp() * 1_000_000_000)
 
 
+def sqlite3_error() -> type[Exception]:
+    import sqlite3
+
+    return sqlite3.Error
+
+
 class Recall:
     """Search over the store and every enabled host tool's memory files.
 
@@ -205,6 +211,9 @@ class Recall:
             project_roots=tuple(config.project_roots),
         )
         directory = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.env)
+        self.cache_dir = directory
+        self.concept_model: Any = None  # the static model, once a fallback loaded it
+        self.weak = False  # the last search's lexical evidence was weak (concept territory)
         if full_check_files is None:
             full_check_files = getattr(config, "recall_full_check_files", DEFAULT_FULL_CHECK_FILES)
         limit = full_check_files
@@ -507,6 +516,11 @@ class Recall:
             if scored is not None:
                 break
         assert scored is not None  # the last attempt never checks
+        from memoir_tui.core.recall import semantic
+
+        self.weak = bool(scored) and scored[0].coverage < semantic.WEAK_COVERAGE
+        if self.weak:
+            scored = self._with_concepts(query, scored, filters, hidden, limit)
         hits = [
             self._hit(s.row, s.score, s.why, terms, budget)
             for s in scored
@@ -515,6 +529,73 @@ class Recall:
         if record:
             self._record(hits)
         return hits
+
+    def _with_concepts(self, query: str, scored: list, filters, hidden, limit: int) -> list:
+        """Weak lexical evidence: the concept ranking interleaved with the lexical one, when
+        the extra, its model and the vectors are there; otherwise the lexical list as is."""
+        from itertools import zip_longest
+
+        from memoir_tui.core.recall import semantic
+        from memoir_tui.core.recall.rank import DOC_COLUMNS, Row, Scored
+
+        if not semantic.available() or not semantic.vectors_path(self.index.path).exists():
+            return scored
+        try:
+            if self.concept_model is None:
+                self.concept_model = semantic.load_model(self.cache_dir, fetch=False)
+            if self.concept_model is None:
+                return scored
+            near = semantic.search(self.index.path, self.concept_model, query)
+        except (MemoirError, OSError, ValueError, sqlite3_error()):
+            return scored
+        where, args = filters.sql()
+        concept: list = []
+        for path, name, cosine in near:
+            r = self.index.conn.execute(
+                f"SELECT {DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.name = ?{where}",
+                (path, name, *args),
+            ).fetchone()
+            if r is None or (r[8] and r[8] in hidden):
+                continue
+            row = Row(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), bool(r[10]),
+                r[11], r[12], r[13],
+            )  # fmt: skip
+            concept.append(Scored(row, cosine, {"concept": []}, 0.0))
+        # a concept match needs some similarity: at least half the best one's
+        best = max((c.score for c in concept), default=0.0)
+        concept = [c for c in concept if c.score > 0 and c.score >= best / 2]
+        # interleaved, the concept ranking first: the lexical best stays in the top two
+        out: list = []
+        seen: set[int] = set()
+        for pair in zip_longest(concept, scored):
+            for s in pair:
+                if s is not None and s.row.id not in seen:
+                    seen.add(s.row.id)
+                    out.append(s)
+        return out[:limit]
+
+    def build_concepts(self, *, fetch: bool = True, progress=None) -> tuple[int, int] | None:
+        """Embed what changed since the last build (the extra only; off the query path):
+        (chunks embedded, chunks reused), or None without the extra."""
+        from memoir_tui.core.recall import semantic
+
+        if not semantic.available():
+            return None
+        model = semantic.load_model(self.cache_dir, fetch=fetch, progress=progress)
+        if model is None:
+            return None
+
+        import sqlite3
+
+        # its own read-only connection: queries never wait while chunks are embedded
+        conn = sqlite3.connect(f"file:{self.index.path}?mode=ro", uri=True, timeout=30)
+        try:
+            result = semantic.build(conn, self.index.path, model, progress=progress)
+        finally:
+            conn.close()
+        self.concept_model = model
+        return result
 
     def _record(self, hits: Sequence[Hit]) -> None:
         """Note the entry files returned, so consolidate never calls them stale."""
