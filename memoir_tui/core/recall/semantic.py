@@ -257,15 +257,22 @@ def build(
         conn.close()
 
 
-def search(
-    index_path: Path, model: StaticModel, query: str, *, limit: int = CANDIDATES
-) -> list[tuple[str, str, float]]:
-    """(path, name, cosine) of the documents nearest ``query``, best first."""
+_MATRICES: dict[str, tuple[tuple[int, int, int], list[str], Any]] = {}
+
+
+def _matrix(path: Path, dim: int) -> tuple[list[str], Any] | None:
+    """The document keys and their vectors (float32), read once per change of the file:
+    a long-lived process (the MCP server) keeps them in memory between queries."""
     import numpy as np
 
-    path = vectors_path(index_path)
-    if not path.exists():
-        return []
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    hit = _MATRICES.get(str(path))
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
         rows = conn.execute(
@@ -274,15 +281,31 @@ def search(
     finally:
         conn.close()
     if not rows:
-        return []
-    dim = model.vectors.shape[1]
+        return None
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(-1, dim)
+    keys = [r[0] for r in rows]
+    _MATRICES.clear()
+    _MATRICES[str(path)] = (stamp, keys, matrix.astype(np.float32))
+    return keys, _MATRICES[str(path)][2]
+
+
+def search(
+    index_path: Path, model: StaticModel, query: str, *, limit: int = CANDIDATES
+) -> list[tuple[str, str, float]]:
+    """(path, name, cosine) of the documents nearest ``query``, best first."""
+    import numpy as np
+
+    loaded = _matrix(vectors_path(index_path), model.vectors.shape[1])
+    if loaded is None:
+        return []
+    keys, matrix = loaded
     q = model.encode([query])[0]
-    scores = matrix.astype(np.float32) @ q
-    top = np.argsort(-scores)[:limit]
+    scores = matrix @ q
+    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+    top = top[np.argsort(-scores[top])]
     out = []
     for i in top:
-        p, _, name = rows[int(i)][0].partition("\0")
+        p, _, name = keys[int(i)].partition("\0")
         out.append((p, name, float(scores[int(i)])))
     return out
 
