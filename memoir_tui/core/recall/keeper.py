@@ -147,6 +147,12 @@ def run(
             files, dirs = watcher.drain()
             if "*" in dirs or not watcher.healthy:
                 return 0  # events were lost: queries fall back to checking files
+            try:  # purged, rebuilt or taken over: stop before writing anything
+                mine = keeper.read_text(encoding="utf-8").split()[0] == str(os.getpid())
+            except (OSError, IndexError):
+                mine = False
+            if not mine or not index_path.exists():
+                return 0
             if dirs - {cache_dir}:  # new or removed directories: watch what the index has
                 with contextlib.suppress(Exception):
                     watcher.sync([*directories(), cache_dir])
@@ -163,11 +169,9 @@ def run(
                     fh.write("".join(f"{s}\n" for s in syncs))
             try:
                 last = keeper.stat().st_mtime
-                if keeper.read_text(encoding="utf-8").split()[0] != str(os.getpid()):
-                    return 0  # another keeper took over
-            except (OSError, IndexError):
+            except OSError:
                 return 0
-            if time.time() - last > idle or not index_path.exists():
+            if time.time() - last > idle:
                 return 0
     finally:
         watcher.close()
