@@ -1327,6 +1327,31 @@ ISSUE27: tuple[Target, ...] = (
         "Planning covered hiring, the roadmap, a security questionnaire from a customer, the "
         "office move, budgets for conferences and the next offsite.",
     ),
+    # project, harder: a note elsewhere that names the project in its own words
+    T(
+        "webshop-fonts",
+        "store",
+        "fact",
+        "Webshop fonts",
+        "The webshop self-hosts its fonts; no third-party font CDN.",
+        queries=("webshop fonts",),
+    ),
+    T(
+        "api-owners",
+        "store",
+        "fact",
+        "Who owns the API",
+        "The platform team owns the api service; page them for outages.",
+        queries=("api owners",),
+    ),
+    T(
+        "webshop-copy",
+        "windsurf:api",
+        "rules",
+        "marketing-copy",
+        "Marketing copy for the webshop lives in the CMS, never in code.",
+        queries=("webshop marketing copy",),
+    ),
     # concept: a person's own words for what a note names otherwise (no shared word)
     T(
         "concept-oncall",
@@ -1384,6 +1409,9 @@ CLASSES27: dict[str, str] = {
     "compliance vendors": "tag",
     "webshop architecture": "project",
     "webshop": "project",
+    "webshop fonts": "project",
+    "api owners": "project",
+    "webshop marketing copy": "project",
     "why dramatiq": "why",
     "cart totals hook": "compound",
     "ratelimiter": "compound",
