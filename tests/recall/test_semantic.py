@@ -182,3 +182,24 @@ def test_without_the_extra_recall_is_unchanged_and_says_once_that_it_exists(worl
     assert json.loads(first.stdout) == json.loads(second.stdout)
     assert json.loads(first.stdout)[0]["name"] == "Postgres is the primary database"
     assert os.path.exists(world.cache / "memoir-tui" / semantic.HINT_MARKER)
+
+
+def test_index_embeds_with_the_model_in_the_cache_and_recall_then_answers(concepts: World):
+    """The CLI: ``index`` embeds (model present, no network), a fresh ``recall`` falls back."""
+    env = concepts.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    make_model(semantic.model_dir(concepts.cache / "memoir-tui"))  # the CLI's cache
+
+    def cli(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "memoir_tui", *args],
+            env=env, cwd=concepts.proj, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+
+    report = json.loads(cli("index", "--json"))
+    assert report["concepts"]["embedded"] >= 3 and report["concepts"]["reused"] == 0
+    assert json.loads(cli("index", "--json"))["concepts"]["embedded"] == 0  # nothing changed
+    hits = json.loads(
+        cli("recall", "who", "gets", "woken", "when", "production", "breaks", "--json")
+    )
+    assert hits[0]["name"] == "Pager rotation" and hits[0]["why"] == {"concept": []}
