@@ -72,6 +72,9 @@ _OPEN: set[WarmRecall] = set()
 _OPEN_LOCK = threading.Lock()
 
 
+CONCEPT_SECONDS = 60.0  # how long changes wait before the concept vectors follow them
+
+
 class WarmRecall:
     """One ``Recall`` per server, watched and kept.
 
@@ -120,11 +123,23 @@ class WarmRecall:
     def _apply_loop(self, recall: Recall) -> None:
         """Apply watched changes as they come (every ``APPLY_SECONDS``), so the index
         other processes read (a CLI recall) is current too, not only this server's answers."""
+        import time
+
+        changed_at: float | None = None  # changes applied since the concepts were built
         while not self._stop.wait(APPLY_SECONDS):
             try:
-                recall.apply_pending()
+                if recall.apply_pending() and changed_at is None:
+                    changed_at = time.monotonic()
             except Exception:  # a busy or replaced index: the next query deals with it
                 log.debug("applying watched changes failed", exc_info=True)
+            # concept vectors follow at most every CONCEPT_SECONDS (only changed chunks)
+            if (
+                changed_at is not None
+                and recall.concept_model is not None
+                and time.monotonic() - changed_at >= CONCEPT_SECONDS
+            ):
+                changed_at = None
+                self._build_concepts(recall)
 
     def start(self) -> None:
         """Build or refresh the index in the background, now."""
