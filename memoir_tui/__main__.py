@@ -26,6 +26,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from memoir_tui.commands import recall
+
+    if recall.is_recall(args):  # the hot path: no parser for every other command
+        return recall.main(args)
     from memoir_tui.cli import build_parser, run_command
 
     parser = build_parser()

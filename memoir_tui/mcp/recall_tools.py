@@ -59,6 +59,9 @@ _OPEN: set[WarmRecall] = set()
 _OPEN_LOCK = threading.Lock()
 
 
+CONCEPT_SECONDS = 60.0  # how long changes wait before the concept vectors follow them
+
+
 class WarmRecall:
     """One ``Recall`` per server, watched and kept.
 
@@ -107,11 +110,23 @@ class WarmRecall:
     def _apply_loop(self, recall: Recall) -> None:
         """Apply watched changes as they come (every ``APPLY_SECONDS``), so the index
         other processes read (a CLI recall) is current too, not only this server's answers."""
+        import time
+
+        changed_at: float | None = None  # changes applied since the concepts were built
         while not self._stop.wait(APPLY_SECONDS):
             try:
-                recall.apply_pending()
+                if recall.apply_pending() and changed_at is None:
+                    changed_at = time.monotonic()
             except Exception:  # a busy or replaced index: the next query deals with it
                 log.debug("applying watched changes failed", exc_info=True)
+            # concept vectors follow at most every CONCEPT_SECONDS (only changed chunks)
+            if (
+                changed_at is not None
+                and recall.concept_model is not None
+                and time.monotonic() - changed_at >= CONCEPT_SECONDS
+            ):
+                changed_at = None
+                self._build_concepts(recall)
 
     def start(self) -> None:
         """Build or refresh the index in the background, now."""
@@ -138,6 +153,26 @@ class WarmRecall:
             else:
                 self._keep(recall)
         self._ready.set()
+        self._build_concepts(recall)
+
+    @staticmethod
+    def _build_concepts(recall: Recall) -> None:
+        """With the extra ``[semantic]`` and its model in the cache (``memoir-tui index
+        --concepts`` fetches it): embed what changed, after the lexical index is ready;
+        queries never wait for it. The server never reaches the network for it."""
+        from memoir_tui.core.recall import semantic
+
+        if not semantic.available():
+            return
+        try:
+            done = recall.build_concepts(fetch=False, progress=log.info)
+        except MemoirError as err:
+            log.warning("concept search is off: %s", err)
+        except Exception:
+            log.exception("building the concept index failed")
+        else:
+            if done is not None:
+                log.info("concept index: %d chunks embedded, %d reused", *done)
 
     def building(self) -> bool:
         """A background build started and has not finished."""
@@ -333,11 +368,15 @@ def recall(
     tool: str | None = None,
     project: str | None = None,
     all_projects: bool = False,
+    type: str | None = None,
+    since: str | None = None,
 ) -> Reply:
     from memoir_tui.core.needle import clean_needle, shown
 
     query = clean_needle(query, "query")  # a needle, not a write: any text
     echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]
+    type_name = _text_arg(type)
+    since = _text_arg(since)
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
@@ -353,6 +392,8 @@ def recall(
         all_projects=all_projects,
         budget=PASSAGE_BUDGET,
         refresh=complete,
+        types=[type_name] if type_name else None,
+        since=since,
     )
     scope = _scope_label(engine, project, all_projects)
     building = "" if complete else _building_note(engine)
@@ -364,6 +405,10 @@ def recall(
         note=building,
     )
     where = f"{tool_name}'s files in " if tool_name else ""
+    if type_name:
+        where = f"{type_name} items of {where or ''}"
+    if since:
+        scope += f", changed since {since}"
     if not hits:
         hint = ""
         if not all_projects:

@@ -510,15 +510,26 @@ def build_server(
         all_projects: Annotated[
             bool, Field(description="Search every project, not just the current one")
         ] = False,
+        type: Annotated[
+            str | None,
+            Field(description='Only this type: "decision", "fact", "lesson", "rules", …'),
+        ] = None,
+        since: Annotated[
+            str | None,
+            Field(description='Only what changed since: "7d", "12h", "2026-05-01"'),
+        ] = None,
         ctx: Context | None = None,
     ) -> Annotated[CallToolResult, recall_tools.RecallView]:
         """Search every AI tool's memory, rules and instruction files and this store for what
         is known about a topic: ranked passages (best first) with file, tool, type, score
-        and why each matched. Global files and the current project's are searched;
-        forgotten decisions and completed actions are never returned."""
+        and why each matched; the newer of equal matches first. Global files and the
+        current project's are searched; forgotten decisions and completed actions are
+        never returned."""
         if ctx is not None:
             client_roots(ctx)
-        return structured(recall_tools.recall, warm, query, limit, tool, project, all_projects)
+        return structured(
+            recall_tools.recall, warm, query, limit, tool, project, all_projects, type, since
+        )
 
     @tool("List memory files", READ_ONLY)
     def memoir_list(
@@ -582,7 +593,12 @@ def build_server(
             ),
         ] = None,
         aliases: Annotated[
-            list[str] | None, Field(description="Other words this memory should be found by")
+            list[str] | None,
+            Field(
+                description="Other words this memory should be found by: give two or three "
+                "paraphrases a person might ask with (synonyms, abbreviations, the problem "
+                'in plain words, e.g. ["sso", "single sign-on", "log in once"])'
+            ),
         ] = None,
         tags: Annotated[list[str] | None, Field(description="Tags")] = None,
     ) -> str:
@@ -591,7 +607,7 @@ def build_server(
         tool it writes what the host needs to load the file and says where the host will
         and will not see it. Refuses a secret in the content, a name that is a path, a
         folder the host does not read, and an existing file. memoir_recall finds it at
-        once."""
+        once. Pass aliases: a later question rarely uses the memory's own words."""
         return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     return server

@@ -153,7 +153,6 @@ def doc_from_text(
         _s(meta.get("rejected")),
         entry.trigger if entry.trigger != entry.description else "",
         entry.how_to_apply,
-        " ".join(entry.tags),
     ]
     ident = ""
     if entry.type == "decision":
@@ -172,7 +171,8 @@ def doc_from_text(
         description=entry.description,
         rationale=" ".join(p for p in extra if p),
         project=_project_value(entry_project) if entry_project else project,
-        aliases=" ".join(entry.aliases),
+        # tags are labels the writer chose, like aliases: they weigh as much
+        aliases=" ".join([*entry.aliases, *entry.tags]),
         headings=heads,
         body=rest,
         ident=ident,

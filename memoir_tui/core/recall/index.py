@@ -52,9 +52,9 @@ from memoir_tui.core.cachedir import cache_dir
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
-from memoir_tui.core.recall.text import index_text
+from memoir_tui.core.recall.text import camel_parts, index_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: camelCase parts, near forms, tags weigh as aliases
 SESSION_SOURCE = "session"
 BATCH = 400
 DEFAULT_FULL_CHECK_FILES = 20_000
@@ -634,7 +634,11 @@ class RecallIndex:
         conn = self.conn
         pending = self._pending
         for doc in docs:
-            fields = [index_text(t) for t in doc.field_texts()]
+            texts = doc.field_texts()
+            fields = [index_text(t) for t in texts]
+            parts = " ".join(filter(None, (camel_parts(t) for t in texts)))
+            if parts:  # camelCase parts count as body words (index 4)
+                fields[4] = f"{fields[4]} {parts}" if fields[4] else parts
             ls = [f.count(" ") + 1 if f else 0 for f in fields]
             cur = conn.execute(
                 "INSERT INTO docs(path, tool, type, kind, name, description, project, ident, "
