@@ -135,10 +135,17 @@ def _validation_sentence(name: str, err: ValidationError) -> str:
     return f"{name} was not run: " + "; ".join(parts) + "."
 
 
-def _guard_arguments(server: MCPServer) -> None:
-    """Every call's arguments are scanned for secrets together before anything else
-    reads them (a key split over two fields is still a key), and an argument of the
-    wrong type is refused in a sentence instead of a validation dump that would echo it."""
+# Tools whose text arguments are needles, not writes (issue 28): they name what to find,
+# complete or forget, and a pasted token must reach them. Read-only tools are needles too
+# (``_guard_arguments`` learns them from their annotations as they are registered).
+NEEDLE_TOOLS = frozenset({"memoir_forget", "memoir_complete_next"})
+
+
+def _guard_arguments(server: MCPServer, needles: set[str]) -> None:
+    """Every writing call's arguments are scanned for secrets together before anything
+    else reads them (a key split over two fields is still a key); a needle is not (see
+    ``NEEDLE_TOOLS``). An argument of the wrong type is refused in a sentence instead of
+    a validation dump that would echo it."""
     delegate = server.call_tool
 
     async def call_tool(name, arguments, context=None):  # type: ignore[no-untyped-def]
@@ -152,7 +159,8 @@ def _guard_arguments(server: MCPServer) -> None:
             if value is not None
         ]
         try:
-            ensure_no_secrets_together(fields)
+            if name not in needles:
+                ensure_no_secrets_together(fields)
         except SecretFoundError as err:
             log.info("%s refused: %s", name, err)
             raise ToolError(str(err)) from None
@@ -241,7 +249,8 @@ def build_server(
         version=tools.package_version(),
         log_level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "INFO",
     )
-    _guard_arguments(server)
+    needles: set[str] = set(NEEDLE_TOOLS)
+    _guard_arguments(server, needles)
 
     def tool(
         title: str, annotations: ToolAnnotations, *, structured_output: bool | None = None
@@ -250,6 +259,8 @@ def build_server(
 
         def register(fn: Callable[..., object]) -> Callable[..., object]:
             description = " ".join((fn.__doc__ or "").split())
+            if annotations.read_only_hint:
+                needles.add(fn.__name__)
             return server.tool(
                 title=title,
                 description=description,

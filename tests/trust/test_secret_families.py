@@ -378,11 +378,12 @@ def test_the_cli_verbs_refuse_every_disguise(store_dir: Path, capsys) -> None:
     )
 
 
+# Every text field that writes. memoir_complete_next's match and memoir_forget's text are
+# needles, not writes: a pasted token must reach them (issue 28, test_needle_is_not_a_write).
 MCP_FIELDS: list[tuple[str, dict, str]] = [
     ("memoir_set_goal", {}, "text"),
     ("memoir_add_next", {}, "text"),
     ("memoir_ask", {}, "text"),
-    ("memoir_complete_next", {}, "match"),
     ("memoir_note", {}, "text"),
     ("memoir_note", {"text": "Use the queue"}, "why"),
     ("memoir_note", {"text": "Use the queue"}, "rejected"),
@@ -391,7 +392,6 @@ MCP_FIELDS: list[tuple[str, dict, str]] = [
     ("memoir_pin", {"id": "abc123"}, "rejected"),
     ("memoir_remember", {"tool": "claude-code", "filename": "notes.md"}, "content"),
     ("memoir_remember", {"tool": "claude-code", "content": "Notes on the queue"}, "filename"),
-    ("memoir_forget", {}, "text"),
 ]
 
 
