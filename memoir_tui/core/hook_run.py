@@ -131,10 +131,14 @@ def run_hook(
     cwd = _event_cwd(event, env)
     store = Store.for_directory(store_root, actor=f"hook:{spec.name}", cwd=cwd)
     notes: list[str] = []
-    loaded = store.load()
-    if loaded.notice:
-        notes.append(loaded.notice)
     if event_name == "session-start":
+        from memoir_tui.core.session_peek import peek_session
+
+        # Read without keeping a damaged file aside: a hook (and the doctor's run of
+        # it) writes nothing but what it is for; the next writer quarantines.
+        loaded = peek_session(store.session_path, now=store.clock())
+        if loaded.detail:
+            notes.append(f"{store.session_path} {loaded.detail}")
         return _session_start(
             store,
             spec.name,

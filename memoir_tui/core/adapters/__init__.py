@@ -242,6 +242,24 @@ class HookEvent:
     matcher: str | None = None  # the host's matcher (session sources), None: every source
     timeout: int = 10  # in the host's ``timeout_unit``
     background: bool = False  # Claude Code's ``async``: the session does not wait for it
+    capture: bool = False  # the event's input is a turn (or a flush point) capture reads
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    """One settings file a host reads (at one level) that can switch hooks off or
+    trust a project: ``path`` is under ``root`` (user level) or relative to the
+    project (``root`` None); ``file_format`` is "json" (comments tolerated) or "toml"."""
+
+    path: str
+    root: Root | None = None
+    file_format: str = "json"
+
+    def locate(self, home: Path, env: Mapping[str, str], project: Path | None) -> Path | None:
+        if self.root is None:
+            return project / self.path if project is not None else None
+        root = self.root.resolve(home, env, None)
+        return root / self.path if root is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +284,23 @@ class HookHost:
     captures: bool = False
     disabled_by: tuple[tuple[tuple[str, ...], object], ...] = ()
     enable_note: str = ""
+    # How the host matches a lifecycle matcher against the event's source:
+    # "alternatives" (Claude Code, Codex: ``a|b`` of plain words are exact
+    # alternatives, anything else a full-match regex) or "exact" (Gemini CLI:
+    # ``matcher === trigger``). Absent, empty or "*" matches every source.
+    matcher_rule: str = "alternatives"
+    sources: tuple[str, ...] = ("startup", "resume", "clear")  # SessionStart's sources
+    # every settings file, lowest precedence first, read for ``disabled_by`` (the
+    # last level that sets a key wins) and for ``disabled_names``
+    levels: tuple[SettingsFile, ...] = ()
+    # a list of handler names (or commands) the host skips, in any level (Gemini)
+    disabled_names: tuple[tuple[str, ...], ...] = ()
+    # what a project-level hooks file needs before the host runs it: "" nothing,
+    # "codex" a trusted project in config.toml, "gemini" a trusted folder when
+    # folder trust is on
+    project_trust: str = ""
+    trust_file: SettingsFile | None = None  # where the host records trusted folders
+    max_timeout: float | None = None  # the host's cap on a handler's timeout (seconds)
 
     def user_file(self, home: Path, env: Mapping[str, str]) -> Path:
         root = self.user.root.resolve(home, env, None)
@@ -423,6 +458,12 @@ ADAPTERS: tuple[Adapter, ...] = (
                 ),
                 captures=True,
                 disabled_by=((("disableAllHooks",), True),),
+                # user < project < local (managed settings are not read here)
+                levels=(
+                    SettingsFile("settings.json", Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR")),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.json"),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.local.json"),
+                ),
             ),
         ),
     ),
@@ -512,15 +553,22 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Gemini CLI",
                 user=UserFile(Root(".gemini"), "settings.json"),
                 project=".gemini/settings.json",
-                # its transcripts are not Claude Code's: only the brief is installed
-                events=(
-                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10_000),
-                ),
+                # Gemini matches a lifecycle matcher by exact string (hookPlanner
+                # matchesTrigger: matcher === trigger), so no matcher: every source.
+                events=(HookEvent("SessionStart", "session-start", None, 10_000),),
                 timeout_unit="ms",
                 disabled_by=(
                     (("hooksConfig", "enabled"), False),
                     (("tools", "enableHooks"), False),
                 ),
+                matcher_rule="exact",
+                levels=(
+                    SettingsFile("settings.json", Root(".gemini")),
+                    SettingsFile(".gemini/settings.json"),
+                ),
+                disabled_names=(("hooksConfig", "disabled"), ("hooks", "disabled")),
+                project_trust="gemini",
+                trust_file=SettingsFile("trustedFolders.json", Root(".gemini")),
             ),
         ),
     ),
@@ -555,11 +603,19 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Codex CLI",
                 user=UserFile(Root(".codex", env="CODEX_HOME"), "hooks.json"),
                 project=".codex/hooks.json",
-                # its transcripts are not Claude Code's: only the brief is installed
                 events=(HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),),
-                enable_note="Codex asks you to trust a new hook before it runs it; builds "
-                "before hooks were on by default also need [features] codex_hooks = true "
+                enable_note="Codex asks you to trust a new hook before it runs it (/hooks); "
+                "builds before hooks were on by default also need [features] hooks = true "
                 "in config.toml",
+                disabled_by=(
+                    (("features", "hooks"), False),
+                    (("features", "codex_hooks"), False),
+                ),
+                levels=(
+                    SettingsFile("config.toml", Root(".codex", env="CODEX_HOME"), "toml"),
+                    SettingsFile(".codex/config.toml", file_format="toml"),
+                ),
+                project_trust="codex",
             ),
         ),
     ),
