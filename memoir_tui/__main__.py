@@ -11,6 +11,15 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `memoir-tui … | head`: the reader left; no traceback
+        from memoir_tui.cli import reader_gone
+
+        return reader_gone()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     from memoir_tui.cli import build_parser, run_command
 

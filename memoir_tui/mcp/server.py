@@ -37,6 +37,7 @@ from pydantic import Field
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.store import Store, default_store_dir
+from memoir_tui.core.textsafe import for_terminal
 from memoir_tui.mcp import recall_tools, tools
 from memoir_tui.mcp.tools import Reply, ResumeView, SessionView, StatusView, WhyView
 
@@ -162,13 +163,13 @@ def build_server(
             raise ToolError(f"could not access the memoir store: {err}") from None
 
     def plain(fn: Callable[..., Reply], *args: object) -> str:
-        return call(fn, *args).text
+        return for_terminal(call(fn, *args).text)
 
     def structured(fn: Callable[..., Reply], *args: object) -> CallToolResult:
         reply = call(fn, *args)
         assert reply.data is not None
         return CallToolResult(
-            content=[TextContent(type="text", text=reply.text)],
+            content=[TextContent(type="text", text=for_terminal(reply.text))],
             structured_content=reply.data.model_dump(mode="json"),
         )
 
@@ -502,6 +503,10 @@ def build_server(
         and will not see it. Refuses a secret in the content, a name that is a path, a
         folder the host does not read, and an existing file. memoir_recall finds it at
         once."""
+        from memoir_tui.core.textsafe import clean_input
+
+        # a markdown file: its lines are kept; control and bidi characters are not
+        content = clean_input(content, lines=True) if isinstance(content, str) else content
         return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     return server
