@@ -91,6 +91,10 @@ def hook_command(ns: argparse.Namespace) -> HookCommand:
     from memoir_tui.core.hook_install import HookCommand
 
     script = shutil.which("memoir-tui")
+    if getattr(ns, "project", None) is not None:
+        # A project's settings are meant to be committed: memoir-tui from PATH, and
+        # each user's own store (no path of this machine's).
+        return HookCommand("memoir-tui", None)
     if script:
         program = shlex.quote(str(Path(script).resolve()))
     else:
@@ -183,14 +187,14 @@ def run_install_hooks(
         verb = "Installed" if install else "Removed"
         events = ", ".join(e.host_event for e in host.events)
         print(f"{verb} memoir-tui's hooks ({events}) for {where} in {change.path}{kept}", file=out)
-    if install and not host.captures:
-        print(
-            f"{host.label} gets the session-start brief only: capture reads Claude Code "
-            "transcripts, not this host's.",
-            file=out,
-        )
     if install and host.enable_note:
         print(f"note: {host.enable_note}", file=out)
+    if install and project is not None:
+        print(
+            "note: this project file is meant to be committed: its hooks run memoir-tui "
+            "from PATH with each user's own store, so each user needs memoir-tui on PATH.",
+            file=out,
+        )
     if not install or dry_run or not live_check:
         return 0
     from memoir_tui.core.doctor import check_hooks_file

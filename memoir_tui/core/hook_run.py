@@ -213,20 +213,50 @@ def _capture(
     from memoir_tui.core.capture.run import capture, unread_bytes
 
     home = Path.home() if home is None else home
-    root = transcripts_dir("claude-code", home, env).expanduser().absolute()
+    if host == "gemini" and (
+        event.get("hook_event_name") == "AfterAgent" or "prompt_response" in event
+    ):
+        from memoir_tui.core.capture.hosts import capture_gemini_turn
+
+        return _queued(capture_gemini_turn(store, event, home=home), notes)
+    tool = {"codex": "codex", "gemini": "gemini"}.get(host, "claude-code")
+    root = transcripts_dir(tool, home, env).expanduser().absolute()
     given = event.get("transcript_path")
     if not isinstance(given, str) or not given or "\0" in given:
         notes.append("the event names no transcript_path: nothing to capture")
         return HookResult("", tuple(notes))
-    path = Path(given).expanduser().absolute()
-    try:
-        path.relative_to(root)
-    except ValueError:
-        notes.append(f"{path} is not under {root}: not read")
+    # Realpath containment: "~/.claude/projects/../../outside/x.jsonl" or a link out
+    # of the transcripts folder is not read.
+    path = Path(os.path.realpath(Path(given).expanduser()))
+    real_root = Path(os.path.realpath(root))
+    if not path.is_relative_to(real_root):
+        notes.append(f"{given} is not under {root}: not read")
         return HookResult("", tuple(notes))
+    if path.suffix != ".jsonl" or not path.is_file():
+        notes.append(f"{given} is not a transcript file: not read")
+        return HookResult("", tuple(notes))
+    if host == "gemini":  # SessionEnd, PreCompress: the whole recording again
+        from memoir_tui.core.capture.hosts import capture_gemini_chat
+
+        return _queued(capture_gemini_chat(store, path, event, home=home), notes)
     if not unread_bytes(store, path):
         return HookResult("", tuple(notes))  # a burst's later events: nothing new since
-    report = capture(store, projects_dir=root, home=home, only=[path])
-    if report.added:
-        notes.append(f"queued {len(report.added)} candidate(s) for review")
+    if host == "codex":
+        from memoir_tui.core.capture.hosts import capture_codex
+
+        added = capture_codex(
+            store,
+            path,
+            session_id=str(event.get("session_id") or ""),
+            cwd=str(event.get("cwd") or ""),
+            home=home,
+        )
+        return _queued(added, notes)
+    report = capture(store, projects_dir=real_root, home=home, only=[path])
+    return _queued(report.added, notes)
+
+
+def _queued(added: tuple[str, ...], notes: list[str]) -> HookResult:
+    if added:
+        notes.append(f"queued {len(added)} candidate(s) for review")
     return HookResult("", tuple(notes))

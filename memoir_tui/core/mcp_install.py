@@ -182,6 +182,7 @@ def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
     entry: dict[str, Any] = dict(host.entry_extras)
     entry["command"] = server.command
     entry["args"] = list(server.args)
+    entry.update(host.entry_defaults)
     if server.env:
         entry["env"] = dict(server.env)
     return entry
@@ -420,6 +421,9 @@ def _merged_entry(current: Any, desired: dict[str, Any], managed: Sequence[str])
             merged[key] = desired[key]
         else:
             merged.pop(key, None)
+    for key, value in desired.items():  # a host's defaults, where the user set none
+        if key not in managed and key not in merged:
+            merged[key] = value
     return merged
 
 

@@ -82,6 +82,8 @@ def expected_entry(tool: str, server: ServerSpec | None = None) -> dict[str, Any
         entry["source"] = "custom"
     entry["command"] = server.command
     entry["args"] = list(server.args)
+    if tool == "codex":  # more than Codex's 10 s default: a loaded machine starts us slower
+        entry["startup_timeout_sec"] = 30
     if server.env:
         entry["env"] = dict(server.env)
     return entry
@@ -289,6 +291,7 @@ def test_fresh_json_and_toml_text(home: Path) -> None:
     apply_change(install("codex", home))
     assert (home / ".codex/config.toml").read_text() == (
         '[mcp_servers.memoir-tui]\ncommand = "memoir-tui"\nargs = ["--mcp"]\n'
+        "startup_timeout_sec = 30\n"
     )
 
 

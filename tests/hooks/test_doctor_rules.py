@@ -213,7 +213,9 @@ def test_a_later_settings_level_turns_hooks_back_on(world: World) -> None:
     assert code == 0, "\n".join(lines)
 
 
-def test_a_trusted_codex_project_passes(world: World) -> None:
+def test_a_trusted_codex_project_passes(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a project's hooks name memoir-tui from PATH: put this venv's console script there
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     _codex_project_untrusted(world)
     (world.home / ".codex").mkdir(exist_ok=True)
     (world.home / ".codex" / "config.toml").write_text(

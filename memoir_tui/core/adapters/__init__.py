@@ -172,6 +172,8 @@ class McpHost:
     file_format: str = "json"  # "json" (comments and trailing commas tolerated) | "toml" | "yaml"
     container: str = "mcpServers"
     entry_extras: tuple[tuple[str, str], ...] = ()
+    # keys written on a new entry and added to one that lacks them; a user's value stays
+    entry_defaults: tuple[tuple[str, object], ...] = ()
     dedicated_user: bool = True
     dedicated_project: bool = True
     installable: bool = True
@@ -533,6 +535,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_reads="Gemini CLI loads ~/.gemini/GEMINI.md and the GEMINI.md files of a "
         "project, one file each, not a folder of memory files",
         roots=(Root(".gemini"),),
+        transcripts="tmp",  # tmp/<project_hash>/chats/session-*.jsonl
         global_files=(Location(GEMINI_MD, kind="instructions"),),
         project_files=(
             Location(GEMINI_MD, kind="instructions"),
@@ -555,8 +558,16 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".gemini/settings.json",
                 # Gemini matches a lifecycle matcher by exact string (hookPlanner
                 # matchesTrigger: matcher === trigger), so no matcher: every source.
-                events=(HookEvent("SessionStart", "session-start", None, 10_000),),
+                events=(
+                    HookEvent("SessionStart", "session-start", None, 10_000),
+                    # the turn itself (prompt, prompt_response) after each agent loop
+                    HookEvent("AfterAgent", "stop", None, 60_000),
+                    # flush points: the whole chat recording is read again
+                    HookEvent("PreCompress", "pre-compact", None, 60_000),
+                    HookEvent("SessionEnd", "session-end", None, 60_000),
+                ),
                 timeout_unit="ms",
+                captures=True,
                 disabled_by=(
                     (("hooksConfig", "enabled"), False),
                     (("tools", "enableHooks"), False),
@@ -579,6 +590,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "and each project's AGENTS.md; ~/.codex/memories is kept by Codex's own memory "
         "pipeline, so it has no folder a new memory file is read from",
         roots=(Root(".codex", env="CODEX_HOME"),),
+        transcripts="sessions",  # sessions/YYYY/MM/DD/rollout-*.jsonl
         global_files=(
             Location(AGENTS_OVERRIDE_MD, kind="instructions"),
             Location(AGENTS_MD, kind="instructions"),
@@ -593,6 +605,9 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".codex/config.toml",
                 file_format="toml",
                 container="mcp_servers",
+                # Codex drops a server that has not started within startup_timeout_sec
+                # (10 s by default); ours took 5-18 s on a loaded machine.
+                entry_defaults=(("startup_timeout_sec", 30),),
                 dedicated_user=False,
                 dedicated_project=False,
             ),
@@ -603,7 +618,12 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Codex CLI",
                 user=UserFile(Root(".codex", env="CODEX_HOME"), "hooks.json"),
                 project=".codex/hooks.json",
-                events=(HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),),
+                events=(
+                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),
+                    # Stop ignores matchers; its input names the rollout (transcript_path)
+                    HookEvent("Stop", "stop", None, 60),
+                ),
+                captures=True,
                 enable_note="Codex asks you to trust a new hook before it runs it (/hooks); "
                 "builds before hooks were on by default also need [features] hooks = true "
                 "in config.toml",
