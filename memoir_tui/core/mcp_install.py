@@ -182,7 +182,7 @@ def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
     entry: dict[str, Any] = dict(host.entry_extras)
     entry["command"] = server.command
     entry["args"] = list(server.args)
-    entry.update(host.entry_defaults)
+    entry.update((k, list(v) if isinstance(v, tuple) else v) for k, v in host.entry_defaults)
     if server.env:
         entry["env"] = dict(server.env)
     return entry

@@ -263,3 +263,18 @@ def test_project_mcp_files_name_memoir_tui_from_path_and_codex_waits_long_enough
 
     codex = tomllib.loads((world.home / ".codex" / "config.toml").read_text())
     assert codex["mcp_servers"]["memoir-tui"]["startup_timeout_sec"] >= 30
+
+
+@pytest.mark.parametrize("host", ["claude-desktop", "copilot-cli", "cline", "kiro"])
+def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
+    world: World, host: str
+) -> None:
+    done = world.cli("install-mcp", host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(f"PASS  mcp {host}:")]
+    assert "memoir answered" in line
+    doctor = world.cli("doctor")
+    assert f"PASS  mcp {host}" in doctor.stdout, doctor.stdout
+    gone = world.cli("uninstall-mcp", host)
+    assert gone.returncode == 0, gone.stdout
+    assert "Removed" in gone.stdout

@@ -445,6 +445,23 @@ ADAPTERS: tuple[Adapter, ...] = (
                 entry_extras=(("type", "stdio"),),
                 dedicated_user=False,
             ),
+            # Claude Desktop: claude_desktop_config.json in its app-data folder (macOS
+            # ~/Library/Application Support/Claude, Windows %APPDATA%\Claude; Linux builds
+            # use ~/.config/Claude); "mcpServers", stdio entries; it also keeps its own
+            # preferences there, so the file is not dedicated. No project file.
+            McpHost(
+                name="claude-desktop",
+                user=(
+                    UserFile(
+                        Root("Library/Application Support/Claude"),
+                        "claude_desktop_config.json",
+                        "darwin",
+                    ),
+                    UserFile(Root("Claude", base="appdata"), "claude_desktop_config.json", "win"),
+                    UserFile(Root("Claude", base="config"), "claude_desktop_config.json"),
+                ),
+                dedicated_user=False,
+            ),
         ),
         hooks=(
             HookHost(
@@ -667,13 +684,15 @@ ADAPTERS: tuple[Adapter, ...] = (
                 container="servers",
                 entry_extras=(("type", "stdio"),),
             ),
-            # Copilot's portable format (Copilot CLI): "mcpServers". Not edited yet: the
-            # entry shape it wants (e.g. a "tools" list) is not in our notes.
+            # Copilot's portable format (Copilot CLI): $COPILOT_HOME/mcp-config.json,
+            # "mcpServers", entries {"type": "local"|"stdio", command, args, env, "tools":
+            # ["*"]} ("tools" limits what Copilot may call; "*" is all). Its project file is
+            # .mcp.json, Claude Code's: install-mcp claude-code --project serves both.
             McpHost(
                 name="copilot-cli",
                 user=(UserFile(Root(".copilot", env="COPILOT_HOME"), "mcp-config.json"),),
-                project=".mcp.json",
-                installable=False,
+                entry_extras=(("type", "local"),),
+                entry_defaults=(("tools", ("*",)),),
             ),
         ),
     ),
@@ -692,10 +711,12 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".clinerules", kind="rules"),
         ),
         mcp=(
+            # Cline (VS Code extension): cline_mcp_settings.json in the extension's global
+            # storage, "mcpServers" with stdio entries (command, args, env; Cline adds
+            # "disabled" and "autoApprove" itself). No project file.
             McpHost(
                 name="cline",
                 user=_in_vscode(_CLINE_SETTINGS, "cline_mcp_settings.json"),
-                installable=False,
             ),
         ),
     ),
@@ -762,6 +783,16 @@ ADAPTERS: tuple[Adapter, ...] = (
         roots=(Root(".kiro"),),
         global_files=(Location("steering/*.md", kind="rules"),),
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
+        # Kiro: ~/.kiro/settings/mcp.json and <project>/.kiro/settings/mcp.json (the
+        # workspace file wins), "mcpServers" with command, args, env (and its own
+        # "disabled", "autoApprove").
+        mcp=(
+            McpHost(
+                name="kiro",
+                user=(UserFile(Root(".kiro"), "settings/mcp.json"),),
+                project=".kiro/settings/mcp.json",
+            ),
+        ),
     ),
     Adapter(
         name="amazonq",
