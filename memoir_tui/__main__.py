@@ -21,6 +21,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) in (4, 5, 6) and "session-start" in args:
+        # A host's session-start hook, run before every session: the lean path (no
+        # parser, no store), unless the pinned block must be refreshed too.
+        from memoir_tui.core.session_start import lean_argv, run_lean
+
+        found = lean_argv(args)
+        if found is not None:
+            done = run_lean(*found)
+            if done is not None:
+                return done
     from memoir_tui.cli import build_parser, run_command
 
     parser = build_parser()

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.adapters import HOOK_VERBS, hook_host
 from memoir_tui.core.brief import DEFAULT_CHARS, build_brief
 
-EVENTS = HOOK_VERBS
+# The adapters are imported where a host is looked up: the lean session-start path
+# (core.session_start) reads its event with read_event and must not pay for them.
 CAPTURE_EVENTS = frozenset({"stop", "pre-compact", "session-end"})
 STDIN_DEADLINE_SECONDS = 2.0
 STDIN_MAX_BYTES = 1024 * 1024
@@ -124,6 +124,7 @@ def run_hook(
     brief_chars: int = DEFAULT_CHARS,
 ) -> HookResult:
     """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
+    from memoir_tui.core.adapters import HOOK_VERBS, hook_host
     from memoir_tui.core.store import Store
 
     env = os.environ if env is None else env
@@ -151,7 +152,7 @@ def run_hook(
         )
     if event_name in CAPTURE_EVENTS:
         return _capture(store, spec.name, event, notes, home=home, env=env)
-    raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(EVENTS)}")
+    raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(HOOK_VERBS)}")
 
 
 def _session_start(
@@ -186,6 +187,8 @@ def _session_start(
 
 def render_for_host(host: str, text: str) -> str:
     """The brief in ``host``'s documented SessionStart output shape."""
+    from memoir_tui.core.adapters import hook_host
+
     spec = hook_host(host)
     if spec.output == "plain":
         return text
@@ -202,6 +205,8 @@ def _capture(
     home: Path | None,
     env: Mapping[str, str],
 ) -> HookResult:
+    from memoir_tui.core.adapters import hook_host
+
     spec = hook_host(host)
     if not spec.captures:
         notes.append(
