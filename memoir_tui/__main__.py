@@ -24,7 +24,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if len(args) in (4, 5, 6) and "session-start" in args:
         # A host's session-start hook, run before every session: the lean path (no
         # parser, no store), unless the pinned block must be refreshed too.
-        from memoir_tui.core.session_start import lean_argv, run_lean
+        from memoir_tui.commands.hook import run_lean
+        from memoir_tui.core.session_start import lean_argv
 
         found = lean_argv(args)
         if found is not None:

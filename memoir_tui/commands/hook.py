@@ -232,3 +232,38 @@ def cmd_hooks_status(ns: argparse.Namespace) -> int:
             for setting in state.disabled:
                 print(f"  hooks are turned off here: {setting}")
     return 0
+
+
+def run_lean(store: Path | None, host: str) -> int | None:
+    """The whole face for the lean case; None when the full path must run instead."""
+    from memoir_tui.core.session_start import (
+        FULL_PATH_ENV,
+        brief_output,
+        event_cwd,
+        inject_enabled,
+        store_root,
+    )
+
+    env = os.environ
+    if env.get(FULL_PATH_ENV):
+        return None  # bench/bench_hook.py measures both paths in one run
+    root = store_root(store, env)
+    if inject_enabled(root) is not False and not env.get("MEMOIR_TUI_DOCTOR"):
+        return None  # the pinned block is refreshed through the store's door
+    try:
+        from memoir_tui.core.hook_run import read_event
+
+        event, note = read_event(sys.stdin.fileno())
+        if note:
+            print(f"memoir-tui hook: {note}", file=sys.stderr)
+        out, notes = brief_output(root, event_cwd(event, env))
+        for line in notes:
+            print(f"memoir-tui hook: {line}", file=sys.stderr)
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never break the host's session, whatever went wrong
+        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0

@@ -6,7 +6,8 @@ peek (``core.session_peek``: no lock, no quarantine), works out the project
 with ``core.scope``, builds the working set and renders the brief
 (``core.brief``), and counts the review queue's waiting candidates from its
 JSON; it imports neither the store, the transaction, the config nor the host
-adapters. ``__main__`` takes it for ``[--store S] hook session-start --host H``
+adapters. ``__main__`` takes it (through ``commands.hook.run_lean``) for
+``[--store S] hook session-start --host H``
 when ``[inject] enabled`` is off (the pinned-block refresh writes through the
 store's door, so that case takes the full path, ``core.hook_run``).
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -123,30 +123,3 @@ def event_cwd(event: Mapping[str, Any], env: Mapping[str, str]) -> Path:
         if isinstance(value, str) and value and os.path.isabs(value) and "\0" not in value:
             return Path(value)
     return Path.cwd()
-
-
-def run_lean(store: Path | None, host: str) -> int | None:
-    """The whole face for the lean case; None when the full path must run instead."""
-    env = os.environ
-    if env.get(FULL_PATH_ENV):
-        return None  # bench/bench_hook.py measures both paths in one run
-    root = store_root(store, env)
-    if inject_enabled(root) is not False and not env.get("MEMOIR_TUI_DOCTOR"):
-        return None  # the pinned block is refreshed through the store's door
-    try:
-        from memoir_tui.core.hook_run import read_event
-
-        event, note = read_event(sys.stdin.fileno())
-        if note:
-            print(f"memoir-tui hook: {note}", file=sys.stderr)
-        out, notes = brief_output(root, event_cwd(event, env))
-        for line in notes:
-            print(f"memoir-tui hook: {line}", file=sys.stderr)
-        if out:
-            sys.stdout.write(out)
-            sys.stdout.flush()
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # never break the host's session, whatever went wrong
-        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
-    return 0
