@@ -260,6 +260,11 @@ def _registrations(
                 )
                 continue
             entry = entries.get(SERVER_NAME) if isinstance(entries, dict) else None
+            if isinstance(entry, dict) and host.entry_shape == "opencode":
+                argv = entry.get("command")
+                if not isinstance(argv, list) or not argv or entry.get("enabled") is False:
+                    continue
+                entry = {"command": str(argv[0]), "args": argv[1:], "env": entry.get("environment")}
             if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
                 continue
             args = entry.get("args") if isinstance(entry.get("args"), list) else []

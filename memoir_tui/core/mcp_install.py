@@ -174,12 +174,20 @@ class ServerSpec:
 
 def managed_keys(host: McpHost) -> tuple[str, ...]:
     """The keys of our entry that install sets (a user's other keys are kept)."""
+    if host.entry_shape == "opencode":
+        return (*(k for k, _ in host.entry_extras), "command", "environment")
     return (*(k for k, _ in host.entry_extras), "command", "args", "env")
 
 
 def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
     """Our entry as ``host`` expects it: its fixed keys, then command, args, env."""
     entry: dict[str, Any] = dict(host.entry_extras)
+    if host.entry_shape == "opencode":
+        entry["command"] = [server.command, *server.args]
+        entry["enabled"] = True  # a default: a user who switched it off keeps that
+        if server.env:
+            entry["environment"] = dict(server.env)
+        return entry
     entry["command"] = server.command
     entry["args"] = list(server.args)
     entry.update((k, list(v) if isinstance(v, tuple) else v) for k, v in host.entry_defaults)

@@ -155,6 +155,7 @@ def test_tool_names_and_aliases() -> None:
         "cline",
         "zed",
         "kiro",
+        "opencode",
     ]
     assert get_tool("claude").name == "claude-code"
     assert get_tool("Claude-Code").name == "claude-code"
@@ -798,3 +799,40 @@ def test_claude_desktop_lives_in_each_platforms_app_data(home: Path) -> None:
         "claude-desktop", home=home, env={"APPDATA": str(home / "AD")}, platform="win32"
     )
     assert win == home / "AD" / "Claude" / "claude_desktop_config.json"
+
+
+OPENCODE = """{
+  "$schema": "https://opencode.ai/config.json",
+  // my servers
+  "mcp": {
+    "everything": {
+      "type": "local",
+      "command": ["npx", "-y", "@modelcontextprotocol/server-everything"],
+    },
+  },
+  "theme": "opencode",
+}
+"""
+
+
+def test_opencode_gets_its_own_entry_shape_and_goes_away_byte_exact(home: Path) -> None:
+    path = home / ".config" / "opencode" / "opencode.json"
+    assert resolve_config_path("opencode", home=home, env=NO_ENV, platform="linux") == path
+    path.parent.mkdir(parents=True)
+    path.write_text(OPENCODE)
+    server = ServerSpec(command="/opt/memoir-tui", env={"MEMOIR_HOME": "/srv/memoir"})
+    apply_change(install("opencode", home, server=server))
+    from memoir_tui.core.config_splice import parse_jsonc_value
+
+    data = parse_jsonc_value(path.read_text())
+    assert data["mcp"]["memoir-tui"] == {
+        "type": "local",
+        "command": ["/opt/memoir-tui", "--mcp"],
+        "enabled": True,
+        "environment": {"MEMOIR_HOME": "/srv/memoir"},
+    }
+    assert data["mcp"]["everything"]["command"][0] == "npx" and data["theme"] == "opencode"
+    assert "// my servers" in path.read_text()
+    assert not install("opencode", home, server=server).changed
+    apply_change(uninstall("opencode", home))
+    assert path.read_text() == OPENCODE

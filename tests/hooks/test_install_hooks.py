@@ -265,7 +265,7 @@ def test_project_mcp_files_name_memoir_tui_from_path_and_codex_waits_long_enough
     assert codex["mcp_servers"]["memoir-tui"]["startup_timeout_sec"] >= 30
 
 
-@pytest.mark.parametrize("host", ["claude-desktop", "copilot-cli", "cline", "kiro"])
+@pytest.mark.parametrize("host", ["claude-desktop", "copilot-cli", "cline", "kiro", "opencode"])
 def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
     world: World, host: str
 ) -> None:

@@ -174,6 +174,9 @@ class McpHost:
     entry_extras: tuple[tuple[str, str], ...] = ()
     # keys written on a new entry and added to one that lacks them; a user's value stays
     entry_defaults: tuple[tuple[str, object], ...] = ()
+    # "stdio": command, args, env | "opencode": command is one list (program and
+    # arguments), the environment is "environment", and "enabled" switches it
+    entry_shape: str = "stdio"
     dedicated_user: bool = True
     dedicated_project: bool = True
     installable: bool = True
@@ -809,6 +812,27 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_reads="Aider loads nothing by itself: only files named by --read or read: in "
         ".aider.conf.yml",
         project_files=(Location("CONVENTIONS.md", kind="rules", always=None),),
+    ),
+    Adapter(
+        name="opencode",
+        label="OpenCode",
+        write_reads="OpenCode loads AGENTS.md (a project's, and ~/.config/opencode/AGENTS.md), "
+        "one file each, not a folder of memory files",
+        # OpenCode's config: ~/.config/opencode/opencode.json and a project's opencode.json;
+        # MCP servers under "mcp", a local one {"type": "local", "command": [program, …],
+        # "enabled": true, "environment": {…}} (opencode.ai/docs/mcp-servers).
+        mcp=(
+            McpHost(
+                name="opencode",
+                user=(UserFile(Root("opencode", base="config"), "opencode.json"),),
+                project="opencode.json",
+                container="mcp",
+                entry_extras=(("type", "local"),),
+                entry_shape="opencode",
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
     ),
     Adapter(
         name="agents-md",
