@@ -95,9 +95,9 @@ class McpInstallError(MemoirError):
 
 
 class UnknownToolError(McpInstallError, ValueError):
-    def __init__(self, tool: str) -> None:
+    def __init__(self, tool: str, why: str = "") -> None:
         self.tool = tool
-        super().__init__(f"unknown tool {tool!r}; known tools: {describe_known_tools()}")
+        super().__init__(why or f"unknown tool {tool!r}; known tools: {describe_known_tools()}")
 
 
 class UnsupportedScopeError(McpInstallError, ValueError):
@@ -215,7 +215,25 @@ def get_tool(name: str) -> McpHost:
     for tool in known_tools():
         if wanted == tool.name or wanted in tool.aliases:
             return tool
+    from memoir_tui.core.adapters import mcp_hosts
+
+    for described in mcp_hosts(installable=False):
+        if wanted == described.name and described.file_format == "yaml":
+            raise UnknownToolError(name, _refusal(described))
     raise UnknownToolError(name)
+
+
+def _refusal(host: McpHost) -> str:
+    """Why ``host`` is not edited, and what to add by hand."""
+    entry = entry_for(host, ServerSpec())
+    args = "".join(f"\n      - {a}" for a in entry.get("args", []))
+    snippet = f"  - name: {SERVER_NAME}\n    command: {entry['command']}\n    args:{args}"
+    return (
+        f"{host.name}'s {host.file_format.upper()} config is not edited: memoir-tui cannot "
+        "splice a YAML list byte-exact, so it refuses rather than rewrite your file. Add "
+        f"this under mcpServers: in {host.user[0].root.shown(host.user[0].file)} yourself:"
+        f"\n{snippet}"
+    )
 
 
 @dataclass(frozen=True)

@@ -278,3 +278,16 @@ def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
     gone = world.cli("uninstall-mcp", host)
     assert gone.returncode == 0, gone.stdout
     assert "Removed" in gone.stdout
+
+
+def test_continue_yaml_is_refused_with_what_to_add_by_hand(world: World) -> None:
+    config = world.home / ".continue" / "config.yaml"
+    config.parent.mkdir()
+    text = "name: mine\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: other\n    command: x\n"
+    config.write_text(text)
+    done = world.cli("install-mcp", "continue")
+    assert done.returncode == 2
+    said = done.stdout + done.stderr
+    assert "refuses rather than rewrite" in said and "~/.continue/config.yaml" in said
+    assert "  - name: memoir-tui" in said
+    assert config.read_text() == text
