@@ -32,6 +32,14 @@ def _main(argv: Sequence[str] | None = None) -> int:
             done = run_lean(*found)
             if done is not None:
                 return done
+    if len(args) in (4, 5, 6) and "stop" in args:
+        # A Stop hook, run after every turn: nothing unread ends it before the store loads.
+        from memoir_tui.commands.hook import run_lean_stop
+        from memoir_tui.core.session_start import lean_argv
+
+        found = lean_argv(args, "stop")
+        if found is not None:
+            return run_lean_stop(*found)
     from memoir_tui.cli import build_parser, run_command
 
     parser = build_parser()

@@ -267,3 +267,34 @@ def run_lean(store: Path | None, host: str) -> int | None:
     except Exception as exc:  # never break the host's session, whatever went wrong
         print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
     return 0
+
+
+def run_lean_stop(store: Path | None, host: str) -> int:
+    """``hook stop``: a burst of events whose transcript holds nothing unread ends
+    before the store is imported; anything else runs the full hook with the event."""
+    from memoir_tui.core.session_start import nothing_new, store_root
+
+    try:
+        from memoir_tui.core.hook_run import read_event
+
+        event, note = read_event(sys.stdin.fileno())
+        if note:
+            print(f"memoir-tui hook: {note}", file=sys.stderr)
+            return 0  # no transcript named: nothing to capture
+        if nothing_new(store_root(store, os.environ), event):
+            return 0
+        from memoir_tui.core.hook_run import run_hook
+
+        result = run_hook("stop", host, event, store_root=store or _env_store())
+        for line in result.notes:
+            print(f"memoir-tui hook: {line}", file=sys.stderr)
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:  # never break the host's session, whatever went wrong
+        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+def _env_store() -> Path | None:
+    env = os.environ.get("MEMOIR_HOME")
+    return Path(env) if env else None

@@ -9,7 +9,8 @@ JSON; it imports neither the store, the transaction, the config nor the host
 adapters. ``__main__`` takes it (through ``commands.hook.run_lean``) for
 ``[--store S] hook session-start --host H``
 when ``[inject] enabled`` is off (the pinned-block refresh writes through the
-store's door, so that case takes the full path, ``core.hook_run``).
+store's door, so that case takes the full path, ``core.hook_run``). ``hook stop`` ends here too when its transcript holds
+nothing unread (``nothing_new``).
 
 Every host we install for reads the same output shape (a test holds the
 adapters to it): ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -31,15 +32,15 @@ SESSION_FILE = "session.json"
 FULL_PATH_ENV = "MEMOIR_TUI_HOOK_FULL"  # take the full path (for measuring it)
 
 
-def lean_argv(argv: Sequence[str]) -> tuple[Path | None, str] | None:
-    """``(store, host)`` when ``argv`` is exactly ``[--store S] hook session-start --host H``."""
+def lean_argv(argv: Sequence[str], verb: str = "session-start") -> tuple[Path | None, str] | None:
+    """``(store, host)`` when ``argv`` is exactly ``[--store S] hook VERB --host H``."""
     args = list(argv)
     store: Path | None = None
     if args[:1] == ["--store"] and len(args) >= 2:
         store, args = Path(args[1]), args[2:]
     elif args[:1] and args[0].startswith("--store="):
         store, args = Path(args[0].split("=", 1)[1]), args[1:]
-    if len(args) == 4 and args[:2] == ["hook", "session-start"] and args[2] == "--host":
+    if len(args) == 4 and args[:2] == ["hook", verb] and args[2] == "--host":
         return store, args[3]
     return None
 
@@ -123,3 +124,22 @@ def event_cwd(event: Mapping[str, Any], env: Mapping[str, str]) -> Path:
         if isinstance(value, str) and value and os.path.isabs(value) and "\0" not in value:
             return Path(value)
     return Path.cwd()
+
+
+def nothing_new(root: Path, event: Mapping[str, Any]) -> bool:
+    """Whether a ``stop`` event's transcript holds no byte capture has not read (the
+    check ``capture.run.unread_bytes`` makes), so the hook can end before importing
+    the store. An event that carries its turn (Gemini's ``prompt_response``) or names
+    no readable file is never "nothing new": the full path decides."""
+    from memoir_tui.core.capture.state import STATE_FILE, FileState, load_state, start_offset
+
+    given = event.get("transcript_path")
+    if "prompt_response" in event or not isinstance(given, str) or not given or "\0" in given:
+        return False
+    path = os.path.realpath(os.path.expanduser(given))
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    entry = load_state(root / STATE_FILE).get(path, FileState())
+    return start_offset(path, entry, size) >= size

@@ -121,3 +121,43 @@ def test_the_lean_waiting_count_is_the_queues(items: list[Any], project: str | N
         assert session_start.waiting_in_scope(root, project) == waiting_count(
             loaded, project=project
         )
+
+
+def _modules_after(w: World, argv: list[str], stdin: str) -> tuple[set[str], str]:
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = ['memoir_tui', *{argv!r}]\n"
+        "try:\n"
+        "    runpy.run_module('memoir_tui', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "names = sorted(m for m in sys.modules if m.startswith('memoir_tui'))\n"
+        "sys.stderr.write('MODULES ' + ' '.join(names))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=w.env,
+        cwd=w.project,
+        timeout=60,
+    )
+    err, _, names = done.stderr.partition("MODULES ")
+    return set(names.split()), err
+
+
+def test_a_stop_with_nothing_new_ends_before_the_store_is_imported(tmp_path: Path) -> None:
+    from tests.hooks.test_hook_events import SHOP_SESSION, _copy_shop, _stop_event
+
+    w = _world(tmp_path)
+    transcript = _copy_shop(w) / f"{SHOP_SESSION}.jsonl"
+    event = json.dumps(_stop_event(w, transcript))
+    argv = ["hook", "stop", "--host", "claude"]
+    first, err = _modules_after(w, argv, event)
+    assert "memoir_tui.core.store" in first, err  # something new: the full capture ran
+    queued = json.loads((w.store / "review.json").read_text())["items"]
+    assert len(queued) > 3  # the fixture's decisions joined the three written above
+    again, err = _modules_after(w, argv, event)
+    assert "memoir_tui.core.store" not in again and "memoir_tui.cli" not in again, err
+    assert json.loads((w.store / "review.json").read_text())["items"] == queued
