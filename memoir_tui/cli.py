@@ -105,19 +105,44 @@ def _register_command_modules(sub: argparse._SubParsersAction) -> None:
         module.register(sub)
 
 
+class _SafeOut:
+    """stdout for a command: every control (bar newline and tab) and bidi character
+    made visible before it reaches a terminal (``core.textsafe.for_terminal``)."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        from memoir_tui.core.textsafe import for_terminal
+
+        self._inner.write(for_terminal(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
 def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     run: Command = ns.run
+    real = sys.stdout
+    if ns.run is not _hook_runner():
+        sys.stdout = _SafeOut(real)  # type: ignore[assignment]
     try:
-        return run(ns)
+        code = run(ns)
+        sys.stdout.flush()
+        return code
     except MemoirError as err:
         from memoir_tui.core.needle import shown  # an error may quote a pasted needle
 
         print(f"memoir-tui: {shown(str(err))}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # an OSError too: the reader left, not a fault
+        return reader_gone()
     except (OSError, RecursionError) as err:
         print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
         return 1
     finally:
+        sys.stdout = real
         _print_notices()
 
 
@@ -161,6 +186,26 @@ def fault_sentence(err: BaseException) -> str:
     if code in ("EISDIR", "ENOTDIR", "ELOOP") and err.filename:
         return f"{what}{where}; move it away and run this again (the store was not changed)"
     return f"{what}{where}; nothing more was written and the store is as it was before"
+
+
+def _hook_runner() -> object:
+    """The hook face writes what its host parses: it escapes nothing."""
+    from memoir_tui.commands.hook import cmd_hook
+
+    return cmd_hook
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, like a shell tool.
+
+    stdout is pointed at /dev/null so the interpreter's last flush cannot raise
+    again on the way out; 141 is 128 + SIGPIPE, what such a tool exits with."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def cmd_validate(ns: argparse.Namespace) -> int:

@@ -23,7 +23,8 @@ from typing import Any
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
-from memoir_tui.core.items import Outcome, clean_text
+from memoir_tui.core.items import Outcome
+from memoir_tui.core.items import clean_text as _clean_item_text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
@@ -167,6 +168,23 @@ def package_version() -> str:
         return "0+unknown"
 
 
+def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
+    """The door for every face's text (CLI, MCP): control and bidi characters
+    stripped, one line (``core.textsafe``), then the item rules."""
+    from memoir_tui.core.textsafe import clean_input
+
+    if isinstance(text, str):
+        text = clean_input(text)
+    return _clean_item_text(text, what, required=required)
+
+
+def _s(text: str) -> str:
+    """A stored one-line field as rendered: never a newline, never a raw control."""
+    from memoir_tui.core.textsafe import shown
+
+    return shown(text) if text else text
+
+
 def _day(iso: str) -> str:
     return iso[:10]
 
@@ -177,7 +195,10 @@ def _clip(text: str, limit: int) -> str:
 
 def _item(i: Item) -> ItemOut:
     return ItemOut(
-        text=shown_text(i.text), date=i.date, machine=i.machine_label, project=i.project_label
+        text=_s(shown_text(i.text)),
+        date=i.date,
+        machine=_s(i.machine_label),
+        project=_s(i.project_label),
     )
 
 
@@ -186,12 +207,12 @@ def _decision(d: Decision) -> DecisionOut:
     # a decision whose text, why or rejected holds one is shown as withheld, whole.
     rule = secret_in(d.text, d.why, d.rejected)
     return DecisionOut(
-        text=withheld_text(rule) if rule else d.text,
-        why="" if rule else d.why,
-        rejected="" if rule else d.rejected,
+        text=withheld_text(rule) if rule else _s(d.text),
+        why="" if rule else _s(d.why),
+        rejected="" if rule else _s(d.rejected),
         date=d.date,
-        machine=d.machine_label,
-        project=d.project_label,
+        machine=_s(d.machine_label),
+        project=_s(d.project_label),
     )
 
 
@@ -199,8 +220,8 @@ def _history(h: HistoryEntry) -> SessionOut:
     rule = secret_in(h.summary, *h.files_touched)
     return SessionOut(
         date=h.date,
-        machine=h.machine_label,
-        summary=withheld_text(rule) if rule else h.summary,
+        machine=_s(h.machine_label),
+        summary=withheld_text(rule) if rule else _s(h.summary),
         files_touched=[] if rule else list(h.files_touched),
         duration_min=h.duration_min,
     )
@@ -528,7 +549,7 @@ def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
     if not outcome.rotated:
         return ""
     return f"\nThe {noun} list holds {cap}; the oldest rotated out: " + "; ".join(
-        f'"{shown_text(t)}"' for t in outcome.rotated
+        f'"{_s(shown_text(t))}"' for t in outcome.rotated
     )
 
 

@@ -63,7 +63,9 @@ def strip_ours(text: str) -> str:
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:
-    one_line = " ".join(text.split())
+    from memoir_tui.core.textsafe import shown
+
+    one_line = " ".join(shown(text).split())
     # Item text must not close the fence early (or open a second one).
     one_line = one_line.replace("</memoir-brief", "</ memoir-brief").replace(
         "<memoir-brief", "< memoir-brief"

@@ -172,6 +172,11 @@ class McpHost:
     file_format: str = "json"  # "json" (comments and trailing commas tolerated) | "toml" | "yaml"
     container: str = "mcpServers"
     entry_extras: tuple[tuple[str, str], ...] = ()
+    # keys written on a new entry and added to one that lacks them; a user's value stays
+    entry_defaults: tuple[tuple[str, object], ...] = ()
+    # "stdio": command, args, env | "opencode": command is one list (program and
+    # arguments), the environment is "environment", and "enabled" switches it
+    entry_shape: str = "stdio"
     dedicated_user: bool = True
     dedicated_project: bool = True
     installable: bool = True
@@ -242,6 +247,24 @@ class HookEvent:
     matcher: str | None = None  # the host's matcher (session sources), None: every source
     timeout: int = 10  # in the host's ``timeout_unit``
     background: bool = False  # Claude Code's ``async``: the session does not wait for it
+    capture: bool = False  # the event's input is a turn (or a flush point) capture reads
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    """One settings file a host reads (at one level) that can switch hooks off or
+    trust a project: ``path`` is under ``root`` (user level) or relative to the
+    project (``root`` None); ``file_format`` is "json" (comments tolerated) or "toml"."""
+
+    path: str
+    root: Root | None = None
+    file_format: str = "json"
+
+    def locate(self, home: Path, env: Mapping[str, str], project: Path | None) -> Path | None:
+        if self.root is None:
+            return project / self.path if project is not None else None
+        root = self.root.resolve(home, env, None)
+        return root / self.path if root is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +289,23 @@ class HookHost:
     captures: bool = False
     disabled_by: tuple[tuple[tuple[str, ...], object], ...] = ()
     enable_note: str = ""
+    # How the host matches a lifecycle matcher against the event's source:
+    # "alternatives" (Claude Code, Codex: ``a|b`` of plain words are exact
+    # alternatives, anything else a full-match regex) or "exact" (Gemini CLI:
+    # ``matcher === trigger``). Absent, empty or "*" matches every source.
+    matcher_rule: str = "alternatives"
+    sources: tuple[str, ...] = ("startup", "resume", "clear")  # SessionStart's sources
+    # every settings file, lowest precedence first, read for ``disabled_by`` (the
+    # last level that sets a key wins) and for ``disabled_names``
+    levels: tuple[SettingsFile, ...] = ()
+    # a list of handler names (or commands) the host skips, in any level (Gemini)
+    disabled_names: tuple[tuple[str, ...], ...] = ()
+    # what a project-level hooks file needs before the host runs it: "" nothing,
+    # "codex" a trusted project in config.toml, "gemini" a trusted folder when
+    # folder trust is on
+    project_trust: str = ""
+    trust_file: SettingsFile | None = None  # where the host records trusted folders
+    max_timeout: float | None = None  # the host's cap on a handler's timeout (seconds)
 
     def user_file(self, home: Path, env: Mapping[str, str]) -> Path:
         root = self.user.root.resolve(home, env, None)
@@ -414,6 +454,23 @@ ADAPTERS: tuple[Adapter, ...] = (
                 entry_extras=(("type", "stdio"),),
                 dedicated_user=False,
             ),
+            # Claude Desktop: claude_desktop_config.json in its app-data folder (macOS
+            # ~/Library/Application Support/Claude, Windows %APPDATA%\Claude; Linux builds
+            # use ~/.config/Claude); "mcpServers", stdio entries; it also keeps its own
+            # preferences there, so the file is not dedicated. No project file.
+            McpHost(
+                name="claude-desktop",
+                user=(
+                    UserFile(
+                        Root("Library/Application Support/Claude"),
+                        "claude_desktop_config.json",
+                        "darwin",
+                    ),
+                    UserFile(Root("Claude", base="appdata"), "claude_desktop_config.json", "win"),
+                    UserFile(Root("Claude", base="config"), "claude_desktop_config.json"),
+                ),
+                dedicated_user=False,
+            ),
         ),
         hooks=(
             HookHost(
@@ -429,6 +486,12 @@ ADAPTERS: tuple[Adapter, ...] = (
                 ),
                 captures=True,
                 disabled_by=((("disableAllHooks",), True),),
+                # user < project < local (managed settings are not read here)
+                levels=(
+                    SettingsFile("settings.json", Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR")),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.json"),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.local.json"),
+                ),
             ),
         ),
     ),
@@ -498,6 +561,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_reads="Gemini CLI loads ~/.gemini/GEMINI.md and the GEMINI.md files of a "
         "project, one file each, not a folder of memory files",
         roots=(Root(".gemini"),),
+        transcripts="tmp",  # tmp/<project_hash>/chats/session-*.jsonl
         global_files=(Location(GEMINI_MD, kind="instructions"),),
         project_files=(
             Location(GEMINI_MD, kind="instructions"),
@@ -518,15 +582,30 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Gemini CLI",
                 user=UserFile(Root(".gemini"), "settings.json"),
                 project=".gemini/settings.json",
-                # its transcripts are not Claude Code's: only the brief is installed
+                # Gemini matches a lifecycle matcher by exact string (hookPlanner
+                # matchesTrigger: matcher === trigger), so no matcher: every source.
                 events=(
-                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10_000),
+                    HookEvent("SessionStart", "session-start", None, 10_000),
+                    # the turn itself (prompt, prompt_response) after each agent loop
+                    HookEvent("AfterAgent", "stop", None, 60_000),
+                    # flush points: the whole chat recording is read again
+                    HookEvent("PreCompress", "pre-compact", None, 60_000),
+                    HookEvent("SessionEnd", "session-end", None, 60_000),
                 ),
                 timeout_unit="ms",
+                captures=True,
                 disabled_by=(
                     (("hooksConfig", "enabled"), False),
                     (("tools", "enableHooks"), False),
                 ),
+                matcher_rule="exact",
+                levels=(
+                    SettingsFile("settings.json", Root(".gemini")),
+                    SettingsFile(".gemini/settings.json"),
+                ),
+                disabled_names=(("hooksConfig", "disabled"), ("hooks", "disabled")),
+                project_trust="gemini",
+                trust_file=SettingsFile("trustedFolders.json", Root(".gemini")),
             ),
         ),
     ),
@@ -537,6 +616,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "and each project's AGENTS.md; ~/.codex/memories is kept by Codex's own memory "
         "pipeline, so it has no folder a new memory file is read from",
         roots=(Root(".codex", env="CODEX_HOME"),),
+        transcripts="sessions",  # sessions/YYYY/MM/DD/rollout-*.jsonl
         global_files=(
             Location(AGENTS_OVERRIDE_MD, kind="instructions"),
             Location(AGENTS_MD, kind="instructions"),
@@ -551,6 +631,9 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".codex/config.toml",
                 file_format="toml",
                 container="mcp_servers",
+                # Codex drops a server that has not started within startup_timeout_sec
+                # (10 s by default); ours took 5-18 s on a loaded machine.
+                entry_defaults=(("startup_timeout_sec", 30),),
                 dedicated_user=False,
                 dedicated_project=False,
             ),
@@ -561,11 +644,24 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Codex CLI",
                 user=UserFile(Root(".codex", env="CODEX_HOME"), "hooks.json"),
                 project=".codex/hooks.json",
-                # its transcripts are not Claude Code's: only the brief is installed
-                events=(HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),),
-                enable_note="Codex asks you to trust a new hook before it runs it; builds "
-                "before hooks were on by default also need [features] codex_hooks = true "
+                events=(
+                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),
+                    # Stop ignores matchers; its input names the rollout (transcript_path)
+                    HookEvent("Stop", "stop", None, 60),
+                ),
+                captures=True,
+                enable_note="Codex asks you to trust a new hook before it runs it (/hooks); "
+                "builds before hooks were on by default also need [features] hooks = true "
                 "in config.toml",
+                disabled_by=(
+                    (("features", "hooks"), False),
+                    (("features", "codex_hooks"), False),
+                ),
+                levels=(
+                    SettingsFile("config.toml", Root(".codex", env="CODEX_HOME"), "toml"),
+                    SettingsFile(".codex/config.toml", file_format="toml"),
+                ),
+                project_trust="codex",
             ),
         ),
     ),
@@ -597,13 +693,15 @@ ADAPTERS: tuple[Adapter, ...] = (
                 container="servers",
                 entry_extras=(("type", "stdio"),),
             ),
-            # Copilot's portable format (Copilot CLI): "mcpServers". Not edited yet: the
-            # entry shape it wants (e.g. a "tools" list) is not in our notes.
+            # Copilot's portable format (Copilot CLI): $COPILOT_HOME/mcp-config.json,
+            # "mcpServers", entries {"type": "local"|"stdio", command, args, env, "tools":
+            # ["*"]} ("tools" limits what Copilot may call; "*" is all). Its project file is
+            # .mcp.json, Claude Code's: install-mcp claude-code --project serves both.
             McpHost(
                 name="copilot-cli",
                 user=(UserFile(Root(".copilot", env="COPILOT_HOME"), "mcp-config.json"),),
-                project=".mcp.json",
-                installable=False,
+                entry_extras=(("type", "local"),),
+                entry_defaults=(("tools", ("*",)),),
             ),
         ),
     ),
@@ -624,10 +722,12 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location("memory-bank/*.md", kind="memory", always=None),
         ),
         mcp=(
+            # Cline (VS Code extension): cline_mcp_settings.json in the extension's global
+            # storage, "mcpServers" with stdio entries (command, args, env; Cline adds
+            # "disabled" and "autoApprove" itself). No project file.
             McpHost(
                 name="cline",
                 user=_in_vscode(_CLINE_SETTINGS, "cline_mcp_settings.json"),
-                installable=False,
             ),
         ),
     ),
@@ -694,6 +794,16 @@ ADAPTERS: tuple[Adapter, ...] = (
         roots=(Root(".kiro"),),
         global_files=(Location("steering/*.md", kind="rules"),),
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
+        # Kiro: ~/.kiro/settings/mcp.json and <project>/.kiro/settings/mcp.json (the
+        # workspace file wins), "mcpServers" with command, args, env (and its own
+        # "disabled", "autoApprove").
+        mcp=(
+            McpHost(
+                name="kiro",
+                user=(UserFile(Root(".kiro"), "settings/mcp.json"),),
+                project=".kiro/settings/mcp.json",
+            ),
+        ),
     ),
     Adapter(
         name="serena",
@@ -718,6 +828,27 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_reads="Aider loads nothing by itself: only files named by --read or read: in "
         ".aider.conf.yml",
         project_files=(Location("CONVENTIONS.md", kind="rules", always=None),),
+    ),
+    Adapter(
+        name="opencode",
+        label="OpenCode",
+        write_reads="OpenCode loads AGENTS.md (a project's, and ~/.config/opencode/AGENTS.md), "
+        "one file each, not a folder of memory files",
+        # OpenCode's config: ~/.config/opencode/opencode.json and a project's opencode.json;
+        # MCP servers under "mcp", a local one {"type": "local", "command": [program, …],
+        # "enabled": true, "environment": {…}} (opencode.ai/docs/mcp-servers).
+        mcp=(
+            McpHost(
+                name="opencode",
+                user=(UserFile(Root("opencode", base="config"), "opencode.json"),),
+                project="opencode.json",
+                container="mcp",
+                entry_extras=(("type", "local"),),
+                entry_shape="opencode",
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
     ),
     Adapter(
         name="agents-md",
