@@ -96,8 +96,11 @@ JS_CAPS = Caps(goals=3, next_actions=8, open_questions=5, decisions=10)
 # --- small pure helpers ----------------------------------------------------
 
 
-def _date_key(item: Mapping[str, Any], date_field: str) -> tuple[int, str]:
-    return parse_date_ms(item.get(date_field)), canonical_json(item)
+def _date_key(item: Mapping[str, Any], date_field: str) -> tuple[int, str, str]:
+    # Where a full list put an item (``parked_at``) is not its content: it must not
+    # decide the order, or a merge of a merge would reorder what it parked.
+    placed = {k: v for k, v in item.items() if k != "parked_at"}
+    return parse_date_ms(item.get(date_field)), canonical_json(placed), canonical_json(item)
 
 
 def _newest(copies: Iterable[dict[str, Any]], date_field: str) -> dict[str, Any]:
@@ -148,7 +151,7 @@ def _max_value(a: Any, b: Any) -> Any:
 def _content_key(item: Mapping[str, Any], date_field: str = "date") -> tuple[int, str]:
     # The winner is chosen on content alone (hidden flags stripped) so that merging in
     # any order picks the same copy: associativity needs it.
-    content = {k: v for k, v in item.items() if k not in ("hidden", "hidden_at")}
+    content = {k: v for k, v in item.items() if k not in ("hidden", "hidden_at", "parked_at")}
     return parse_date_ms(item.get(date_field)), canonical_json(content)
 
 
@@ -186,8 +189,12 @@ def _merge_copies(copies: list[dict[str, Any]], date_field: str) -> dict[str, An
         return _newest(copies, date_field)
     # The newest copy inherits the hiding (FORMAT §4.3, FORMAT-LATEST §6 step 3); a
     # hidden winner keeps its own ``hidden_at``, as the JavaScript tool keeps it.
-    winner = max(copies, key=lambda c: (_content_key(c, date_field), _hidden_at_key(c)))
-    return dict(winner) if is_hidden(winner) else _with_hiding(winner, hidden)
+    best = max(_content_key(c, date_field) for c in copies)
+    tied = [c for c in copies if _content_key(c, date_field) == best]
+    tied_hidden = [c for c in tied if is_hidden(c)]
+    if tied_hidden:
+        return dict(min(tied_hidden, key=lambda c: (_hidden_at_key(c), canonical_json(c))))
+    return _with_hiding(max(tied, key=canonical_json), hidden)
 
 
 # --- the union of one list ------------------------------------------------------
@@ -199,15 +206,19 @@ def union_items(items: Iterable[dict[str, Any]], date_field: str) -> list[dict[s
     a cap."""
     pool = keyed_items(list(items))
     groups = _group(pool, item_key)
-    winners = {key: _merge_copies(copies, date_field) for key, copies in groups.items()}
     scoped_hidden = {
         decision_key(i) for i in pool if is_hidden(i) and i.get("project") and _has_identity(i)
     }
-    for key, winner in list(winners.items()):
-        if winner.get("project") or is_hidden(winner):
-            continue
-        if decision_key(winner) in scoped_hidden:
-            del winners[key]  # a hiding in some project hides the unscoped copy too
+    winners = {}
+    for key, copies in groups.items():
+        newest = max(copies, key=lambda c: (_content_key(c, date_field), canonical_json(c)))
+        if (
+            not newest.get("project")
+            and not is_hidden(newest)
+            and decision_key(newest) in scoped_hidden
+        ):
+            continue  # a hiding in some project takes the unscoped words out too [S 612–617]
+        winners[key] = _merge_copies(copies, date_field)
     ordered = sort_newest_first(winners.values(), date_field)
     return [i for i in ordered if not is_hidden(i)] + [i for i in ordered if is_hidden(i)]
 

@@ -356,8 +356,8 @@ class Store:
         so nothing a person wrote leaves the file but by their own act."""
         from memoir_tui.core.merge import park_overflow, partition
 
-        migrated = migrate_project_ids(state, self.project)
-        if migrated and audit is not None:
+        # Re-stamping happens once, in the commit's own settling, which audits it.
+        if audit is not None and migrate_project_ids(state, self.project):
             audit("migrate_project_ids", "session", "")
         current = state.setdefault("current", {})
         for key in LIST_KEYS:
