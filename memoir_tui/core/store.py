@@ -364,10 +364,11 @@ class Store:
             if not isinstance(current.get(key), list):
                 current[key] = []
         live = current["next_actions"]
-        parked = current["parked_actions"]
-        current["next_actions"], current["parked_actions"] = park_overflow(
-            live, parked, self.config.caps.next_actions, self.clock()
-        )
+        cap = self.config.caps.next_actions
+        if len(live) > cap:  # the clock is read only when something is parked
+            current["next_actions"], current["parked_actions"] = park_overflow(
+                live, current["parked_actions"], cap, self.clock()
+            )
         partition(state, self.config.caps)
 
     def would_rotate(self, list_key: str) -> tuple[str, ...]:
@@ -712,7 +713,9 @@ class Store:
                     continue
                 # The same words hidden in this project (or, for an unscoped note, in any
                 # project: a scoped hiding hides the unscoped copy too) stay forgotten.
-                if is_hidden(d) and (self._stamps_same(d) or not self.project):
+                if is_hidden(d) and (
+                    same_project(d.get("project"), self.project) or not self.project
+                ):
                     raise ForgottenDecisionError(
                         "a decision with this text was forgotten"
                         + (f" on {readable_date(d.get('hidden_at'))}" if d.get("hidden_at") else "")
@@ -724,6 +727,27 @@ class Store:
             previous = next(
                 (dict(d) for d in well_formed_items(decisions) if identity_key(d) == ident), None
             )
+            if previous is None:
+                # The same words already seen here (global or shared) are updated where
+                # they are, not doubled with a copy stamped for this project.
+                seen = next(
+                    (
+                        dict(d)
+                        for d in well_formed_items(decisions)
+                        if decision_key(d) == key
+                        and not is_hidden(d)
+                        and self._in_scope(d, "decisions")
+                    ),
+                    None,
+                )
+                if seen is not None:
+                    previous = seen
+                    entry.pop("project", None)
+                    entry.pop("project_label", None)
+                    for field in ("project", "project_label"):
+                        if seen.get(field):
+                            entry[field] = seen[field]
+                    ident = identity_key(entry)
             kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
             tx.audit("note_decision", "decisions", key)
             if why:
