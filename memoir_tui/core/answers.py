@@ -550,15 +550,20 @@ def complete_next(store: Store, match: str) -> Reply:
             "Call again with text unique to one of:",
             err.candidates,
         ) from None
-    except NoMatchError:
-        left = [i.text for i in store.working_set().next_actions]
+    except NoMatchError as err:
+        ws = store.working_set()
+        left = [i.text for i in ws.all_next_actions]
         hint = (
             " Open next actions:\n" + "\n".join(f"- {t}" for t in left)
             if left
             else " There are no open next actions."
         )
+        # A match in another project is named (and left alone): the store says where.
+        where = str(err).split("; ", 1)[1] if "not shown here" in str(err) else ""
         raise NoMatchError(
-            f'No next action matches "{match}"; nothing was completed.{hint}'
+            f'No next action matches "{match}" here; nothing was completed.'
+            + (f" It is {where}." if where else "")
+            + hint
         ) from None
     done = outcome.message.removeprefix("completed: ")
     remaining = len(store.working_set().next_actions)
