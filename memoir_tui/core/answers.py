@@ -203,6 +203,11 @@ def _live_decisions(ws: WorkingSet) -> list[Decision]:
     return [d for d in ws.decisions if not d.hidden and not d.purged]
 
 
+def _every_decision(ws: WorkingSet) -> list[Decision]:
+    """Live and archived (past the live cap, kept): what a search reaches."""
+    return [d for d in ws.all_decisions if not d.hidden and not d.purged]
+
+
 def _bullets(lines: Iterable[str], empty: str = "(none)") -> str:
     out = "\n".join(lines)
     return out or empty
@@ -401,14 +406,14 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
     query = clean_text(query, "query")
     terms = [identity(t) for t in query.split()]
     ws, _, _ = _read(store, all_projects)
-    hits = [d for d in _live_decisions(ws) if _matches(d, query, terms)]
+    hits = [d for d in _every_decision(ws) if _matches(d, query, terms)]
     elsewhere = 0
     if ws.project is not None and ws.elsewhere.get("decisions"):
         shown = {d.key for d in hits}
         everywhere = store.view(store.load().state, all_projects=True)
         elsewhere = sum(
             1
-            for d in _live_decisions(everywhere)
+            for d in _every_decision(everywhere)
             if d.key not in shown and _matches(d, query, terms)
         )
     data = WhyView(
@@ -582,7 +587,7 @@ def note(store: Store, text: str, why: str | None = None, rejected: str | None =
     text = clean_text(text, "decision")
     why = clean_text(why, "why", required=False)
     rejected = clean_text(rejected, "rejected", required=False)
-    existed = any(identity(d.text) == identity(text) for d in store.working_set().decisions)
+    existed = any(identity(d.text) == identity(text) for d in store.working_set().all_decisions)
     store.note_decision(text, why or None, rejected or None)
     extras = []
     if why:
