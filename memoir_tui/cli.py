@@ -52,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("local", type=Path)
     p.add_argument("remote", type=Path)
     p.add_argument("-o", "--output", type=Path, help="write the result here instead of stdout")
+    p.add_argument(
+        "--caps",
+        choices=("ours", "memoir"),
+        default="ours",
+        help="how many items stay live (the rest are archived or parked, never dropped): "
+        "this tool's caps (default) or the JavaScript memoir's 3/8/5/10",
+    )
     p.set_defaults(run=cmd_merge)
 
     p = sub.add_parser(
@@ -275,7 +282,10 @@ def cmd_merge(ns: argparse.Namespace) -> int:
 
         print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:
-        sys.stdout.write(encode_session(merge_sessions(local, remote)).decode("utf-8"))
+        from memoir_tui.core.merge import DEFAULT_CAPS, JS_CAPS
+
+        caps = JS_CAPS if ns.caps == "memoir" else DEFAULT_CAPS
+        sys.stdout.write(encode_session(merge_sessions(local, remote, caps=caps)).decode("utf-8"))
     return 0
 
 

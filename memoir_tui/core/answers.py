@@ -233,6 +233,11 @@ def _live_decisions(ws: WorkingSet) -> list[Decision]:
     return [d for d in ws.decisions if not d.hidden and not d.purged]
 
 
+def _every_decision(ws: WorkingSet) -> list[Decision]:
+    """Live and archived (past the live cap, kept): what a search reaches."""
+    return [d for d in ws.all_decisions if not d.hidden and not d.purged]
+
+
 def _bullets(lines: Iterable[str], empty: str = "(none)") -> str:
     out = "\n".join(lines)
     return out or empty
@@ -431,14 +436,14 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
     query = clean_needle(query, "query")
     terms = [identity(t) for t in query.split()]
     ws, _, _ = _read(store, all_projects)
-    hits = [d for d in _live_decisions(ws) if _matches(d, query, terms)]
+    hits = [d for d in _every_decision(ws) if _matches(d, query, terms)]
     elsewhere = 0
     if ws.project is not None and ws.elsewhere.get("decisions"):
         shown = {d.key for d in hits}
         everywhere = store.view(store.load().state, all_projects=True)
         elsewhere = sum(
             1
-            for d in _live_decisions(everywhere)
+            for d in _every_decision(everywhere)
             if d.key not in shown and _matches(d, query, terms)
         )
     data = WhyView(
@@ -581,15 +586,20 @@ def complete_next(store: Store, match: str) -> Reply:
             "Call again with text unique to one of:",
             err.candidates,
         ) from None
-    except NoMatchError:
-        left = [shown_text(i.text) for i in store.working_set().next_actions]
+    except NoMatchError as err:
+        ws = store.working_set()
+        left = [shown_text(i.text) for i in ws.all_next_actions]
         hint = (
             " Open next actions:\n" + "\n".join(f"- {t}" for t in left)
             if left
             else " There are no open next actions."
         )
+        # A match in another project is named (and left alone): the store says where.
+        where = str(err).split("; ", 1)[1] if "not shown here" in str(err) else ""
         raise NoMatchError(
-            f'No next action matches "{match}"; nothing was completed.{hint}'
+            f'No next action matches "{match}" here; nothing was completed.'
+            + (f" It is {where}." if where else "")
+            + hint
         ) from None
     done = outcome.message.removeprefix("completed: ")
     remaining = len(store.working_set().next_actions)
@@ -608,7 +618,7 @@ def note(store: Store, text: str, why: str | None = None, rejected: str | None =
     text = clean_text(text, "decision")
     why = clean_text(why, "why", required=False)
     rejected = clean_text(rejected, "rejected", required=False)
-    existed = any(identity(d.text) == identity(text) for d in store.working_set().decisions)
+    existed = any(identity(d.text) == identity(text) for d in store.working_set().all_decisions)
     store.note_decision(text, why or None, rejected or None)
     extras = []
     if why:

@@ -9,6 +9,7 @@ warning (``Config.warnings``), never refused: the file stays forward-compatible.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
@@ -118,12 +119,12 @@ class Config:
         if self.caps_source == "javascript" and not self.caps_set:
             return (
                 f"caps: JavaScript memoir's ({numbers}) — its files are in this store; "
-                "set [caps] to change"
+                "set [caps] to change" + memoir_sharing_note()
             )
         if self.caps_source == "javascript":
             return (
                 f"caps: {numbers} — JavaScript memoir's where [caps] in {self.path.name} does "
-                "not set them (its files are in this store)"
+                "not set them (its files are in this store)" + memoir_sharing_note()
             )
         if self.caps_source == "config" and len(self.caps_set) < len(VISIBLE_CAPS):
             return f"caps: {numbers} — [caps] in {self.path.name}, else memoir-tui's defaults"
@@ -137,7 +138,48 @@ class Config:
 # to these on each write, silently, so sharing a store we keep to them too.
 VISIBLE_CAPS = ("goals", "next_actions", "open_questions", "decisions")
 JS_CAPS = {"goals": 3, "next_actions": 8, "open_questions": 5, "decisions": 10}
-JS_FOOTPRINT_FILES = ("config.json", "events.jsonl")
+# telemetry-id/telemetry-disclosed: memoir 3.12 writes them on its first run, even for
+# `next` and `ask`, which leave no events.jsonl.
+JS_FOOTPRINT_FILES = ("config.json", "events.jsonl", "telemetry-id", "telemetry-disclosed")
+
+
+@functools.lru_cache(maxsize=1)
+def installed_memoir_version() -> str:
+    """The version of the JavaScript ``memoir`` on PATH ("" if none or unknown), read
+    from its package.json beside the resolved program (no node start-up)."""
+    import json
+    import shutil
+
+    program = shutil.which("memoir")
+    if not program:
+        return ""
+    try:
+        package = Path(os.path.realpath(program)).parent.parent / "package.json"
+        data = json.loads(package.read_bytes()[:1_000_000])
+    except (OSError, ValueError):
+        return ""
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if isinstance(version, str) else ""
+
+
+def memoir_sharing_note() -> str:
+    """What a person sharing a store with the JavaScript memoir must know about its
+    version: 3.12 and older rebuild the session on a sync merge without the parked and
+    archived lists that 3.13+ (and this tool) keep past the caps."""
+    version = installed_memoir_version()
+    if not version:
+        return ""
+    parts = version.split(".")
+    try:
+        old = (int(parts[0]), int(parts[1])) < (3, 13)
+    except (ValueError, IndexError):
+        return f"; memoir {version} is on PATH"
+    if old:
+        return (
+            f"; memoir {version} is on PATH: its sync merge drops the parked and archived "
+            "lists — upgrade it (npm i -g memoir-cli@latest) before syncing with it"
+        )
+    return f"; memoir {version} is on PATH"
 
 
 def js_footprint(store_dir: Path) -> str:

@@ -34,8 +34,30 @@ DATE_FIELDS: dict[str, str] = {
     "decisions": "date",
     "completed_actions": "done_at",
 }
-LIST_KEYS = ("goals", "next_actions", "completed_actions", "open_questions", "decisions")
+# Every list today's JavaScript memoir keeps in ``current`` (FORMAT-LATEST §1–5), in the
+# order it writes them: a read fills the missing ones, so a write of ours has them all.
+LIST_KEYS = (
+    "goals",
+    "next_actions",
+    "parked_actions",
+    "open_questions",
+    "decisions",
+    "completed_actions",
+    "completed_goals",
+    "archived_decisions",
+    "archived_goals",
+    "archived_questions",
+)
 LIVE_LISTS = ("goals", "next_actions", "open_questions", "decisions")
+# Where a list's overflow goes instead of being dropped (FORMAT-LATEST §4–5).
+OVERFLOW_LIST = {
+    "goals": "archived_goals",
+    "next_actions": "parked_actions",
+    "open_questions": "archived_questions",
+    "decisions": "archived_decisions",
+}
+# The list an archive or the parked list belongs to, and its date field.
+HOME_LIST = {overflow: live for live, overflow in OVERFLOW_LIST.items()}
 
 MAX_TEXT_BYTES = 8 * 1024
 
@@ -88,6 +110,14 @@ def decision_key(item: Mapping[str, Any]) -> str:
     if is_text_hash(h):
         return h
     return text_hash(item["text"])
+
+
+def identity_key(item: Mapping[str, Any]) -> str:
+    """An item's identity as the JavaScript tool keys it (FORMAT-LATEST §6): its text hash,
+    plus its project when it has one — the same words in two projects are two items."""
+    project = item.get("project")
+    suffix = f":{project}" if project else ""
+    return f"sha256:{decision_key(item)}{suffix}"
 
 
 def purged_form(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from typing import Any
 from memoir_tui.core.identity import identity, parse_date_ms
 from memoir_tui.core.items import (
     DATE_FIELDS,
+    HOME_LIST,
+    OVERFLOW_LIST,
     PROVENANCE_FIELDS,
     decision_key,
     is_hidden,
@@ -21,7 +23,7 @@ from memoir_tui.core.items import (
     well_formed_items,
 )
 from memoir_tui.core.merge import suppress_completed, suppress_retracted
-from memoir_tui.core.scope import is_visible, project_names, readable_project
+from memoir_tui.core.scope import is_visible, project_names, readable_project, same_project
 
 
 def _str(value: Any) -> str:
@@ -50,6 +52,7 @@ class Item:
     project_label: str = ""  # the project as a person reads it; "" for a global item
     provenance: tuple[tuple[str, str], ...] = ()  # (field, value): source, extractor, …
     reworded_from: str = ""  # the identity hash of the wording this one replaced
+    place: str = "live"  # "live", or where a full list put it: "parked", "archived"
 
     @property
     def key(self) -> str:
@@ -67,6 +70,8 @@ class CompletedAction:
     done_at: str
     reason: str = "completed"
     answer: str = ""  # a closed question's answer, when one was given
+    project: str = ""
+    project_label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,7 @@ class Decision:
     provenance: tuple[tuple[str, str], ...] = ()
     reworded_from: str = ""  # identity hash of the decision this one rewords
     reworded_to: str = ""  # (on a tombstone) the identity hash of its new wording
+    place: str = "live"  # "live", or "archived" (past the live cap: kept, not pinned)
 
     def matches(self, needle: str) -> bool:
         """Every word of ``needle`` in text, why or rejected (any order, case and accents
@@ -127,6 +133,11 @@ class WorkingSet:
     closed_questions: tuple[CompletedAction, ...] = ()
     # decisions a full list pushed out (their retraction records that kept the words)
     rotated_decisions: tuple[CompletedAction, ...] = ()
+    # Past the live caps (FORMAT-LATEST §4–5): kept, shown, reachable, not pinned.
+    parked_actions: tuple[Item, ...] = ()
+    archived_goals: tuple[Item, ...] = ()
+    archived_questions: tuple[Item, ...] = ()
+    archived_decisions: tuple[Decision, ...] = ()
     project: str | None = None  # the scope this view was made for; None: every project
     project_label: str = ""  # that scope as a person reads it ("" for every project)
     elsewhere: Mapping[str, int] = field(default_factory=dict)
@@ -135,6 +146,26 @@ class WorkingSet:
     @property
     def elsewhere_total(self) -> int:
         return sum(self.elsewhere.values())
+
+    @property
+    def all_goals(self) -> tuple[Item, ...]:
+        """Live goals, then archived ones."""
+        return self.goals + self.archived_goals
+
+    @property
+    def all_next_actions(self) -> tuple[Item, ...]:
+        """Live next actions, then parked ones."""
+        return self.next_actions + self.parked_actions
+
+    @property
+    def all_questions(self) -> tuple[Item, ...]:
+        """Live questions, then archived ones."""
+        return self.open_questions + self.archived_questions
+
+    @property
+    def all_decisions(self) -> tuple[Decision, ...]:
+        """Live decisions, then archived ones (every visible decision)."""
+        return self.decisions + self.archived_decisions
 
 
 def _newest_first(items: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
@@ -197,13 +228,14 @@ def working_set(
 
     current = state.get("current") if isinstance(state.get("current"), dict) else {}
 
-    def items(key: str, kind: str, field: str) -> tuple[Item, ...]:
-        raw = [i for i in well_formed_items(current.get(key)) if visible(i, key)]
-        if key == "goals":
+    def items(key: str, kind: str, field: str, place: str = "live") -> tuple[Item, ...]:
+        home = HOME_LIST.get(key, key)
+        raw = [i for i in well_formed_items(current.get(key)) if visible(i, home)]
+        if home == "goals":
             raw = suppress_completed(raw, done_by_then("completed_goals"), "set_on")
-        if key == "next_actions":
+        if home == "next_actions":
             raw = suppress_completed(raw, done_by_then("completed_actions"))
-        if key == "open_questions":
+        if home == "open_questions":
             raw = suppress_completed(raw, done_by_then("closed_questions"), "asked")
         return tuple(
             Item(
@@ -216,6 +248,7 @@ def working_set(
                 project_label=project_label(i),
                 provenance=provenance(i),
                 reworded_from=_str(i.get("reworded_from")),
+                place=place,
             )
             for i in _newest_first(raw, field)
         )
@@ -228,11 +261,14 @@ def working_set(
                 reason=_str(c.get("reason"))
                 or ("answered" if key == "closed_questions" else "completed"),
                 answer=_str(c.get("answer")),
+                project=_str(c.get("project")),
+                project_label=project_label(c),
             )
             for c in _newest_first(well_formed_items(current.get(key)), "done_at")
+            if all_projects or same_project(c.get("project"), project)
         )
 
-    def decision(d: dict[str, Any]) -> Decision:
+    def decision(d: dict[str, Any], place: str = "live") -> Decision:
         return Decision(
             key=decision_key(d),
             text=d["text"],
@@ -250,6 +286,7 @@ def working_set(
             provenance=provenance(d),
             reworded_from=_str(d.get("reworded_from")),
             reworded_to=_str(d.get("reworded_to")),
+            place=place,
         )
 
     def in_scope(d: dict[str, Any]) -> bool:
@@ -269,6 +306,14 @@ def working_set(
         suppress_retracted(well_formed_items(current.get("decisions")), retracted), "date"
     )
     live = [decision(d) for d in raw_decisions if visible(d, "decisions")]
+    archived_decisions = tuple(
+        decision(d, "archived")
+        for d in _newest_first(
+            suppress_retracted(well_formed_items(current.get("archived_decisions")), retracted),
+            "date",
+        )
+        if visible(d, "decisions")
+    )
     live_keys = {d.key for d in live}
     rotated_decisions = tuple(
         CompletedAction(text=t["text"], done_at=_str(t.get("done_at")), reason="rotated")
@@ -301,30 +346,38 @@ def working_set(
     elsewhere: dict[str, int] = {}
     if not all_projects:
         for key in ("goals", "next_actions", "open_questions", "decisions"):
+            pool = well_formed_items(current.get(key)) + well_formed_items(
+                current.get(OVERFLOW_LIST[key])
+            )
             outside = sum(
-                1
-                for i in well_formed_items(current.get(key))
-                if visible(i, key, everywhere=True) and not visible(i, key)
+                1 for i in pool if visible(i, key, everywhere=True) and not visible(i, key)
             )
             if outside:
                 elsewhere[key] = outside
     goals = items("goals", "goal", "set_on")
     next_actions = items("next_actions", "next_action", "added")
     open_questions = items("open_questions", "question", "asked")
+    archived_goals = items("archived_goals", "goal", "set_on", "archived")
+    parked_actions = items("parked_actions", "next_action", "added", "parked")
+    archived_questions = items("archived_questions", "question", "asked", "archived")
 
     def still_closed(key: str, live_items: tuple[Item, ...]) -> tuple[CompletedAction, ...]:
         # A tombstone of an item reopened since (dated after it) is kept in the file, so
         # merges stay right, but the item is live: it is not shown as completed too.
-        reopened = {identity(i.text) for i in live_items}
-        return tuple(c for c in closed(key) if identity(c.text) not in reopened)
+        reopened = {(identity(i.text), i.project) for i in live_items}
+        return tuple(c for c in closed(key) if (identity(c.text), c.project) not in reopened)
 
     return WorkingSet(
         goals=goals,
         next_actions=next_actions,
         open_questions=open_questions,
-        completed_actions=still_closed("completed_actions", next_actions),
-        completed_goals=still_closed("completed_goals", goals),
-        closed_questions=still_closed("closed_questions", open_questions),
+        completed_actions=still_closed("completed_actions", next_actions + parked_actions),
+        completed_goals=still_closed("completed_goals", goals + archived_goals),
+        closed_questions=still_closed("closed_questions", open_questions + archived_questions),
+        parked_actions=parked_actions,
+        archived_goals=archived_goals,
+        archived_questions=archived_questions,
+        archived_decisions=archived_decisions,
         rotated_decisions=rotated_decisions,
         decisions=tuple(live),
         tombstones=tuple(tombstones),

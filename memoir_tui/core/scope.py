@@ -1,42 +1,44 @@
 """Which project a directory belongs to, and the one rule for what a reader may see.
 
-**Project identity.** A directory inside a git repository is identified by the
-repository's remote (``origin``, else the first remote with a URL), normalised
-so every spelling of one repository agrees — ``git@github.com:Owner/Repo.git``,
-``https://github.com/owner/repo`` and ``ssh://git@github.com:22/owner/repo/``
-are one project on every machine, wherever it is checked out. A repository
-without a remote, or a directory outside any repository, is identified by its
-path relative to the home directory (absolute when it is outside home). The
-home directory itself is a project of its own, named explicitly (kind
-``home``), never the empty string. Ids are ``<kind>:<16 hex>``.
+**Project identity** is today's JavaScript memoir's (FORMAT-LATEST §9), so both
+tools stamp and scope items the same way:
 
-Deliberate choices:
+- ``shared`` is ``shared``; an id already formed (``git:``/``local:`` + 32
+  lower-case hex) is itself;
+- otherwise the path (``~`` expanded, resolved, symlinks followed) is looked
+  up for ``remote.origin.url`` the way ``git config --get`` finds it (the
+  enclosing repository, a worktree's common config). Its key is the URL with
+  ``git@HOST:`` → ``HOST/``, a leading ``http(s)://[user[:pass]@]`` and
+  ``ssh://git@`` removed, a trailing ``.git``/``.git/`` and one ``/`` removed,
+  case kept; the id is ``git:`` + the first 32 hex of its sha256;
+- without an origin (no repository, or only other remotes) the key is the
+  path relative to the real home directory (``""`` for home itself, ``../…``
+  outside it) and the id ``local:`` + 32 hex.
 
-- ``.git/config`` is read directly, never by running git (this runs on every
-  read path). A ``.git`` *file* (worktrees, submodules) is followed through
-  ``gitdir:`` and a worktree's ``commondir`` to the config that holds the
-  remotes. ``url.<base>.insteadOf`` rewrites and ssh host aliases are not
-  applied.
-- A ``.git`` in the home directory (a dotfiles repository) is ignored for the
-  directories below it: otherwise every unversioned project would become the
-  dotfiles project. Home itself is always kind ``home``.
-- Normalisation lower-cases the whole ``host/path`` (hosting sites treat
-  owner and repository names case-insensitively), drops scheme, user,
-  password and port, and a trailing ``/`` or ``.git``.
+``MEMOIR_PROJECT_ROOT`` replaces the working directory as the input, as it does
+for the JavaScript tool. The git config is read directly (no subprocess on the
+read path); ``include``/``includeIf`` files are not followed.
+
+Earlier memoir-tui builds stamped ``git:``/``path:``/``home:`` + 16 hex. Those
+are read as the same project: computing a folder's id records its old id as an
+alias, ``same_project`` honours it, and ``Store`` rewrites such stamps to the
+new form when it next writes the session (audited).
 
 **Visibility.** ``is_visible`` is the single predicate every read path uses:
-recall, the session view, resume, MCP. An item is not visible when it is
-hidden or purged (for ever, even "as of" an earlier time), rejected, completed
-(``done_at`` at or before the time asked about), scoped to another project
-(unless ``all_projects``), or outside its ``valid_from``/``valid_until``
-window. Items without a ``project`` are global and visible everywhere; when
-the current project is unknown (``project=None``) only global items are
-visible, so an unknown context never leaks a project's memories.
+recall, the session view, resume, MCP, the brief. It is FORMAT-LATEST §10's
+rule: an item is not visible when it is hidden (``true`` or ``"true"``),
+purged, ``deleted: true``, of ``status`` deleted/hidden/superseded, has a
+``superseded_by``, is not yet valid (``valid_from`` in the future) or no longer
+(``valid_until`` now or past), is rejected or completed; and, unless
+``all_projects``, when it belongs to another project. Items without a
+``project`` and ``shared`` items are visible everywhere; when the current
+project is unknown (``project=None``) only those are, so an unknown context
+never leaks a project's memories.
 """
 
 from __future__ import annotations
 
-import calendar
+import functools
 import hashlib
 import os
 import re
@@ -52,21 +54,25 @@ from memoir_tui.core.items import is_hidden, well_formed_items
 
 __all__ = [
     "LIST_DATE_FIELDS",
+    "SHARED",
     "ProjectIdentity",
+    "aliases_of",
     "as_of",
     "believed_at",
     "current_project",
     "find_git_dir",
+    "is_gone",
     "is_visible",
     "normalize_remote_url",
     "project_identity",
     "project_names",
     "read_remote_url",
     "readable_project",
+    "same_project",
     "working_project",
 ]
 
-Kind = Literal["git-remote", "path", "home"]
+Kind = Literal["git-remote", "path", "home", "shared"]
 
 # The date each list is ordered and merged by (FORMAT §4): "what was believed at T".
 LIST_DATE_FIELDS: dict[str, str] = {
@@ -262,6 +268,10 @@ def normalize_remote_url(url: str) -> str:
 
 # --- identity --------------------------------------------------------------------------
 
+SHARED = "shared"
+_FORMED_ID = re.compile(r"^(git|local):[a-f0-9]{32}$")
+_LEGACY_ID = re.compile(r"^(git|path|home):[0-9a-f]{16}$")
+
 
 def _resolve(path: Path) -> Path:
     try:
@@ -270,47 +280,142 @@ def _resolve(path: Path) -> Path:
         return Path(os.path.abspath(Path(path).expanduser()))
 
 
-def _path_identity(path: Path, home: Path) -> ProjectIdentity:
-    if path == home:
-        return ProjectIdentity(id=HOME_ID, kind="home", label="~")
+def _long_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def memoir_remote_key(url: str) -> str:
+    """The JavaScript tool's key for an origin URL: its replacements in its order, case
+    kept (FORMAT-LATEST §9). Ports and other users stay as written."""
+    key = url.strip()
+    key = re.sub(r"^git@([^:]+):", r"\1/", key)
+    key = re.sub(r"^https?://(?:[^/@]+@)?", "", key)
+    key = re.sub(r"^ssh://git@", "", key)
+    key = re.sub(r"\.git/?$", "", key)
+    return re.sub(r"/$", "", key)
+
+
+def origin_url(path: Path) -> str | None:
+    """``remote.origin.url`` as ``git config --get`` finds it from ``path``: the enclosing
+    repository (a worktree's shared config), the last value when set twice."""
+    found = find_git_dir(path)
+    if found is None:
+        return None
+    config = _common_dir(found[1]) / "config"
     try:
-        rel = path.relative_to(home).as_posix()
-        label = "~/" + rel
-    except ValueError:
-        rel = label = path.as_posix()  # outside home: absolute, so never equal to a relpath
-    return ProjectIdentity(id="path:" + _short_hash(rel), kind="path", label=label)
+        with open(config, "rb") as fh:
+            text = fh.read(_MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    urls = [url for name, url in _remote_urls(text) if name == "origin"]
+    return urls[-1] if urls else None
 
 
-def project_identity(path: Path, *, home: Path) -> ProjectIdentity:
-    """The project ``path`` belongs to (see the module docstring)."""
-    path = _resolve(path)
-    home = _resolve(home)
+def _home_relative(path: Path, home: Path) -> str:
+    """``path.relative(home, path)`` as Node computes it: ``""`` for home, ``../x`` outside."""
     if path == home:
-        return _path_identity(path, home)
+        return ""
+    return os.path.relpath(path, home).replace(os.sep, "/")
+
+
+def _legacy_id(path: Path, home: Path) -> str:
+    """The id an earlier memoir-tui stamped for this folder (see the module docstring)."""
+    if path == home:
+        return HOME_ID
     under_home = path.is_relative_to(home)
     found = find_git_dir(path, stop_at=home if under_home else None)
-    if found is None:
-        return _path_identity(path, home)
-    work_tree, git_dir = found
-    url = read_remote_url(git_dir)
-    if url:
-        normalised = normalize_remote_url(url)
+    if found is not None:
+        url = read_remote_url(found[1])
+        normalised = normalize_remote_url(url) if url else ""
         if normalised:
-            return ProjectIdentity(
-                id="git:" + _short_hash(normalised), kind="git-remote", label=normalised
-            )
-    # No remote: the main checkout's root, so every worktree of one repository agrees.
-    common = _common_dir(git_dir)
-    root = common.parent if common.name == ".git" else work_tree
-    return _path_identity(_resolve(root), home)
+            return "git:" + _short_hash(normalised)
+        common = _common_dir(found[1])
+        path = _resolve(common.parent if common.name == ".git" else found[0])
+        if path == home:
+            return HOME_ID
+    try:
+        rel = path.relative_to(home).as_posix()
+    except ValueError:
+        rel = path.as_posix()
+    return "path:" + _short_hash(rel)
+
+
+# Earlier stamps known to name the same folder as a new id (filled as ids are computed).
+_ALIASES: dict[str, set[str]] = {}
+
+
+def project_identity(path: Path | str, *, home: Path) -> ProjectIdentity:
+    """The project ``path`` belongs to, as the JavaScript tool computes it (module docstring).
+    ``path`` may also be ``shared`` or an id already formed."""
+    raw = str(path)
+    if raw == SHARED:
+        return ProjectIdentity(id=SHARED, kind="shared", label="shared")
+    if _FORMED_ID.match(raw):
+        return ProjectIdentity(id=raw, kind="git-remote" if raw[0] == "g" else "path", label="")
+    if raw.startswith("~"):
+        raw = str(home) + raw[1:]
+    here = _resolve(Path(raw))
+    home = _resolve(home)
+    url = origin_url(here)
+    legacy = _legacy_id(here, home)
+    if url:
+        key = memoir_remote_key(url)
+        ident = ProjectIdentity(id="git:" + _long_hash(key), kind="git-remote", label=key)
+    else:
+        key = _home_relative(here, home)
+        label = "~" if key == "" else ("~/" + key if not key.startswith("../") else here.as_posix())
+        ident = ProjectIdentity(
+            id="local:" + _long_hash(key), kind="home" if key == "" else "path", label=label
+        )
+    _ALIASES.setdefault(ident.id, set()).add(legacy)
+    return ident
+
+
+def aliases_of(project_id: str) -> frozenset[str]:
+    """Earlier stamps of the folder(s) computed as ``project_id`` in this process."""
+    return frozenset(_ALIASES.get(project_id, ()))
+
+
+def is_legacy_id(value: Any) -> bool:
+    return isinstance(value, str) and bool(_LEGACY_ID.match(value))
+
+
+def same_project(item_project: Any, project: str | None) -> bool:
+    """Whether an item stamped ``item_project`` belongs to ``project`` (FORMAT-LATEST §10: a
+    path stored as a project is resolved too; an earlier memoir-tui stamp of the same folder
+    counts). Unstamped and ``shared`` items belong to every project."""
+    if item_project is None or item_project == "" or item_project == SHARED:
+        return True
+    if not isinstance(item_project, str) or project is None:
+        return False
+    if item_project == project or item_project in aliases_of(project):
+        return True
+    if _FORMED_ID.match(item_project) or is_legacy_id(item_project):
+        return False
+    if not (item_project.startswith(("/", "~", "."))):
+        return False  # neither an id nor a path: matches no project (fails closed)
+    return _path_project_id(item_project) == project
+
+
+@functools.lru_cache(maxsize=256)
+def _path_project_id(value: str) -> str:
+    try:
+        return project_identity(value, home=Path.home()).id
+    except OSError:
+        return ""
 
 
 def current_project(cwd: Path | None = None, *, home: Path | None = None) -> ProjectIdentity:
-    """The project of ``cwd`` (default: the working directory) under ``home`` (default: ~)."""
+    """The project of ``cwd`` (default: ``MEMOIR_PROJECT_ROOT``, else the working directory)."""
     return project_identity(
-        cwd if cwd is not None else Path.cwd(),
+        cwd if cwd is not None else _project_root_input(),
         home=home if home is not None else Path.home(),
     )
+
+
+def _project_root_input() -> Path:
+    override = os.environ.get("MEMOIR_PROJECT_ROOT")
+    return Path(override) if override else Path.cwd()
 
 
 def is_outside_projects(path: Path, *, home: Path) -> bool:
@@ -324,9 +429,10 @@ def is_outside_projects(path: Path, *, home: Path) -> bool:
 
 
 def working_project(cwd: Path | None = None, *, home: Path | None = None) -> ProjectIdentity | None:
-    """The project a process started in ``cwd`` works for; None outside any (see above)."""
+    """The project a process started in ``cwd`` (default: ``MEMOIR_PROJECT_ROOT``, else the
+    working directory) works for; None outside any (see above)."""
     try:
-        here = cwd if cwd is not None else Path.cwd()
+        here = cwd if cwd is not None else _project_root_input()
     except OSError:  # the working directory was deleted
         return None
     home = home if home is not None else Path.home()
@@ -376,25 +482,6 @@ def readable_project(project_id: str, names: Mapping[str, str]) -> str:
 
 # --- visibility ---------------------------------------------------------------------------
 
-_DATE_ONLY = re.compile(r"^\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?\s*$")
-
-
-def _end_of(value: str) -> int | None:
-    """The last millisecond a ``valid_until`` covers: a bare date covers its whole day."""
-    start = parse_iso_ms(value)
-    if start is None:
-        return None
-    m = _DATE_ONLY.match(value)
-    if not m:
-        return start
-    year, month, day = int(m[1]), m[2], m[3]
-    if day is not None:
-        return start + 86_400_000 - 1
-    if month is not None:
-        days = calendar.monthrange(year, int(month))[1]
-        return start + days * 86_400_000 - 1
-    return start + (366 if calendar.isleap(year) else 365) * 86_400_000 - 1
-
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -421,10 +508,10 @@ def is_visible(
     # Completed at or before the time asked about (an unparseable date is the epoch).
     if done_at is not None and list_name not in _TOMBSTONE_LISTS and parse_date_ms(done_at) <= at:
         return False
-    # No project (or "") is global. A malformed one fails closed: it matches no project.
-    item_project = item.get("project")
-    scoped = item_project is not None and item_project != ""
-    if scoped and not all_projects and item_project != project:
+    if is_gone(item):
+        return False
+    # No project (or "", or "shared") is global. A malformed one fails closed.
+    if not all_projects and not same_project(item.get("project"), project):
         return False
     valid_from = item.get("valid_from")
     if isinstance(valid_from, str):
@@ -433,10 +520,26 @@ def is_visible(
             return False
     valid_until = item.get("valid_until")
     if isinstance(valid_until, str):
-        end = _end_of(valid_until)
-        if end is not None and at > end:
+        end = parse_iso_ms(valid_until)
+        if end is not None and at >= end:  # "now or past" (FORMAT-LATEST §10)
             return False
     return True
+
+
+_GONE_STATUSES = frozenset({"deleted", "hidden", "superseded"})
+
+
+def is_gone(item: Mapping[str, Any]) -> bool:
+    """What the JavaScript tool treats as gone besides hiding (FORMAT-LATEST §10): deleted,
+    a deleted/hidden/superseded status, or superseded by another — for session items and
+    for entry files' frontmatter alike."""
+    if item.get("hidden") == "true" or item.get("deleted") is True:
+        return True
+    status = item.get("status")
+    if isinstance(status, str) and status in _GONE_STATUSES:
+        return True
+    superseded_by = item.get("superseded_by")
+    return bool(superseded_by)
 
 
 def believed_at(

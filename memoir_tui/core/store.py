@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 import socket
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,11 +28,20 @@ from memoir_tui.core.errors import (
     NoMatchError,
 )
 from memoir_tui.core.hooks import run_after_commit_hooks
-from memoir_tui.core.identity import identity, is_text_hash, iso_now, parse_date_ms, text_hash
+from memoir_tui.core.identity import (
+    PURGED_TEXT,
+    identity,
+    is_text_hash,
+    iso_now,
+    parse_date_ms,
+    text_hash,
+)
 from memoir_tui.core.items import (
     DATE_FIELDS,
     FILES,
+    LIST_KEYS,
     NOUNS,
+    OVERFLOW_LIST,
     REVIEW,
     SESSION,
     TOMBSTONE_LIST,
@@ -42,6 +51,7 @@ from memoir_tui.core.items import (
     clean_text,
     decision_key,
     has_text,
+    identity_key,
     is_hidden,
     is_purged,
     purged_form,
@@ -52,6 +62,7 @@ from memoir_tui.core.items import (
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.model import Decision, WorkingSet, working_set
 from memoir_tui.core.review import ReviewQueue, purge_from_review
+from memoir_tui.core.scope import project_names, readable_project, same_project
 from memoir_tui.core.session import QUARANTINED, SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Commit, Transaction, run_transaction
 
@@ -316,73 +327,53 @@ class Store:
     def _tombstone(
         self, state: dict[str, Any], list_key: str, item: dict[str, Any], reason: str, **extra: Any
     ) -> None:
-        """Record that ``item`` left ``list_key`` (a temporal tombstone, so no replica brings
-        the wording back, and a later re-add is a deliberate revival)."""
+        """Record that ``item`` left ``list_key`` (a temporal tombstone keyed by its text and
+        project, so no replica brings the wording back, and a later re-add is a revival)."""
         current = state["current"]
         tomb_key = TOMBSTONE_LIST[list_key]
-        ident = identity(item["text"])
-        current[list_key] = [
-            i for i in current[list_key] if not (has_text(i) and identity(i["text"]) == ident)
-        ]
-        tombstones = [
-            t for t in well_formed_items(current.get(tomb_key)) if identity(t["text"]) != ident
-        ]
-        record: dict[str, Any] = {"text": item["text"], "done_at": self.clock()}
+        key = identity_key(item)
+        _drop_identity(state, list_key, key)
+        tombstones = [t for t in well_formed_items(current.get(tomb_key)) if identity_key(t) != key]
+        record: dict[str, Any] = {"text": item["text"]}
+        if item.get("project"):
+            record["project"] = item["project"]
+        record["done_at"] = self.clock()
         if reason != "completed":
             record["reason"] = reason
         record.update({k: v for k, v in extra.items() if v not in (None, "")})
-        tombstones.append(record)
-        current[tomb_key] = _sorted_capped(
-            tombstones, "done_at", self.config.caps.completed_actions
+        others = [t for t in current.get(tomb_key) or [] if not has_text(t)]
+        current[tomb_key] = (
+            _sorted_capped([record, *tombstones], "done_at", len(tombstones) + 1) + others
         )
 
-    def record_merge_rotations(
-        self, merged: dict[str, Any], *sides: dict[str, Any]
-    ) -> tuple[str, ...]:
-        """A merge under our caps keeps the newest items of each list: every live item of
-        ``sides`` the cap left out of ``merged`` (and no tombstone there accounts for) is
-        recorded in ``merged`` as rotated out, as a write of ours records it — so a
-        smaller cap (the JavaScript tool's, sharing this store) never loses one silently.
-        Returns the texts recorded."""
-        current = merged.setdefault("current", {})
-        recorded: list[str] = []
-        for list_key in ("goals", "next_actions", "open_questions"):
-            kept = {identity(i["text"]) for i in well_formed_items(current.get(list_key))}
-            tombs = {
-                identity(t["text"])
-                for t in well_formed_items(current.get(TOMBSTONE_LIST[list_key]))
-            }
-            seen: set[str] = set()
-            for side in sides:
-                side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
-                for item in well_formed_items(side_current.get(list_key)):
-                    ident = identity(item["text"])
-                    if is_hidden(item) or ident in kept or ident in tombs or ident in seen:
-                        continue
-                    seen.add(ident)
-                    current.setdefault(list_key, [])
-                    self._tombstone(merged, list_key, item, "rotated")
-                    recorded.append(item["text"])
-        kept_decisions = {decision_key(d) for d in well_formed_items(current.get("decisions"))}
-        retracted = {
-            t.get("text_hash")
-            for t in current.get("retracted_decisions") or []
-            if isinstance(t, dict)
-        }
-        for side in sides:
-            side_current = side.get("current") if isinstance(side.get("current"), dict) else {}
-            for d in well_formed_items(side_current.get("decisions")):
-                key = decision_key(d)
-                if is_hidden(d) or key in kept_decisions or key in retracted:
-                    continue
-                retracted.add(key)
-                self._retract(merged, key, "rotated", text=d["text"])
-                recorded.append(d["text"])
-        return tuple(recorded)
+    def settle_session(
+        self, state: dict[str, Any], audit: Callable[[str, str, str], None] | None = None
+    ) -> None:
+        """What every write of ours does to the session before it is saved (the
+        transaction calls it): earlier memoir-tui project stamps of known folders are
+        rewritten to today's ids, next actions over the cap are parked, and goals,
+        questions and decisions are re-split into live and archived (FORMAT-LATEST §4–5),
+        so nothing a person wrote leaves the file but by their own act."""
+        from memoir_tui.core.merge import park_overflow, partition
+
+        # Re-stamping happens once, in the commit's own settling, which audits it.
+        if audit is not None and migrate_project_ids(state, self.project):
+            audit("migrate_project_ids", "session", "")
+        current = state.setdefault("current", {})
+        for key in LIST_KEYS:
+            if not isinstance(current.get(key), list):
+                current[key] = []
+        live = current["next_actions"]
+        cap = self.config.caps.next_actions
+        if len(live) > cap:  # the clock is read only when something is parked
+            current["next_actions"], current["parked_actions"] = park_overflow(
+                live, current["parked_actions"], cap, self.clock()
+            )
+        partition(state, self.config.caps)
 
     def would_rotate(self, list_key: str) -> tuple[str, ...]:
-        """What adding one more item to ``list_key`` would push out (oldest first), so a
-        face can ask before it happens."""
+        """What adding one more item to ``list_key`` would move past the live cap (parked
+        or archived, never dropped), oldest first, so a face can say so before it happens."""
         ws = self.working_set(all_projects=True)
         items = {
             "goals": ws.goals,
@@ -408,36 +399,53 @@ class Store:
         validity = validity or {}
         with self.transaction(f"add_{list_key}") as tx:
             state = tx.session
-            items = state["current"][list_key]
             ident = identity(text)
-            existing = [i for i in well_formed_items(items) if identity(i["text"]) == ident]
-            if existing:
-                raise _Unchanged(f"{noun} already listed: {existing[0]['text']}")
-            items.append(self._stamp(text, date_field, **validity, **(extra or {})))
+            same = [i for i in _pooled(state, list_key) if identity(i["text"]) == ident]
+            # Deduped against what this scope sees (its own, global and shared items), as
+            # the JavaScript tool does; another project's copy is another item.
+            live = [i for i in same if self._in_scope(i, list_key)]
+            if live:
+                raise _Unchanged(f"{noun} already listed: {live[0]['text']}")
+            if any(is_hidden(i) and self._stamps_same(i) for i in same):
+                raise _Unchanged(f"a {noun} with this text was forgotten; it stays forgotten")
+            before = _overflow_texts(state, list_key)
+            state["current"][list_key].append(
+                self._stamp(text, date_field, **validity, **(extra or {}))
+            )
             tx.audit(f"add_{list_key}", list_key, text_hash(text))
-            kept = _sorted_capped(well_formed_items(items), date_field, cap)
-            pushed_out = [i for i in well_formed_items(items) if i not in kept]
-            for old in pushed_out:
-                # Nothing leaves a list silently: a rotated item is a tombstone a person
-                # can read (and take back), not a disappearance.
-                self._tombstone(state, list_key, old, "rotated")
-            others = [i for i in state["current"][list_key] if not has_text(i)]
-            state["current"][list_key] = kept + others  # newest first, as the reference writes
-            rotated = tuple(i["text"] for i in pushed_out)
+            self.settle_session(state)
+            # Only what this scope sees is named: another project's item is not news here.
+            moved = tuple(
+                i["text"]
+                for i in well_formed_items(state["current"][OVERFLOW_LIST[list_key]])
+                if i["text"] not in before and self._in_scope(i, list_key)
+            )
+        place = "parked" if list_key == "next_actions" else "archived"
         message = f"{noun} added: {text}"
-        if rotated:
-            message += f" (the list is full; rotated out: {'; '.join(rotated)})"
-        steps = tuple(
-            Undo("revive_item", f"bring back: {i['text']}", (("list", list_key), ("item", i)))
-            for i in pushed_out
-        )
+        if moved:
+            message += f" (the list is full; {place}, still kept: {'; '.join(moved)})"
         undo = Undo(
             "remove_item",
             f"take back: {text}",
             (("list", list_key), ("text", text), ("reason", "undone")),
-            steps,
         )
-        return Outcome(True, message, identity(text), rotated, undo)
+        return Outcome(True, message, identity(text), moved, undo)
+
+    def _stamps_same(self, item: Mapping[str, Any]) -> bool:
+        """Whether ``item`` carries the project stamp a write of ours here would give it
+        (the identity's project half): this project's (or an earlier stamp of it), or
+        none/shared outside any project."""
+        project = item.get("project")
+        if self.project is None:
+            return not project
+        return bool(project) and same_project(project, self.project)
+
+    def _in_scope(self, item: Mapping[str, Any], list_key: str) -> bool:
+        from memoir_tui.core.scope import is_visible
+
+        return is_visible(
+            item, list_name=list_key, project=self.project, all_projects=not self.scoped
+        )
 
     def add_goal(
         self, text: str, *, valid_from: str | None = None, valid_until: str | None = None
@@ -456,22 +464,44 @@ class Store:
         )
 
     def _one_item(self, state: dict[str, Any], list_key: str, match: str) -> dict[str, Any]:
-        """Exactly one live item of ``list_key`` named by its text or a unique substring."""
+        """Exactly one item of ``list_key`` (live, parked or archived) this scope sees,
+        named by its text or a unique substring; a match only in another project is
+        named in the refusal, never acted on."""
         noun = NOUNS[list_key]
         from memoir_tui.core.needle import clean_needle  # a needle, not a write
 
         needle = identity(clean_needle(match, "match"))
-        items = well_formed_items(state["current"][list_key])
+        pool = [i for i in _pooled(state, list_key) if not is_hidden(i)]
+        items = [i for i in pool if self._in_scope(i, list_key)]
         exact = [i for i in items if identity(i["text"]) == needle]
         hits = exact or [i for i in items if needle in identity(i["text"])]
         if not hits:
+            elsewhere = [
+                i
+                for i in pool
+                if needle in identity(i["text"])
+                and _is_live_item(i, list_key)
+                and not self._in_scope(i, list_key)
+            ]
+            if elsewhere:
+                names = self._project_names(state)
+                where = sorted({readable_project(str(i.get("project")), names) for i in elsewhere})
+                raise NoMatchError(
+                    f"no {noun} here matches {match!r}; already recorded for project "
+                    f"{', '.join(where)} (not shown here)"
+                )
             raise NoMatchError(f"no {noun} matches {match!r}")
-        if len({identity(i["text"]) for i in hits}) > 1:
+        if len({identity_key(i) for i in hits}) > 1:
             raise AmbiguousMatchError(
                 f"{len(hits)} {noun}s match {match!r}; be more specific",
                 [i["text"] for i in hits],
             )
         return hits[0]
+
+    def _project_names(self, state: dict[str, Any]) -> dict[str, str]:
+        return project_names(
+            state, here=(self.project, self.project_label) if self.project else None
+        )
 
     def remove_item(self, list_key: str, match: str, *, reason: str = "removed") -> Outcome:
         """Take a goal, next action or question off its list, keeping a record (a
@@ -497,7 +527,13 @@ class Store:
         wording = clean_text(item["text"] if item else text, noun)
         with self.transaction(f"revive_{list_key}") as tx:
             items = tx.session["current"][list_key]
-            if any(identity(i["text"]) == identity(wording) for i in well_formed_items(items)):
+            project = (item or {}).get("project") if item is not None else self.project
+            if any(
+                identity(i["text"]) == identity(wording)
+                and (i.get("project") or None) == (project or None)
+                and not is_hidden(i)
+                for i in _pooled(tx.session, list_key)
+            ):
                 raise _Unchanged(f"{noun} already listed: {wording}")
             fields = {
                 k: v
@@ -505,14 +541,13 @@ class Store:
                 if k not in ("text", date_field, "machine_id", "done_at")
             }
             revived = self._stamp(wording, date_field)
+            if item is not None:
+                # It comes back in the project it was in, not the one reviving it.
+                revived.pop("project", None)
+                revived.pop("project_label", None)
+            fields.pop("parked_at", None)
             revived.update({k: v for k, v in fields.items() if k not in revived})
             items.append(revived)
-            cap = getattr(self.config.caps, list_key)
-            kept = _sorted_capped(well_formed_items(items), date_field, cap)
-            for old in [i for i in well_formed_items(items) if i not in kept]:
-                self._tombstone(tx.session, list_key, old, "rotated")
-            others = [i for i in tx.session["current"][list_key] if not has_text(i)]
-            tx.session["current"][list_key] = kept + others
             tx.audit(f"revive_{list_key}", list_key, text_hash(wording))
         undo = Undo(
             "remove_item",
@@ -531,13 +566,19 @@ class Store:
             old = dict(self._one_item(tx.session, list_key, match))
             if identity(old["text"]) == identity(new_text):
                 return self._respell(tx, list_key, old, new_text)
-            items = tx.session["current"][list_key]
-            if any(identity(i["text"]) == identity(new_text) for i in well_formed_items(items)):
+            if any(
+                identity(i["text"]) == identity(new_text)
+                and (i.get("project") or None) == (old.get("project") or None)
+                for i in _pooled(tx.session, list_key)
+            ):
                 raise AmbiguousMatchError(f"another {noun} already reads {new_text!r}", [new_text])
             self._tombstone(tx.session, list_key, old, "reworded", reworded_to=text_hash(new_text))
             fresh = self._stamp(new_text, date_field, reworded_from=text_hash(old["text"]))
+            # A new wording keeps the item's project: editing never moves it.
+            fresh.pop("project", None)
+            fresh.pop("project_label", None)
             for k, v in old.items():
-                if k not in ("text", date_field, "machine_id") and k not in fresh:
+                if k not in ("text", date_field, "machine_id", "parked_at") and k not in fresh:
                     fresh[k] = v
             tx.session["current"][list_key].append(fresh)
             tx.audit(f"reword_{list_key}", list_key, text_hash(new_text))
@@ -559,8 +600,8 @@ class Store:
         """Same identity, other spelling (case, spaces): an edit in place, dated now."""
         noun = NOUNS[list_key]
         date_field = DATE_FIELDS[list_key]
-        for item in well_formed_items(tx.session["current"][list_key]):
-            if identity(item["text"]) == identity(old["text"]):
+        for item in _pooled(tx.session, list_key):
+            if identity_key(item) == identity_key(old):
                 item["text"] = new_text
                 item[date_field] = self.clock()
         tx.audit(f"reword_{list_key}", list_key, text_hash(new_text))
@@ -612,7 +653,12 @@ class Store:
         return Outcome(True, f"completed: {done['text']}", identity(done["text"]), undo=undo)
 
     def record_session_end(
-        self, summary: str, files_touched: Sequence[str] = (), duration_min: float | None = None
+        self,
+        summary: str,
+        files_touched: Sequence[str] = (),
+        duration_min: float | None = None,
+        *,
+        session_id: str | None = None,
     ) -> Outcome:
         summary = clean_text(summary, "summary")
         files = [clean_text(f, "file") for f in files_touched][:20]
@@ -629,10 +675,17 @@ class Store:
                 entry["project"] = self.project
                 if self.project_label:
                     entry["project_label"] = self.project_label
+            if session_id:
+                entry["session_id"] = session_id
             history = [h for h in state["history"] if isinstance(h, dict)]
-            history.append(entry)
+            same = [h for h in history if session_id and h.get("session_id") == session_id]
+            if same:
+                # One session keeps one row: updated in place, keeping its first date.
+                entry["date"] = same[0].get("date") or entry["date"]
+                history = [h for h in history if h not in same]
+            history.insert(0, entry)
             tx.audit("record_session_end", "history")
-            state["history"] = _sorted_capped(history, "date", self.config.caps.history)
+            state["history"] = history
         return Outcome(True, f"session recorded: {summary}")
 
     # --- decisions ------------------------------------------------------------------------
@@ -658,74 +711,109 @@ class Store:
         extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
         key = text_hash(text)
         with self.transaction("note_decision") as tx:
-            decisions = tx.session["current"]["decisions"]
+            decisions = _pool(tx.session, "decisions")
+            before = _overflow_texts(tx.session, "decisions")
             for d in well_formed_items(decisions):
                 if decision_key(d) != key:
                     continue
-                if is_hidden(d):
+                # The same words hidden in this project (or, for an unscoped note, in any
+                # project: a scoped hiding hides the unscoped copy too) stay forgotten.
+                if is_hidden(d) and (
+                    same_project(d.get("project"), self.project) or not self.project
+                ):
                     raise ForgottenDecisionError(
                         "a decision with this text was forgotten"
                         + (f" on {readable_date(d.get('hidden_at'))}" if d.get("hidden_at") else "")
                         + "; forgetting is permanent, so it cannot be noted again. Reword it if "
                         "it is genuinely a new decision."
                     )
-            previous = next(
-                (dict(d) for d in well_formed_items(decisions) if decision_key(d) == key), None
-            )
-            kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
             entry = self._stamp(text, "date", **extra)
+            ident = identity_key(entry)
+            previous = next(
+                (dict(d) for d in well_formed_items(decisions) if identity_key(d) == ident), None
+            )
+            if previous is None:
+                # The same words already seen here (global or shared) are updated where
+                # they are, not doubled with a copy stamped for this project.
+                seen = next(
+                    (
+                        dict(d)
+                        for d in well_formed_items(decisions)
+                        if decision_key(d) == key
+                        and not is_hidden(d)
+                        and self._in_scope(d, "decisions")
+                    ),
+                    None,
+                )
+                if seen is not None:
+                    previous = seen
+                    entry.pop("project", None)
+                    entry.pop("project_label", None)
+                    for field in ("project", "project_label"):
+                        if seen.get(field):
+                            entry[field] = seen[field]
+                    ident = identity_key(entry)
+            kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
             tx.audit("note_decision", "decisions", key)
             if why:
                 entry["why"] = why
             if rejected:
                 entry["rejected"] = rejected
             kept.append(entry)
-            rotated = self._store_decisions(tx.session, kept)
+            rotated = self._store_decisions(tx.session, kept, before)
         if previous is None:
             undo = Undo("retract_decision", f"take back: {text}", (("key", key),))
         else:
             undo = Undo("restore_decision", f"restore: {text}", (("entry", previous),))
         message = f"decision noted: {text}"
         if rotated:
-            message += f" (the list is full; rotated out: {'; '.join(rotated)})"
+            message += f" (the list is full; archived, still kept: {'; '.join(rotated)})"
         return Outcome(True, message, key, rotated, undo)
 
-    def _store_decisions(self, state: dict[str, Any], decisions: list[Any]) -> tuple[str, ...]:
-        """Cap the decisions; one that rotates out is kept as a readable retraction."""
-        kept = self._cap_decisions(decisions)
-        gone = [d for d in well_formed_items(decisions) if not is_hidden(d) and d not in kept]
-        for d in gone:
-            self._retract(state, decision_key(d), "rotated", text=d["text"])
-        state["current"]["decisions"] = kept
-        return tuple(d["text"] for d in gone)
+    def _store_decisions(
+        self, state: dict[str, Any], decisions: list[Any], before: frozenset[str] = frozenset()
+    ) -> tuple[str, ...]:
+        """Write the pooled decisions back, re-split into live and archived by the cap;
+        returns the texts this write moved into the archive (kept, not pinned)."""
+        state["current"]["decisions"] = decisions
+        state["current"]["archived_decisions"] = []
+        self.settle_session(state)
+        return tuple(
+            d["text"]
+            for d in well_formed_items(state["current"]["archived_decisions"])
+            if d["text"] not in before and self._in_scope(d, "decisions")
+        )
 
     def _retract(self, state: dict[str, Any], key: str, reason: str, **extra: Any) -> None:
         current = state["current"]
+        project = extra.pop("project", None)
         retracted = [
             t
             for t in current.get("retracted_decisions") or []
-            if isinstance(t, dict) and t.get("text_hash") != key
+            if isinstance(t, dict)
+            and not (t.get("text_hash") == key and (t.get("project") or None) == (project or None))
         ]
         record: dict[str, Any] = {"text_hash": key, "done_at": self.clock(), "reason": reason}
+        if project:
+            record["project"] = project
         record.update({k: v for k, v in extra.items() if v not in (None, "")})
         retracted.append(record)
-        current["retracted_decisions"] = _sorted_capped(
-            retracted, "done_at", self.config.caps.completed_actions
-        )
+        current["retracted_decisions"] = _sorted_capped(retracted, "done_at", len(retracted))
 
     def retract_decision(self, key: str, *, reason: str = "undone") -> Outcome:
         """Take back a decision noted by mistake (undo). Not forgetting: the same text may
         be noted again later (a temporal tombstone; hiding is the permanent one)."""
         with self.transaction("retract_decision") as tx:
-            target = dict(_decision_by_key(tx.session, key))
+            target = dict(self._decision(tx.session, key))
             if is_hidden(target):
                 raise ForgottenDecisionError("that decision is forgotten already")
+            ident = identity_key(target)
             tx.session["current"]["decisions"] = [
                 d
                 for d in tx.session["current"]["decisions"]
-                if not (has_text(d) and decision_key(d) == key)
+                if not (has_text(d) and identity_key(d) == ident)
             ]
-            self._retract(tx.session, key, reason)
+            self._retract(tx.session, key, reason, project=target.get("project"))
             tx.audit("retract_decision", "decisions", key)
         undo = Undo("restore_decision", f"restore: {target['text']}", (("entry", target),))
         return Outcome(True, f"decision taken back: {target['text']}", key, undo=undo)
@@ -733,20 +821,21 @@ class Store:
     def restore_decision(self, entry: dict[str, Any]) -> Outcome:
         """Put a decision back as it was (its why, rejected and provenance), dated now."""
         key = decision_key(entry)
+        ident = identity_key(entry)
         with self.transaction("restore_decision") as tx:
-            decisions = tx.session["current"]["decisions"]
+            decisions = _pool(tx.session, "decisions")
             for d in well_formed_items(decisions):
-                if decision_key(d) == key and is_hidden(d):
+                if identity_key(d) == ident and is_hidden(d):
                     raise ForgottenDecisionError(
                         "that decision was forgotten since; forgetting cannot be undone"
                     )
             previous = next(
-                (dict(d) for d in well_formed_items(decisions) if decision_key(d) == key), None
+                (dict(d) for d in well_formed_items(decisions) if identity_key(d) == ident), None
             )
             restored = {k: v for k, v in entry.items() if k not in ("hidden", "hidden_at")}
             restored["date"] = self.clock()
             restored["machine_id"] = self.machine.id
-            kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
+            kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
             kept.append(restored)
             self._store_decisions(tx.session, kept)
             tx.audit("restore_decision", "decisions", key)
@@ -768,7 +857,7 @@ class Store:
         text is a new identity: the new decision is written and the old wording is
         forgotten (hidden for ever, like ``hide_decision``), which cannot be undone."""
         with self.transaction("edit_decision") as tx:
-            old = dict(_decision_by_key(tx.session, key))
+            old = dict(self._decision(tx.session, key))
             if is_hidden(old):
                 raise ForgottenDecisionError("a forgotten decision cannot be edited")
             new_text = old["text"] if text is None else clean_text(text, "decision")
@@ -798,7 +887,8 @@ class Store:
             if new_rejected:
                 current["rejected"] = new_rejected
             decisions = tx.session["current"]["decisions"]
-            kept = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
+            ident = identity_key(old)
+            kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
             kept.append(current)
             self._store_decisions(tx.session, kept)
             tx.audit("edit_decision", "decisions", key)
@@ -810,13 +900,15 @@ class Store:
     ) -> Outcome:
         key, new_key = decision_key(old), text_hash(text)
         decisions = tx.session["current"]["decisions"]
+        project = old.get("project") or None
         for d in well_formed_items(decisions):
-            if decision_key(d) == new_key:
+            if decision_key(d) == new_key and (d.get("project") or None) == project:
                 raise ForgottenDecisionError(
                     "a decision with the new text exists or was forgotten; choose another wording"
                 )
+        ident = identity_key(old)
         for d in well_formed_items(decisions):
-            if decision_key(d) == key:
+            if identity_key(d) == ident:
                 d["hidden"] = True
                 d["hidden_at"] = self.clock()
                 d["reworded_to"] = new_key
@@ -825,7 +917,10 @@ class Store:
             for k, v in old.items()
             if k not in ("text", "why", "rejected", "date", "machine_id", "hidden", "hidden_at")
         }
-        fresh.update(self._stamp(text, "date"))
+        stamp = self._stamp(text, "date")
+        stamp.pop("project", None)  # a new wording keeps the decision's project
+        stamp.pop("project_label", None)
+        fresh.update(stamp)
         fresh["reworded_from"] = key
         if why:
             fresh["why"] = why
@@ -840,17 +935,9 @@ class Store:
             new_key,
         )
 
-    def _cap_decisions(self, decisions: list[Any]) -> list[Any]:
-        caps = self.config.caps
-        good = well_formed_items(decisions)
-        others = [d for d in decisions if not has_text(d)]
-        visible = _sorted_capped([d for d in good if not is_hidden(d)], "date", caps.decisions)
-        hidden = _sorted_capped([d for d in good if is_hidden(d)], "date", caps.hidden_decisions)
-        return visible + hidden + others
-
     def find_decisions(self, needle: str, *, include_hidden: bool = False) -> list[Decision]:
         ws = self.working_set()
-        pool = ws.decisions + (ws.tombstones if include_hidden else ())
+        pool = ws.all_decisions + (ws.tombstones if include_hidden else ())
         return [d for d in pool if d.matches(needle)]
 
     def find_decision(
@@ -875,7 +962,12 @@ class Store:
 
         needle = clean_needle(needle, "match")
         everywhere = self.working_set(all_projects=True)
-        pool = everywhere.decisions + (everywhere.tombstones if include_hidden else ())
+        scoped = all_projects or not self.scoped
+        here = everywhere if scoped else self.working_set()
+        pool = everywhere.all_decisions + (everywhere.tombstones if include_hidden else ())
+        # Among copies of one text in several projects, this scope's own comes first.
+        mine = {(d.key, d.project) for d in here.all_decisions + here.tombstones}
+        pool = tuple(sorted(pool, key=lambda d: (d.key, d.project) not in mine))
         wanted_hash = needle.lower() if is_text_hash(needle.lower()) else None
         if wanted_hash is not None:
             hit = next((d for d in pool if d.key == wanted_hash), None)
@@ -885,9 +977,7 @@ class Store:
         exact = [d for d in pool if not d.purged and identity(d.text) == wanted]
         if exact:
             return exact[0]
-        scoped = all_projects or not self.scoped
-        here = everywhere if scoped else self.working_set()
-        visible = here.decisions
+        visible = here.all_decisions
         if include_hidden and hidden_substrings:
             visible += tuple(d for d in here.tombstones if not d.purged)
         hits = [d for d in visible if wanted in identity(d.text)]
@@ -905,7 +995,7 @@ class Store:
                 f"{needle!r} names a decision that is already forgotten (hidden); "
                 "purging it is what is left to do"
             )
-        elsewhere = [d for d in everywhere.decisions if wanted in identity(d.text)]
+        elsewhere = [d for d in everywhere.all_decisions if wanted in identity(d.text)]
         if elsewhere and not scoped:
             raise NoMatchError(
                 f"no visible decision in this project matches {needle!r}; "
@@ -917,39 +1007,75 @@ class Store:
         """Exactly one visible decision named by ``needle`` (see ``find_decision``)."""
         return self.find_decision(needle)
 
+    def _decision(self, state: dict[str, Any], key: str) -> dict[str, Any]:
+        """The decision (live or archived, pooled into the live list for this write) whose
+        text hash is ``key``; among copies in several projects, this scope's own, else the
+        only one, else a refusal naming the projects."""
+        decisions = _pool(state, "decisions")
+        hits = [d for d in well_formed_items(decisions) if decision_key(d) == key]
+        if not hits:
+            raise NoMatchError(
+                "no decision with that identity (it may have been changed elsewhere)"
+            )
+        if len({identity_key(d) for d in hits}) == 1:
+            return hits[0]
+        mine = [d for d in hits if self._in_scope(d, "decisions") or self._stamps_same(d)]
+        if len({identity_key(d) for d in mine}) == 1:
+            return mine[0]
+        names = self._project_names(state)
+        where = sorted(
+            {readable_project(str(d.get("project") or ""), names) or "global" for d in hits}
+        )
+        raise AmbiguousMatchError(
+            f"that decision is recorded in {len(where)} projects ({', '.join(where)}); "
+            "open the one you mean",
+            [d["text"] for d in hits],
+        )
+
     @_unchanged_is_outcome
     def hide_decision(self, key: str) -> Outcome:
         """Hide for ever: the row stays as a tombstone so the hiding spreads on merge."""
         with self.transaction("hide_decision") as tx:
             state = tx.session
-            target = _decision_by_key(state, key)
+            target = self._decision(state, key)
             if is_hidden(target):
                 raise _Unchanged("that decision is already hidden")
             target["hidden"] = True
             target["hidden_at"] = self.clock()
             tx.audit("hide_decision", "decisions", key)
             text = target["text"]
-            state["current"]["decisions"] = self._cap_decisions(state["current"]["decisions"])
+            self.settle_session(state)
         return Outcome(True, f"decision hidden: {text}", key)
 
     def purge_decision(self, key: str) -> Outcome:
         """Hide and redact: text, why and rejected leave the session and the review queue
-        in one commit; only the hash stays. Purging again scrubs the queue again."""
+        in one commit, in every project that holds the words; only the hash stays.
+        Purging again scrubs the queue again."""
         with self.transaction("purge_decision", files=(SESSION, REVIEW, FILES)) as tx:
             state = tx.session
-            decisions = state["current"]["decisions"]
-            target = _decision_by_key(state, key)
-            already = is_purged(target)
+            decisions = _pool(state, "decisions")
+            copies = [d for d in well_formed_items(decisions) if decision_key(d) == key]
+            if not copies:
+                raise NoMatchError(
+                    "no decision with that identity (it may have been changed elsewhere)"
+                )
+            already = all(is_purged(d) for d in copies)
             if not already:
-                words = [target.get(k) for k in ("text", "why", "rejected")]
-                scrub_quarantined_copies(tx, self.root, [w for w in words if w])
-                hidden_at = target.get("hidden_at") if is_hidden(target) else None
-                redacted = purged_form({**target, "text_hash": decision_key(target)})
-                redacted["hidden_at"] = hidden_at if isinstance(hidden_at, str) else self.clock()
-                # Every copy of this identity goes, not just the first.
+                words = [d.get(k) for d in copies for k in ("text", "why", "rejected")]
+                scrub_quarantined_copies(
+                    tx, self.root, [w for w in words if w and w != PURGED_TEXT]
+                )
+                redacted: dict[str, dict[str, Any]] = {}
+                for target in copies:
+                    hidden_at = target.get("hidden_at") if is_hidden(target) else None
+                    gone = purged_form({**target, "text_hash": key})
+                    gone["hidden_at"] = hidden_at if isinstance(hidden_at, str) else self.clock()
+                    redacted.setdefault(identity_key(gone), gone)
+                # Every copy of these words goes, in every project, not just the first.
                 rest = [d for d in decisions if not (has_text(d) and decision_key(d) == key)]
-                rest.append(redacted)
-                state["current"]["decisions"] = self._cap_decisions(rest)
+                rest.extend(redacted.values())
+                state["current"]["decisions"] = rest
+                self.settle_session(state)
             for record in state["current"].get("retracted_decisions") or []:
                 if isinstance(record, dict) and record.get("text_hash") == key:
                     record.pop("text", None)  # a rotated decision kept its words for people
@@ -1010,11 +1136,86 @@ def _scrub_torn_tail(text: str, forms: Sequence[str], *, at_least: int = 8) -> s
     return text
 
 
-def _decision_by_key(state: dict[str, Any], key: str) -> dict[str, Any]:
-    for d in well_formed_items(state["current"]["decisions"]):
-        if decision_key(d) == key:
-            return d
-    raise NoMatchError("no decision with that identity (it may have been changed elsewhere)")
+def _pool(state: dict[str, Any], list_key: str) -> list[Any]:
+    """Move ``list_key``'s overflow (archived or parked) into it for a write, as the
+    JavaScript tool pools live and archived decisions before it hides one; the write's
+    settling splits them again. Returns the live list."""
+    current = state["current"]
+    overflow = OVERFLOW_LIST[list_key]
+    live = current.get(list_key) if isinstance(current.get(list_key), list) else []
+    extra = current.get(overflow) if isinstance(current.get(overflow), list) else []
+    if list_key == "next_actions":
+        return live  # parked actions stay parked until they are completed or unparked
+    current[list_key] = live + extra
+    current[overflow] = []
+    return current[list_key]
+
+
+def _pooled(state: dict[str, Any], list_key: str) -> list[dict[str, Any]]:
+    """Every item of ``list_key`` and of its overflow list (read only)."""
+    current = state["current"]
+    return well_formed_items(current.get(list_key)) + well_formed_items(
+        current.get(OVERFLOW_LIST[list_key])
+    )
+
+
+def _drop_identity(state: dict[str, Any], list_key: str, key: str) -> None:
+    """Take every copy of one identity (text and project) off a list and its overflow."""
+    current = state["current"]
+    for name in (list_key, OVERFLOW_LIST[list_key]):
+        if isinstance(current.get(name), list):
+            current[name] = [
+                i for i in current[name] if not (has_text(i) and identity_key(i) == key)
+            ]
+
+
+def _overflow_texts(state: dict[str, Any], list_key: str) -> frozenset[str]:
+    return frozenset(
+        i["text"] for i in well_formed_items(state["current"].get(OVERFLOW_LIST[list_key]))
+    )
+
+
+def _is_live_item(item: Mapping[str, Any], list_key: str) -> bool:
+    from memoir_tui.core.scope import is_visible
+
+    return is_visible(item, list_name=list_key, project=None, all_projects=True)
+
+
+def migrate_project_ids(state: dict[str, Any], project: str | None) -> int:
+    """Rewrite stamps an earlier memoir-tui gave (``git:``/``path:``/``home:`` + 16 hex)
+    to today's ids where the folder is known: the store's own project, and a folder an
+    item's ``project_label`` names that still computes to the old stamp. Returns how many
+    items changed; stamps of folders not known here stay, and keep matching their folder."""
+    from memoir_tui.core.scope import aliases_of, is_legacy_id, project_identity
+
+    mapping: dict[str, tuple[str, str]] = {}
+    if project:
+        for old in aliases_of(project):
+            mapping[old] = (project, "")
+    changed = 0
+    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+    pools = [v for v in current.values() if isinstance(v, list)]
+    if isinstance(state.get("history"), list):
+        pools.append(state["history"])
+    for pool in pools:
+        for item in pool:
+            if not isinstance(item, dict) or not is_legacy_id(item.get("project")):
+                continue
+            old = item["project"]
+            if old not in mapping:
+                mapping[old] = ("", "")
+                label = item.get("project_label")
+                if isinstance(label, str) and (label.startswith(("~/", "/")) or label == "~"):
+                    folder = Path(os.path.expanduser(label))
+                    if folder.is_dir():
+                        ident = project_identity(folder, home=Path.home())
+                        if old in aliases_of(ident.id):
+                            mapping[old] = (ident.id, ident.label)
+            new_id, _label = mapping[old]
+            if new_id:
+                item["project"] = new_id
+                changed += 1
+    return changed
 
 
 def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, Any]) -> Outcome:
@@ -1035,7 +1236,6 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         caps = store.config.caps
         current = dict(tx.session)
         merged = merge_sessions(merge_sessions(current, local, caps=caps), remote, caps=caps)
-        store.record_merge_rotations(merged, current, local, remote)
         tx.session.clear()
         tx.session.update(merged)
         tx.audit("merge_session", "session")

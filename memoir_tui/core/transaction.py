@@ -411,6 +411,9 @@ class Transaction:
         session_changed = False
         if self._session is not None and canonical_json(self._session) != self._session_before:
             state = self._session
+            # Every write of ours parks, archives and re-stamps as the format says
+            # (Store.settle_session) before it is saved.
+            self.store.settle_session(state, self.audit)
             if self.stamp_machine:
                 self.store.touch_machine(state)
             out = dict(state)

@@ -16,7 +16,7 @@ from typing import Any
 
 from memoir_tui.core.entries import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
 from memoir_tui.core.identity import is_iso_date, is_text_hash
-from memoir_tui.core.merge import DATE_FIELDS, SESSION_VERSION
+from memoir_tui.core.items import DATE_FIELDS, SESSION_VERSION
 
 ERROR = "error"
 WARNING = "warning"

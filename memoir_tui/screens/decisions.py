@@ -75,6 +75,8 @@ def decision_row(
 ) -> TableRow:
     style = "dim italic" if d.hidden else ""
     text = f"[purged] {d.key[:12]}…" if d.purged else d.text
+    if d.place != "live" and not d.hidden:
+        text = f"[{d.place}] {text}"
     cells = [
         cell(text, style),
         cell(d.why, style),
@@ -240,7 +242,8 @@ class DecisionsPane(FilteredPane):
         def keep(d: Decision) -> bool:
             return not needle or d.matches(needle)
 
-        shown = [d for d in self.state.decisions if keep(d)]
+        # Archived decisions (past the live cap, kept, not pinned) follow the live ones.
+        shown = [d for d in self.state.all_decisions if keep(d)]
         if not self.show_tombstones:
             return shown, 0
         tombstones = [d for d in self.state.tombstones if keep(d)]
@@ -263,11 +266,14 @@ class DecisionsPane(FilteredPane):
             ]
         )
         ws = self.state
-        visible = len(ws.decisions) if ws else 0
+        visible = len(ws.all_decisions) if ws else 0
+        archived = len(ws.archived_decisions) if ws else 0
         tombstones = len(ws.tombstones) if ws else 0
         total = visible + (tombstones if self.show_tombstones else 0)
         self.filter_bar.set_count(len(shown) + max(matching_tombstones - TOMBSTONE_ROWS, 0), total)
         decisions = plural(visible, "decision")
+        if archived:
+            decisions += f" ({archived} archived: past the live cap, kept, not pinned)"
         if not self.show_tombstones:
             status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · h shows them"
         elif matching_tombstones > TOMBSTONE_ROWS:

@@ -262,9 +262,11 @@ class AddItemScreen(FormDialog[ItemDraft | None]):
             # Nothing leaves a list silently: say what a full list would push out first.
             self._warned_rotation.add(kind)
             names = "; ".join(f"“{t}”" for t in pushed_out)
+            place = "parked" if kind == "next_action" else "archived"
             self.show_error(
-                f"The list is full: adding this pushes out {names} (kept in the record of "
-                "what left the list; u undoes the add). Add again to go ahead."
+                f"The list is full: adding this moves {names} past the live list ({place}: "
+                "still kept and shown, no longer pinned; u undoes the add). Add again to "
+                "go ahead."
             )
             return
         self.finish(ItemDraft(kind, text))

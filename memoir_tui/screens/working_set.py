@@ -75,11 +75,11 @@ This store is empty. To start:
 
 def is_empty_store(ws: WorkingSet) -> bool:
     return not (
-        ws.goals
-        or ws.next_actions
-        or ws.open_questions
+        ws.all_goals
+        or ws.all_next_actions
+        or ws.all_questions
         or any(c.reason == "completed" for c in ws.completed_actions)
-        or ws.decisions
+        or ws.all_decisions
         or ws.tombstones
         or ws.history
         or ws.elsewhere
@@ -99,7 +99,7 @@ def item_rows(items: tuple[Item, ...]) -> list[TableRow]:
         TableRow(
             identity(i.text),
             (
-                cell(i.text),
+                cell(i.text if i.place == "live" else f"[{i.place}] {i.text}"),
                 cell(short_date(i.date)),
                 cell(i.machine_label),
                 cell(i.project_label or "global"),
@@ -268,17 +268,26 @@ class WorkingSetPane(Pane):
         # A store with nothing in it yet greets the person and says where to start.
         self.set_class(is_empty_store(ws), "-empty")
         done = left_the_lists(ws)
+        # Past the live caps (parked, archived) after the live ones: kept, shown, reachable.
         lists = {
-            "goals": (item_rows(ws.goals), len(ws.goals)),
-            "next-actions": (item_rows(ws.next_actions), len(ws.next_actions)),
-            "questions": (item_rows(ws.open_questions), len(ws.open_questions)),
+            "goals": (item_rows(ws.all_goals), len(ws.all_goals)),
+            "next-actions": (item_rows(ws.all_next_actions), len(ws.all_next_actions)),
+            "questions": (item_rows(ws.all_questions), len(ws.all_questions)),
             "completed": (
                 completed_rows(done[:COMPLETED_ROWS]),
                 len(done),
             ),
         }
+        overflow = {
+            "goals": (len(ws.archived_goals), "archived"),
+            "next-actions": (len(ws.parked_actions), "parked"),
+            "questions": (len(ws.archived_questions), "archived"),
+        }
         for table_id, (rows, count) in lists.items():
             title = f"{SECTIONS[table_id][0]} · {count}"
+            extra, place = overflow.get(table_id, (0, ""))
+            if extra:
+                title += f" ({extra} {place})"
             if len(rows) < count:
                 title += f" (newest {len(rows)})"
             elif not count and table_id != "completed":
@@ -306,9 +315,9 @@ class WorkingSetPane(Pane):
             return None
         key = self.table(table_id).cursor_key
         pool: tuple[Item, ...] = {
-            "goals": ws.goals,
-            "next-actions": ws.next_actions,
-            "questions": ws.open_questions,
+            "goals": ws.all_goals,
+            "next-actions": ws.all_next_actions,
+            "questions": ws.all_questions,
         }.get(table_id, ())
         if table_id == "completed":
             left = dict((left_key(lk, c), c) for lk, c in left_the_lists(ws)[:COMPLETED_ROWS])

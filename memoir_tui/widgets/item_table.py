@@ -184,6 +184,11 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         self._specs = tuple(columns)
         self._laid_out_width = -1
 
+    @property
+    def title(self) -> str | None:
+        """What the table calls itself in its first column's label (``"Goals · 3"``)."""
+        return self._title
+
     def set_rows(self, rows: Sequence[TableRow], *, title: str | None = None) -> None:
         """Show ``rows``, keeping the cursor on the same key (or position).
 

@@ -177,13 +177,12 @@ async def test_add_to_a_full_list_names_what_it_pushes_out_first(demo_store: Sto
         assert not isinstance(app.screen, AddItemScreen)
         goals = live(demo_store)["goals"]
         assert "Cut the 2.0 release branch" in goals and oldest not in goals
-        # What left the list is on record, never silently gone.
-        record = on_disk(demo_store)["current"]["completed_goals"]
-        assert [(g["text"], g["reason"]) for g in record] == [(oldest, "rotated")]
-        left = app.query_one("#completed", ItemTable)
-        assert f"goals:{identity(oldest)}" in left.row_keys
-        row = [str(c) for c in left.get_row(f"goals:{identity(oldest)}")]
-        assert row[1] == "goal pushed out"
+        # What the full list pushed past the live list is archived: kept and shown.
+        archived = on_disk(demo_store)["current"]["archived_goals"]
+        assert [g["text"] for g in archived] == [oldest]
+        goals_table = app.query_one("#goals", ItemTable)
+        row = [str(c) for c in goals_table.get_row(identity(oldest))]
+        assert row[0] == f"[archived] {oldest}"
 
 
 async def test_edit_a_decision_why_in_place_then_undo(demo_store: Store) -> None:

@@ -19,6 +19,9 @@ TEXTS = [
 BASE_MS = 1_780_000_000_000
 DATES = [iso_from_ms(BASE_MS + i * 60_000) for i in range(6)] + ["", "not a date", "2026-13-45"]
 MACHINES = ["m-aaaa", "m-bbbb", "m-cccc"]
+# Projects as today's memoir stamps them: none, two projects, and "shared".
+PROJECTS = [None, None, "git:" + "a" * 32, "local:" + "b" * 32, "shared"]
+projects = st.sampled_from(PROJECTS)
 
 texts = st.sampled_from(TEXTS)
 extra = st.dictionaries(st.sampled_from(["x_note", "x_rank"]), st.integers(0, 3), max_size=1)
@@ -37,7 +40,12 @@ class Parts:
         self.next_actions = self._item("added", maybe_date)
         self.open_questions = self._item("asked", maybe_date)
         self.decisions = self._decisions(dates, maybe_date)
-        self.completed = st.builds(lambda t, d: {"text": t, "done_at": d}, texts, dates)
+        self.completed = st.builds(
+            lambda t, d, p: {"text": t, "done_at": d, **({"project": p} if p else {})},
+            texts,
+            dates,
+            projects,
+        )
         self.history = st.builds(
             lambda d, m, s: {"date": d, "machine_id": m, "summary": s, "files_touched": []},
             dates,
@@ -62,6 +70,9 @@ class Parts:
         def item(draw):
             text = draw(texts)
             i = {"text": text, "machine_id": draw(st.sampled_from(MACHINES))}
+            project = draw(projects)
+            if project:
+                i["project"] = project
             date = draw(maybe_date)
             if date is not None:
                 i[date_field] = date
@@ -85,6 +96,9 @@ class Parts:
         def decision(draw):
             text = draw(texts)
             d = {"text": text, "machine_id": draw(st.sampled_from(MACHINES))}
+            project = draw(projects)
+            if project:
+                d["project"] = project
             date = draw(maybe_date)
             if date is not None:
                 d["date"] = date
@@ -141,6 +155,14 @@ def sessions(max_items: int = 4, *, valid_dates: bool = False):
         for tombstones in ("completed_goals", "closed_questions"):
             if draw(st.booleans()):
                 s["current"][tombstones] = draw(done)
+        # The lists memoir >= 3.13 keeps past its caps (FORMAT-LATEST §4-5).
+        if draw(st.booleans()):
+            s["current"]["parked_actions"] = [
+                {**i, "parked_at": draw(dates)} for i in draw(next_actions)
+            ]
+            s["current"]["archived_goals"] = draw(goals)
+            s["current"]["archived_questions"] = draw(questions)
+            s["current"]["archived_decisions"] = draw(decided)
         return s
 
     return session()

@@ -98,7 +98,9 @@ async def test_mcp_status_says_which_caps_and_why(store_dir: Path) -> None:
     assert "Caps: JavaScript memoir's (3/8/5/10)" in result.content[0].text
 
 
-def test_what_the_javascript_caps_rotate_out_is_recorded_not_lost(store_dir: Path) -> None:
+def test_what_the_javascript_caps_push_past_the_live_list_is_archived_not_lost(
+    store_dir: Path,
+) -> None:
     (store_dir / "config.json").write_text("{}")
     store = Store(store_dir, machine_label="test-machine")
     for n in range(4):
@@ -107,16 +109,16 @@ def test_what_the_javascript_caps_rotate_out_is_recorded_not_lost(store_dir: Pat
         store.note_decision(f"decision number {n}")
     ws = store.working_set()
     assert len(ws.goals) == 3 and len(ws.decisions) == 10
-    assert [(c.text, c.reason) for c in ws.completed_goals] == [("goal number 0", "rotated")]
-    assert [(c.text, c.reason) for c in ws.rotated_decisions] == [("decision number 0", "rotated")]
-    # the app's "Recently completed" is built from these
-    from memoir_tui.screens.working_set import left_the_lists
+    # Past the caps an item is archived, as today's memoir does: shown, reachable, kept.
+    assert [g.text for g in ws.archived_goals] == ["goal number 0"]
+    assert [d.text for d in ws.archived_decisions] == ["decision number 0"]
+    assert ws.completed_goals == () and ws.rotated_decisions == ()
+    on_disk = json.loads((store_dir / "session.json").read_text())["current"]
+    assert [g["text"] for g in on_disk["archived_goals"]] == ["goal number 0"]
+    assert store.find_decision("decision number 0").place == "archived"
 
-    left = {(lst, c.text) for lst, c in left_the_lists(ws)}
-    assert ("goals", "goal number 0") in left and ("decisions", "decision number 0") in left
 
-
-def test_a_merge_under_the_javascript_caps_records_what_it_pushes_out(
+def test_a_merge_under_the_javascript_caps_parks_and_archives_what_it_pushes_out(
     store_dir: Path, tmp_path: Path
 ) -> None:
     mine = Store(store_dir, machine_label="test-machine")
@@ -141,8 +143,9 @@ def test_a_merge_under_the_javascript_caps_records_what_it_pushes_out(
     assert proc.returncode == 0, proc.stderr
     ws = Store(store_dir).working_set()
     live = {i.text for i in ws.next_actions}
-    rotated = {c.text for c in ws.completed_actions if c.reason == "rotated"}
     assert len(live) == 8 and "theirs" in live
-    assert rotated == {"action number 0", "action number 1"}
+    # What the caps push past the live list is parked or archived, never dropped.
+    assert {i.text for i in ws.parked_actions} == {"action number 0", "action number 1"}
+    assert all(i.place == "parked" for i in ws.parked_actions)
     assert len(ws.decisions) == 10
-    assert {c.text for c in ws.rotated_decisions} == {"choice number 0", "choice number 1"}
+    assert {d.text for d in ws.archived_decisions} == {"choice number 0", "choice number 1"}

@@ -90,7 +90,7 @@ def test_acts_that_cannot_be_undone_say_so(tmp_path: Path) -> None:
     assert store.purge_decision(text_hash("Use DuckDB for the cache")).undo is None
 
 
-def test_a_full_list_records_what_rotated_and_undo_brings_it_back(tmp_path: Path) -> None:
+def test_a_full_list_archives_what_it_pushes_out_and_undo_brings_it_back(tmp_path: Path) -> None:
     store = seeded(tmp_path / "store")
     (tmp_path / "store" / "memoir-tui.toml").write_text("[caps]\ngoals = 1\n")
     store = Store(tmp_path / "store", clock=TickingClock(2_000_000_000_000))
@@ -99,7 +99,8 @@ def test_a_full_list_records_what_rotated_and_undo_brings_it_back(tmp_path: Path
     assert outcome.rotated == ("Ship the importer",)
     ws = store.working_set()
     assert [g.text for g in ws.goals] == ["A second goal"]
-    assert [(c.text, c.reason) for c in ws.completed_goals] == [("Ship the importer", "rotated")]
+    assert [g.text for g in ws.archived_goals] == ["Ship the importer"]
+    assert ws.completed_goals == ()
     store.undo(outcome.undo)
     assert [g.text for g in store.working_set().goals] == ["Ship the importer"]
 

@@ -223,9 +223,10 @@ async def test_every_tool_over_stdio(store_dir: Path, tmp_path: Path) -> None:
         assert "nothing changed" in await ok(
             s, "memoir_add_next", {"text": "write the STDIO tests"}
         )
+        # Stored oldest first, as memoir appends (FORMAT-LATEST §3).
         assert texts(on_disk(store_dir)["current"]["next_actions"]) == [
-            "Record the bench numbers",
             "Write the stdio tests",
+            "Record the bench numbers",
         ]
 
         done = await ok(s, "memoir_complete_next", {"match": "bench"})

@@ -22,7 +22,7 @@ from memoir_tui.core.scope import (
     read_remote_url,
 )
 
-ID = re.compile(r"^(git|path|home):[0-9a-f]{16}$")
+ID = re.compile(r"^(git|local):[0-9a-f]{32}$")  # memoir's ids (FORMAT-LATEST §9)
 
 
 def ms(iso: str) -> int:
@@ -113,18 +113,18 @@ def test_different_repositories_stay_different():
 
 def test_git_remote_identity_is_the_same_wherever_it_is_cloned(home, tmp_path):
     a = make_repo(home / "code" / "repo", "git@github.com:Owner/Repo.git")
-    b = make_repo(tmp_path / "elsewhere" / "checkout", "https://github.com/owner/repo")
+    b = make_repo(tmp_path / "elsewhere" / "checkout", "https://github.com/Owner/Repo")
     (a / "src" / "pkg").mkdir(parents=True)
     ia = project_identity(a / "src" / "pkg", home=home)
     ib = project_identity(b, home=home)
     assert ia == ib
     assert ia.kind == "git-remote"
-    assert ia.label == "github.com/owner/repo"
-    assert ia.id == "git:" + hashlib.sha256(b"github.com/owner/repo").hexdigest()[:16]
+    assert ia.label == "github.com/Owner/Repo"  # case kept, as memoir keeps it
+    assert ia.id == "git:" + hashlib.sha256(b"github.com/Owner/Repo").hexdigest()[:32]
     assert ID.match(ia.id)
 
 
-def test_origin_is_preferred_then_first_remote(home):
+def test_only_origin_names_a_repository(home):
     repo = home / "r"
     (repo / ".git").mkdir(parents=True)
     (repo / ".git" / "config").write_text(
@@ -133,8 +133,9 @@ def test_origin_is_preferred_then_first_remote(home):
     )
     assert read_remote_url(repo / ".git") == "git@github.com:me/fork.git"
     assert project_identity(repo, home=home).label == "github.com/me/fork"
+    # memoir asks git for remote.origin.url only: another remote alone is no repository id
     (repo / ".git" / "config").write_text('[remote "upstream"]\n\turl = git@github.com:up/stream\n')
-    assert project_identity(repo, home=home).label == "github.com/up/stream"
+    assert project_identity(repo, home=home).kind == "path"
     (repo / ".git" / "config").write_text("[remote.origin]\n    URL = https://host/old/style\n")
     assert project_identity(repo, home=home).label == "host/old/style"
 
@@ -177,22 +178,13 @@ def test_relative_gitdir_and_submodule(home):
     assert project_identity(outer, home=home).label == "github.com/o/outer"
 
 
-def test_worktrees_without_a_remote_share_the_main_checkout_identity(home):
+def test_folders_without_an_origin_are_each_their_own_project(home):
     main = make_repo(home / "solo", None)
-    wt_git = main / ".git" / "worktrees" / "b"
-    wt_git.mkdir(parents=True)
-    (wt_git / "commondir").write_text("../..")
-    wt = home / "solo-b"
-    wt.mkdir()
-    (wt / ".git").write_text(f"gitdir: {wt_git}")
-    ident = project_identity(wt, home=home)
-    assert ident.kind == "path"
-    assert (
-        ident
-        == project_identity(main / "sub" / "dir", home=home)
-        == project_identity(main, home=home)
-    )
-    assert ident.label == "~/solo"
+    (main / "sub" / "dir").mkdir(parents=True)
+    ident = project_identity(main, home=home)
+    assert ident.kind == "path" and ident.label == "~/solo"
+    # memoir keys a folder without an origin by its own path, subfolders included
+    assert project_identity(main / "sub" / "dir", home=home).id != ident.id
 
 
 def test_path_identity_is_home_relative(home, tmp_path):
@@ -211,7 +203,7 @@ def test_path_identity_is_home_relative(home, tmp_path):
 def test_home_has_its_own_identity(home, tmp_path):
     ident = project_identity(home, home=home)
     assert ident.kind == "home"
-    assert ident.id and ident.id != "" and ident.id.startswith("home:") and ID.match(ident.id)
+    assert ident.id == "local:" + hashlib.sha256(b"").hexdigest()[:32]
     assert ident.label == "~"
     # Stable across machines and spellings of the home path.
     other = tmp_path / "h2"
@@ -223,12 +215,13 @@ def test_home_has_its_own_identity(home, tmp_path):
     assert project_identity(home / "proj", home=home).id != ident.id
 
 
-def test_a_dotfiles_repo_in_home_does_not_swallow_projects(home):
+def test_a_dotfiles_repo_in_home_names_the_folders_below_it_as_git_does(home):
+    # memoir runs `git config --get remote.origin.url` in the folder: git finds the
+    # enclosing repository, so a dotfiles repository in home names the folders below it.
     make_repo(home, "git@github.com:me/dotfiles.git")
     (home / "notes").mkdir()
-    assert project_identity(home, home=home).kind == "home"
     notes = project_identity(home / "notes", home=home)
-    assert notes.kind == "path" and notes.label == "~/notes"
+    assert notes.kind == "git-remote" and notes.label == "github.com/me/dotfiles"
 
 
 def test_symlinked_checkout_is_the_same_project(home, tmp_path):
@@ -333,13 +326,14 @@ def test_completed_items_are_hidden_from_their_done_at():
         ({}, "2026-06-15", True),
         ({"valid_from": "2026-06-01"}, "2026-05-31T23:59:59.999Z", False),
         ({"valid_from": "2026-06-01"}, "2026-06-01T00:00:00Z", True),
-        ({"valid_until": "2026-06-30"}, "2026-06-30T23:59:59.999Z", True),  # a date is a whole day
-        ({"valid_until": "2026-06-30"}, "2026-07-01T00:00:00Z", False),
-        ({"valid_until": "2026-06-30T12:00:00Z"}, "2026-06-30T12:00:00Z", True),
-        ({"valid_until": "2026-06-30T12:00:00Z"}, "2026-06-30T12:00:00.001Z", False),
-        ({"valid_until": "2026-02"}, "2026-02-28T23:00:00Z", True),
-        ({"valid_until": "2026-02"}, "2026-03-01T00:00:00Z", False),
-        ({"valid_until": "2026"}, "2026-12-31T23:00:00Z", True),
+        # valid_until ends it from that instant ("now or past", FORMAT-LATEST §10)
+        ({"valid_until": "2026-06-30"}, "2026-06-29T23:59:59.999Z", True),
+        ({"valid_until": "2026-06-30"}, "2026-06-30T00:00:00Z", False),
+        ({"valid_until": "2026-06-30T12:00:00Z"}, "2026-06-30T11:59:59.999Z", True),
+        ({"valid_until": "2026-06-30T12:00:00Z"}, "2026-06-30T12:00:00Z", False),
+        ({"valid_until": "2026-02"}, "2026-01-31T23:00:00Z", True),
+        ({"valid_until": "2026-02"}, "2026-02-01T00:00:00Z", False),
+        ({"valid_until": "2026"}, "2025-12-31T23:00:00Z", True),
         ({"valid_from": "2026-01-01", "valid_until": "2026-01-31"}, "2026-01-15", True),
         ({"valid_from": "2026-01-01", "valid_until": "2026-01-31"}, "2026-02-15", False),
         ({"valid_from": "2026-01-01", "valid_until": "2026-01-31"}, "2025-12-15", False),

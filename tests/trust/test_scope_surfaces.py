@@ -239,3 +239,34 @@ def test_as_of_shows_what_was_believed_then(store_dir, clock):
     assert [d.text for d in now.decisions] == ["Use Postgres", "Use MySQL"]
     # forgetting is never undone by asking about the past
     assert "Use MySQL replicas" not in [d.text for d in store.working_set(at_ms=clock.ms).decisions]
+
+
+async def test_two_projects_over_real_stdio_keep_the_same_words_apart(two_projects, store_dir):
+    """Identity is (text, project): two servers, one per project, on one store."""
+    alpha, beta = two_projects
+
+    async def call(cwd: Path, name: str, args: dict) -> str:
+        async with (
+            stdio_client(_server(cwd, store_dir)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool(name, args)
+            return result.content[0].text
+
+    assert "Next:" in await call(alpha, "memoir_add_next", {"text": "Ship the release"})
+    # The same words in beta are beta's own item, not "already a next action".
+    assert "Next:" in await call(beta, "memoir_add_next", {"text": "Ship the release"})
+    on_disk = json.loads((store_dir / "session.json").read_text())["current"]
+    copies = [a for a in on_disk["next_actions"] if a["text"] == "Ship the release"]
+    assert len({a["project"] for a in copies}) == 2
+    # Completing it in beta never completes alpha's.
+    assert "Completed" in await call(beta, "memoir_complete_next", {"match": "ship the"})
+    alpha_view = await call(alpha, "memoir_session", {})
+    assert "Ship the release" in alpha_view and "ALPHA-STEP" in alpha_view
+    beta_view = await call(beta, "memoir_session", {})
+    assert "Ship the release" not in beta_view
+    # Beta cannot complete what only alpha holds; the refusal says where it is.
+    refused = await call(beta, "memoir_complete_next", {"match": "ALPHA-STEP"})
+    assert "github.com/me/alpha" in refused and "not shown here" in refused
+    assert "ALPHA-STEP" in await call(alpha, "memoir_session", {})

@@ -314,7 +314,6 @@ def apply_snapshot(
             session_changed = False
             if remote_session is not None:
                 merged = merge_sessions(before, remote_session, caps=store.config.caps)
-                store.record_merge_rotations(merged, before, remote_session)
                 added, tombstones, conflicts = session_report(before, remote_session, merged)
                 if semantic_session(merged) != semantic_session(before):
                     state.clear()
