@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -142,7 +142,25 @@ def _validation_sentence(name: str, err: ValidationError) -> str:
 NEEDLE_TOOLS = frozenset({"memoir_forget", "memoir_complete_next"})
 
 
-def _guard_arguments(server: MCPServer, needles: set[str]) -> None:
+def _on_roots_changed(server: MCPServer, scope: dict[str, Any]) -> None:
+    """``notifications/roots/list_changed``: ask for the roots again on the next call."""
+    from mcp.types import NotificationParams
+
+    async def changed(_ctx: Any, _params: Any) -> None:
+        scope["roots_asked"] = False
+
+    low = getattr(server, "_lowlevel_server", None)
+    if low is not None and hasattr(low, "add_notification_handler"):
+        low.add_notification_handler(
+            "notifications/roots/list_changed", NotificationParams, changed
+        )
+
+
+def _guard_arguments(
+    server: MCPServer,
+    needles: set[str],
+    before: Callable[[Any], Awaitable[None]] | None = None,
+) -> None:
     """Every writing call's arguments are scanned for secrets together before anything
     else reads them (a key split over two fields is still a key); a needle is not (see
     ``NEEDLE_TOOLS``). An argument of the wrong type is refused in a sentence instead of
@@ -165,6 +183,8 @@ def _guard_arguments(server: MCPServer, needles: set[str]) -> None:
         except SecretFoundError as err:
             log.info("%s refused: %s", name, err)
             raise ToolError(str(err)) from None
+        if before is not None:
+            await before(context)
         try:
             return await delegate(name, arguments, context)
         except ToolError as err:
@@ -191,8 +211,9 @@ def build_server(
     from memoir_tui.core.transaction import take_notices
 
     # The project the server was started in; none (every project) when a host starts
-    # it in the home directory or the filesystem root.
-    working = working_project()
+    # it in the home directory or the filesystem root. A client that declares roots
+    # names the project instead: its first root (``scope_to_roots``).
+    scope: dict[str, Any] = {"project": working_project(), "roots_asked": False}
 
     warned: set[str] = set()
 
@@ -204,6 +225,7 @@ def build_server(
         try:
             # per call: config and session re-read, nothing cached; items are
             # stamped with (and reads scoped to) the project the server runs in
+            working = scope["project"]
             store = Store(
                 root,
                 actor="mcp",
@@ -251,7 +273,44 @@ def build_server(
         log_level=level if level in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "INFO",
     )
     needles: set[str] = set(NEEDLE_TOOLS)
-    _guard_arguments(server, needles)
+
+    async def scope_to_roots(context: Any) -> None:
+        """Once per server (again after ``notifications/roots/list_changed``): a client
+        that declares roots names the project — its first ``file:`` root — for stamping
+        and scoping, wherever the host started the server (issue 21)."""
+        if scope["roots_asked"] or context is None:
+            return
+        scope["roots_asked"] = True
+        from urllib.parse import unquote, urlparse
+
+        from mcp.types import ClientCapabilities, RootsCapability
+
+        from memoir_tui.core.scope import project_identity
+
+        try:
+            session = context.session
+            if not session.check_client_capability(ClientCapabilities(roots=RootsCapability())):
+                return
+            listed = await session.list_roots()
+        except Exception:  # no roots: the working directory's project stays the scope
+            log.info("could not read the client's roots", exc_info=True)
+            return
+        paths = [
+            Path(unquote(urlparse(str(r.uri)).path))
+            for r in listed.roots
+            if str(r.uri).startswith("file:")
+        ]
+        if not paths:
+            return
+        try:
+            scope["project"] = project_identity(paths[0], home=Path.home())
+        except OSError:
+            log.info("the client's first root could not be read", exc_info=True)
+            return
+        log.info("scoped to the client's first root: %s", scope["project"].label)
+
+    _guard_arguments(server, needles, scope_to_roots)
+    _on_roots_changed(server, scope)
 
     def tool(
         title: str, annotations: ToolAnnotations, *, structured_output: bool | None = None

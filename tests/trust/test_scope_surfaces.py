@@ -270,3 +270,33 @@ async def test_two_projects_over_real_stdio_keep_the_same_words_apart(two_projec
     refused = await call(beta, "memoir_complete_next", {"match": "ALPHA-STEP"})
     assert "github.com/me/alpha" in refused and "not shown here" in refused
     assert "ALPHA-STEP" in await call(alpha, "memoir_session", {})
+
+
+async def test_a_client_that_declares_roots_scopes_a_server_started_in_root(tmp_path: Path):
+    """Started in / (as several hosts start servers), the server stamps and scopes by the
+    client's first root, not by where it runs (issue 21)."""
+    from mcp.types import ListRootsResult, Root
+
+    from memoir_tui.core.scope import project_identity
+
+    home = Path(os.environ["HOME"])
+    shop = make_project(home / "work", "shop", "git@github.com:Acme/Shop.git")
+    store = tmp_path / "store"
+    store.mkdir()
+
+    async def roots(_context: object) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri=shop.as_uri(), name="shop")])
+
+    async with (
+        stdio_client(_server(Path("/"), store)) as (read, write),
+        ClientSession(read, write, list_roots_callback=roots) as session,
+    ):
+        await session.initialize()
+        reply = await session.call_tool("memoir_add_next", {"text": "Tag the release"})
+        assert not reply.is_error, reply.content[0].text
+        status = (await session.call_tool("memoir_status", {})).content[0].text
+    [action] = json.loads((store / "session.json").read_text())["current"]["next_actions"]
+    expected = project_identity(shop, home=home)
+    assert action["project"] == expected.id
+    assert expected.id.startswith("git:") and len(expected.id) == 36
+    assert "github.com/Acme/Shop" in status

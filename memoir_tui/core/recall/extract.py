@@ -8,6 +8,8 @@ actions yield no document at all, so no query can return them.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,22 @@ def _always_from_meta(meta: dict[str, Any]) -> bool | None:
     return None
 
 
+def _gone(meta: Mapping[str, Any]) -> bool:
+    """An entry the JavaScript tool treats as gone: deleted, a deleted/hidden/superseded
+    status, superseded by another, or no longer valid. (A file that expires after it was
+    indexed is left out when it is next read; the index is rebuilt on any change.)"""
+    from memoir_tui.core.identity import parse_iso_ms
+    from memoir_tui.core.scope import is_gone
+
+    if is_gone(meta):
+        return True
+    until = meta.get("valid_until")
+    end = parse_iso_ms(until) if isinstance(until, str) else None
+    if end is None and hasattr(until, "isoformat"):  # YAML read a bare date as a date
+        end = parse_iso_ms(until.isoformat())
+    return end is not None and end <= time.time_ns() // 1_000_000
+
+
 def doc_from_text(
     path: str,
     text: str,
@@ -138,6 +156,8 @@ def doc_from_text(
     meta = entry.meta
     if meta.get("hidden") in (True, "true") or (entry.type == "decision" and meta.get("hidden_at")):
         return None  # memoir's rule (a hidden or purged canonical memory too)
+    if _gone(meta):
+        return None  # superseded, deleted or past its valid_until (FORMAT-LATEST §10)
     if entry.type in ("goal", "next_action") and meta.get("done_at"):
         return None
     fm, body = split(text)
