@@ -60,6 +60,7 @@ from memoir_tui.core.fsutil import (
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
+from memoir_tui.core.safeio import read_file_safely, write_target
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
 from memoir_tui.core.session import (
     NOT_REGULAR,
@@ -79,6 +80,7 @@ KINDS = frozenset({SESSION, REVIEW, FILES})
 
 JOURNAL_FILE = ".memoir-tui-commit.json"
 JOURNAL_VERSION = 1
+_MAX_FILE_BYTES = 256 * 1024 * 1024  # any file a transaction reads (safeio: never blocks)
 
 _open = threading.local()  # .by_root: {store root: the transaction this thread holds}
 
@@ -147,19 +149,18 @@ class _Write:
         )
 
 
-def _key(path: Path | str) -> Path:
-    """Where a staged path is written: absolute, through a symlink to its target (so a
-    dotfile manager's link survives), never resolving the parent directories otherwise."""
+def _key(path: Path | str, within: Path | str | None = None) -> Path:
+    """Where a staged path is written (``safeio.write_target``): its real parent, through
+    a symlink to its target only when that is inside ``within`` (default: the path's own
+    folder); a link out raises ``LinkOutsideError``, naming the link and its target."""
     path = Path(os.path.abspath(path))
-    if path.is_symlink():
-        return Path(os.path.realpath(path))
-    return path
+    return write_target(path, within=path.parent if within is None else within)
 
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return read_file_safely(path, max_bytes=_MAX_FILE_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 
@@ -291,9 +292,16 @@ class Transaction:
     def machine(self) -> Machine:
         return self.store.machine
 
-    def read_bytes(self, path: Path | str) -> bytes | None:
+    def _within(self, path: Path | str) -> Path:
+        """The folder whose owner reads ``path``: the store for its files, else the file's
+        own folder (callers writing a host's file may name the host's or project's)."""
+        root = os.path.abspath(self.store.root)
+        here = os.path.abspath(path)
+        return Path(root) if here.startswith(root + os.sep) else Path(here).parent
+
+    def read_bytes(self, path: Path | str, *, within: Path | str | None = None) -> bytes | None:
         """A file as this transaction will leave it: staged bytes, else the disk's."""
-        key = _key(path)
+        key = _key(path, within or self._within(path))
         if key in self._staged:
             return self._staged[key].data
         return _read(key)
@@ -304,8 +312,8 @@ class Transaction:
             raise FileNotFoundError(str(path))
         return data.decode("utf-8")
 
-    def exists(self, path: Path | str) -> bool:
-        key = _key(path)
+    def exists(self, path: Path | str, *, within: Path | str | None = None) -> bool:
+        key = _key(path, within or self._within(path))
         if key in self._staged:
             return self._staged[key].data is not None
         return key.is_file()
@@ -321,10 +329,13 @@ class Transaction:
         mtime_ns: int | None = None,
         scan: bool = True,
         create_only: bool = False,
+        within: Path | str | None = None,
     ) -> None:
-        """Stage new bytes for ``path`` (any file the store owns or edits)."""
+        """Stage new bytes for ``path`` (any file the store owns or edits). A link is
+        followed only to a target inside ``within`` (default ``_within``); else
+        ``LinkOutsideError``."""
         self._require(FILES)
-        self._staged[_key(path)] = _Staged(data, mode, mtime_ns, scan, create_only)
+        self._staged[_key(path, within or self._within(path))] = _Staged(data, mode, mtime_ns, scan, create_only)
 
     def write_text(self, path: Path | str, text: str, **kwargs: Any) -> None:
         self.write_bytes(path, text.encode("utf-8"), **kwargs)
@@ -340,7 +351,7 @@ class Transaction:
     def remove(self, path: Path | str) -> None:
         self._require(FILES)
         key = Path(os.path.abspath(path))  # a link is removed, not its target
-        if not self.exists(key):
+        if not os.path.lexists(key) and not self.exists(key):
             raise FileNotFoundError(str(path))
         self._staged[key] = _Staged(None)
 
@@ -542,7 +553,7 @@ def recover(store: Store, *, inside: Transaction | None = None) -> bool:
     """
     path = journal_path(store.root)
     try:
-        raw = path.read_bytes()
+        raw = read_file_safely(path, max_bytes=_MAX_FILE_BYTES)  # a FIFO: a sentence, no hang
     except FileNotFoundError:
         return False
     try:
