@@ -9,7 +9,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.fsutil import atomic_write_text, private_dir
+from memoir_tui.core.fsutil import private_dir
+from memoir_tui.core.safeio import read_text_safely, write_file_safely
 
 MACHINE_ID_FILE = "machine.id"
 
@@ -23,7 +24,7 @@ class Machine:
 def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | None:
     """The machine identity if this store already has one; never creates it."""
     try:
-        machine_id = (store_dir / MACHINE_ID_FILE).read_text(encoding="utf-8").strip()
+        machine_id = _read_id(store_dir / MACHINE_ID_FILE)
     except (OSError, UnicodeDecodeError):
         return None
     return Machine(id=machine_id, label=label or socket.gethostname()) if machine_id else None
@@ -34,10 +35,15 @@ def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
     path = store_dir / MACHINE_ID_FILE
     machine_id = ""
     with contextlib.suppress(OSError, UnicodeDecodeError):
-        machine_id = path.read_text(encoding="utf-8").strip()
+        machine_id = _read_id(path)
     if not machine_id:
         machine_id = _create_once(path, str(uuid.uuid4()))
     return Machine(id=machine_id, label=label or socket.gethostname())
+
+
+def _read_id(path: Path) -> str:
+    """``machine.id``'s text: a regular file of the store only (a FIFO never blocks)."""
+    return read_text_safely(path, max_bytes=4096, within=path.parent).strip()
 
 
 def _create_once(path: Path, candidate: str) -> str:
@@ -48,7 +54,7 @@ def _create_once(path: Path, candidate: str) -> str:
     """
     private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    atomic_write_text(tmp, candidate)
+    write_file_safely(tmp, candidate.encode("utf-8"), within=path.parent, mode=0o644)
     try:
         os.link(tmp, path)
     except FileExistsError:
@@ -56,4 +62,7 @@ def _create_once(path: Path, candidate: str) -> str:
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-    return path.read_text(encoding="utf-8").strip() or candidate
+    try:
+        return _read_id(path) or candidate
+    except (OSError, UnicodeDecodeError):  # not a regular file: this run's own id
+        return candidate

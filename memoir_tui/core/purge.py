@@ -43,15 +43,21 @@ def drop_recall_indexes() -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query)."""
     from memoir_tui.core.cachedir import cache_dir
 
+    from memoir_tui.core.safeio import LinkOutsideError, write_target
+
     removed = 0
     directory = cache_dir()
     try:
+        write_target(directory / "x", within=directory.parent)  # a cache folder linked out
         names = os.listdir(directory)
+    except LinkOutsideError as exc:
+        log.warning("recall indexes not dropped: %s", exc)
+        return 0
     except OSError:
         return 0
     for name in names:
         if name.startswith("recall-") and ".sqlite3" in name:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # a link is removed, never its target
                 os.unlink(directory / name)
                 removed += 1
     return removed
@@ -98,11 +104,11 @@ def stage_cache_scrub(tx: Transaction) -> None:
     marker = scrub_marker(tx.store)
     try:
         from memoir_tui.core.fsutil import private_dir
+        from memoir_tui.core.safeio import write_file_safely, write_target
 
+        write_target(marker, within=marker.parent.parent)  # the cache folder linked out: no
         private_dir(marker.parent)  # caches are private (0600 in 0700), like the index
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(b"recall sync\n")
+        write_file_safely(marker, b"recall sync\n", within=marker.parent.parent, mode=0o600)
     except OSError as exc:  # the caches are still dropped after the commit
         log.warning("could not mark the caches for dropping: %s", exc)
 

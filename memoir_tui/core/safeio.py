@@ -28,7 +28,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import owned_temp
@@ -225,6 +225,34 @@ def _refuse_kind(path: PathLike, mode: int) -> UnsafeFileError:
     return UnsafeFileError(errno.EINVAL, f"{os.fspath(path)} is {what}; not read")
 
 
+def open_for_reading(path: PathLike, *, within: PathLike | None = None) -> BinaryIO:
+    """A binary file object on the regular file at ``path`` (for reading in pieces: a
+    transcript from an offset); the checks of ``read_file_safely``, no size bound."""
+    if within is not None:
+        _refuse_link_out(path, within)
+    before = os.stat(path)
+    if not stat.S_ISREG(before.st_mode):
+        raise _refuse_kind(path, before.st_mode)
+    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | getattr(os, "O_BINARY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse_kind(path, st.st_mode)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _refuse_link_out(path: PathLike, within: PathLike) -> None:
+    p = os.path.abspath(path)
+    real = os.path.realpath(p)
+    if not _inside(real, os.path.realpath(within)):
+        raise LinkOutsideError(
+            f"{p} is a link to {real}, outside {within}; not read", link=p, target=real
+        )
+
+
 def read_file_safely(
     path: PathLike,
     *,
@@ -236,14 +264,7 @@ def read_file_safely(
     ``UnsafeFileError`` without blocking; so does a file larger than ``max_bytes``.
     A missing file raises ``FileNotFoundError`` as usual."""
     if within is not None:
-        p = os.path.abspath(path)
-        real = os.path.realpath(p)
-        if not _inside(real, os.path.realpath(within)):
-            raise LinkOutsideError(
-                f"{p} is a link to {real}, outside {within}; not read",
-                link=p,
-                target=real,
-            )
+        _refuse_link_out(path, within)
     before = os.stat(path)
     if not stat.S_ISREG(before.st_mode):
         raise _refuse_kind(path, before.st_mode)
