@@ -75,7 +75,9 @@ def _flock_for(path: Path) -> FileLock:
 def _holder_is_dead(lock_file: Path) -> bool:
     """True when the lock file names a PID on this host that no longer runs."""
     try:
-        content = lock_file.read_text(encoding="utf-8", errors="replace").strip()
+        from memoir_tui.core.safeio import read_text_safely
+
+        content = read_text_safely(lock_file, max_bytes=4096, errors="replace").strip()
     except OSError:
         return False
     if not content:
@@ -164,7 +166,9 @@ def release_own_locks() -> list[Path]:
         _exiting = True
         for lock_file in sorted(_lock_files):
             try:
-                with open(lock_file, "rb") as fh:  # a lock file is tiny and regular
+                from memoir_tui.core.safeio import open_for_reading
+
+                with open_for_reading(lock_file) as fh:  # never blocks on a FIFO
                     held = fh.read(300).strip() == ours
             except OSError:
                 continue
@@ -199,7 +203,9 @@ def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> i
             if st.st_size:
                 if st.st_size > 300:
                     continue
-                with open(entry.path, "rb") as fh:  # regular, tiny: checked just above
+                from memoir_tui.core.safeio import open_for_reading
+
+                with open_for_reading(entry.path) as fh:  # regular, tiny: checked again
                     if not _HOLDER.fullmatch(fh.read().strip()):
                         continue
             os.unlink(entry.path)
@@ -223,9 +229,18 @@ def _try_create_exclusive(lock_file: Path, content: bytes) -> bool:
 
 def _break_if_abandoned(lock_file: Path, stale_seconds: float) -> bool:
     try:
-        age = time.time() - lock_file.stat().st_mtime
+        st = lock_file.lstat()
     except FileNotFoundError:
         return True
+    if not stat.S_ISREG(st.st_mode):  # a FIFO, a folder, a link: no writer made it; say so now
+        from memoir_tui.core.safeio import UnsafeFileError
+
+        raise UnsafeFileError(
+            errno.EINVAL,
+            f"{lock_file} is not a regular file, so no writer can take the store's lock; "
+            "remove it (nothing was written)",
+        )
+    age = time.time() - st.st_mtime
     if age > stale_seconds or _holder_is_dead(lock_file):
         with contextlib.suppress(FileNotFoundError):
             lock_file.unlink()

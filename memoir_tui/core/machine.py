@@ -54,7 +54,7 @@ def _create_once(path: Path, candidate: str) -> str:
     """
     private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    write_file_safely(tmp, candidate.encode("utf-8"), within=path.parent, mode=0o644)
+    write_file_safely(tmp, candidate.encode("utf-8"), within=path.parent, mode=0o600)
     try:
         os.link(tmp, path)
     except FileExistsError:
