@@ -42,7 +42,6 @@ def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
 def drop_recall_indexes() -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query)."""
     from memoir_tui.core.cachedir import cache_dir
-
     from memoir_tui.core.safeio import LinkOutsideError, write_target
 
     removed = 0

@@ -60,8 +60,8 @@ from memoir_tui.core.fsutil import (
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
-from memoir_tui.core.safeio import read_file_safely, write_target
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
+from memoir_tui.core.safeio import read_file_safely, write_target
 from memoir_tui.core.session import (
     NOT_REGULAR,
     LoadedSession,
@@ -335,7 +335,9 @@ class Transaction:
         followed only to a target inside ``within`` (default ``_within``); else
         ``LinkOutsideError``."""
         self._require(FILES)
-        self._staged[_key(path, within or self._within(path))] = _Staged(data, mode, mtime_ns, scan, create_only)
+        self._staged[_key(path, within or self._within(path))] = _Staged(
+            data, mode, mtime_ns, scan, create_only
+        )
 
     def write_text(self, path: Path | str, text: str, **kwargs: Any) -> None:
         self.write_bytes(path, text.encode("utf-8"), **kwargs)
