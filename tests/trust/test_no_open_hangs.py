@@ -10,10 +10,13 @@ measurement itself (a hang is a kill at the deadline, never a wait on a clock to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -243,3 +246,102 @@ def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
     assert named or name in ("transcript", "audit.jsonl", "session.json.lock"), (
         f"no command said anything about {name} as a {kind}"
     )
+
+
+MCP_CALLS = [
+    ("memoir_session", {}),
+    ("memoir_set_goal", {"text": "Ship the hostile disk fix"}),
+    ("memoir_note", {"text": "We ship on Fridays"}),
+    ("memoir_sync_status", {}),
+]
+
+
+# Each file as a FIFO (the kind that blocks an open), then every file at once as each kind.
+MCP_CASES = [((name,), "fifo") for name in sorted(FILES)] + [
+    (tuple(sorted(FILES)), kind) for kind in KINDS
+]
+
+
+@pytest.mark.parametrize(
+    "names, kind", MCP_CASES, ids=[f"{'all' if len(n) > 1 else n[0]}-{k}" for n, k in MCP_CASES]
+)
+def test_a_special_file_never_hangs_the_mcp_server(tmp_path, names, kind):
+    """``initialize`` is answered, then a read, writes and a sync status each answer (a
+    result or an error sentence), and the server exits when its input closes."""
+    home, store, env = _world(tmp_path)
+    _seed(home, store, env)
+    for name in names:
+        where, rel = FILES[name]
+        _plant((store if where == "S" else home) / rel, kind)
+    name = "+".join(names) if len(names) == 1 else "every file"
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "hostile-disk", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ] + [
+        {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": args},
+        }
+        for n, (tool, args) in enumerate(MCP_CALLS, start=1)
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memoir_tui", "--mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=home / "work" / "app",
+        text=True,
+    )
+    replies: queue.Queue[dict] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with contextlib.suppress(ValueError):
+                message = json.loads(line)
+                if "id" in message:
+                    replies.put(message)
+
+    threading.Thread(target=read, daemon=True).start()
+    assert proc.stdin is not None
+    try:
+        for n, message in enumerate(messages):
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" not in message:
+                continue
+            # an interpreter start before the first answer, a call's own time after
+            wait = 2 * DEADLINE if n == 0 else DEADLINE
+            try:
+                reply = replies.get(timeout=wait)
+            except queue.Empty:
+                pytest.fail(
+                    f"the MCP server hung on {message.get('params', {}).get('name') or message['method']} with {name} as a {kind}"
+                )
+            assert reply["id"] == message["id"]
+            assert "Traceback" not in json.dumps(reply), reply
+            if n == 0:
+                assert "result" in reply, reply
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=2 * DEADLINE)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the MCP server did not exit on end of input ({name} as a {kind})")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read() if proc.stderr else ""
+    assert "Traceback" not in err, err[-3000:]
