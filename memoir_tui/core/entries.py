@@ -34,6 +34,7 @@ OPAQUE = "opaque"  # legacy dossiers and files without frontmatter
 LEGACY_TYPES = {"user": "preference", "feedback": "lesson", "reference": "fact", "project": OPAQUE}
 
 MAX_ENTRY_BYTES = 1024 * 1024
+MAX_EDIT_BYTES = 16 * 1024 * 1024  # a file opened in $EDITOR (read regular-only)
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _HOW_TO_APPLY_RE = re.compile(
     r"^\s*\*\*How to apply:\*\*\s*(?P<inline>.*?)\s*$(?P<rest>(?:\n(?!\s*\*\*[^*]+:\*\*|#).*)*)",
@@ -327,18 +328,29 @@ class EntryFiles:
 
         The editor never writes the real file: ``finish_edit`` brings the change
         in through the store's door (locked, scanned, atomic, audited)."""
+        from memoir_tui.core.safeio import (
+            LinkOutsideError,
+            create_exclusive,
+            home_folder,
+            owner_folder,
+            read_file_safely,
+            write_target,
+        )
+
         target = Path(os.path.abspath(path))
         try:
-            before: bytes | None = target.read_bytes()
+            # a link out of the store (or the home) is never copied into an editor
+            write_target(target, within=owner_folder(target, self.store.root, home_folder()))
+            before: bytes | None = read_file_safely(target, max_bytes=MAX_EDIT_BYTES)
         except FileNotFoundError:
             before = None
+        except LinkOutsideError:
+            raise
         except OSError as exc:
-            raise EntryError(f"{target}: cannot be read ({exc.strerror})") from None
+            raise EntryError(f"{target}: cannot be read ({exc})") from None
         folder = Path(tempfile.mkdtemp(prefix="memoir-edit-"))
         draft = folder / target.name  # same name, so the editor knows the file type
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(before or b"")
+        create_exclusive(draft, before or b"", within=folder)
         return EntryEdit(target, draft, before)
 
     def finish_edit(self, edit: EntryEdit) -> Outcome:
@@ -348,7 +360,9 @@ class EntryFiles:
         on disk while it was being edited, or when the edit adds a secret.
         """
         try:
-            after = edit.draft.read_bytes()
+            from memoir_tui.core.safeio import read_file_safely
+
+            after = read_file_safely(edit.draft, max_bytes=MAX_EDIT_BYTES)
         except OSError as exc:
             raise EntryError(f"the edited copy {edit.draft} cannot be read ({exc})") from None
         if after == (edit.before or b""):

@@ -102,6 +102,23 @@ def write_target(path: PathLike, *, within: PathLike) -> Path:
     return real
 
 
+def owner_folder(path: PathLike, *roots: PathLike | None) -> Path:
+    """The folder a link at ``path`` may lead into: the first of ``roots`` holding it (the
+    store, then the home), else the file's own folder."""
+    here = os.path.abspath(path)
+    for base in roots:
+        if not base:
+            continue
+        root = os.path.abspath(base)
+        if root != os.sep and here.startswith(root.rstrip(os.sep) + os.sep):
+            return Path(root)
+    return Path(here).parent
+
+
+def home_folder() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
+
+
 def check_write(path: PathLike, *, within: PathLike) -> Path:
     """``write_target`` under the name used by callers that only check (sqlite, git)."""
     return write_target(path, within=within)

@@ -61,7 +61,7 @@ from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
-from memoir_tui.core.safeio import read_file_safely, write_target
+from memoir_tui.core.safeio import home_folder, owner_folder, read_file_safely, write_target
 from memoir_tui.core.session import (
     NOT_REGULAR,
     LoadedSession,
@@ -293,11 +293,11 @@ class Transaction:
         return self.store.machine
 
     def _within(self, path: Path | str) -> Path:
-        """The folder whose owner reads ``path``: the store for its files, else the file's
-        own folder (callers writing a host's file may name the host's or project's)."""
-        root = os.path.abspath(self.store.root)
-        here = os.path.abspath(path)
-        return Path(root) if here.startswith(root + os.sep) else Path(here).parent
+        """The folder a link may lead into: the store for its files; else the home for a
+        file under it (a dotfiles checkout there is followed, a link out of the home is
+        not), else the file's own folder. Callers writing a host's instruction file name
+        the host's or the project's folder (``within=``), which is stricter."""
+        return owner_folder(path, self.store.root, home_folder())
 
     def read_bytes(self, path: Path | str, *, within: Path | str | None = None) -> bytes | None:
         """A file as this transaction will leave it: staged bytes, else the disk's."""
