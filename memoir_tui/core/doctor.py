@@ -318,7 +318,9 @@ def mcp_registrations(
             paths.append(host.project_file(project))  # type: ignore[arg-type]
         for path in paths:
             try:
-                text = path.read_text(encoding="utf-8")
+                from memoir_tui.core.safeio import read_text_safely
+
+                text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
             except (OSError, UnicodeDecodeError):
                 continue
             try:

@@ -236,6 +236,12 @@ def _start_ms(entry: Entry) -> int:
     return parse_date_ms(entry.meta.get(key)) or entry.updated_ms
 
 
+def _bytes(path: Path) -> bytes:
+    from memoir_tui.core.safeio import read_file_safely
+
+    return read_file_safely(path, max_bytes=MAX_EDIT_BYTES)
+
+
 def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
     """Union by link name; the newer ``updated``/``created`` wins; ``done_at`` is sticky.
 
@@ -252,7 +258,7 @@ def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
         if mine is None:
             changes.append(EntryChange(name, "add", theirs.path, "only on the remote"))
             continue
-        if mine.path.read_bytes() == theirs.path.read_bytes():
+        if _bytes(mine.path) == _bytes(theirs.path):
             continue
         my_done, their_done = _done_at_ms(mine), _done_at_ms(theirs)
         if their_done is not None and my_done is None and _start_ms(mine) <= their_done:
@@ -260,8 +266,8 @@ def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
             continue
         if my_done is not None and their_done is None and _start_ms(theirs) <= my_done:
             continue  # ours is the tombstone; theirs began before it
-        mine_key = (mine.updated_ms, mine.path.read_bytes())
-        theirs_key = (theirs.updated_ms, theirs.path.read_bytes())
+        mine_key = (mine.updated_ms, _bytes(mine.path))
+        theirs_key = (theirs.updated_ms, _bytes(theirs.path))
         if theirs_key > mine_key:
             changes.append(EntryChange(name, "replace", theirs.path, "newer on the remote"))
     return changes

@@ -125,7 +125,7 @@ def _try_create(lock_file: Path) -> bool:
 
 def _link_lock(lock_file: Path, tmp: Path, content: bytes) -> bool:
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
             os.write(fd, content)
         finally:

@@ -52,7 +52,6 @@ from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
 from memoir_tui.core.fsutil import (
-    atomic_write_bytes,
     fsync_directory,
     owned_temp,
     sweep_stale_temps,
@@ -61,7 +60,13 @@ from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
-from memoir_tui.core.safeio import home_folder, owner_folder, read_file_safely, write_target
+from memoir_tui.core.safeio import (
+    home_folder,
+    owner_folder,
+    read_file_safely,
+    write_file_safely,
+    write_target,
+)
 from memoir_tui.core.session import (
     NOT_REGULAR,
     LoadedSession,
@@ -496,7 +501,7 @@ def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
     payload = {"version": JOURNAL_VERSION, "op": op, "writes": [w.to_json() for w in writes]}
     data = json.dumps(payload, separators=(",", ":")).encode("ascii")
     # Atomic and private: the journal holds the new bytes (never more than the files will).
-    atomic_write_bytes(journal_path(root), data, mode=0o600)
+    write_file_safely(journal_path(root), data, within=root, mode=0o600)
 
 
 def _drop_journal(root: Path) -> None:
@@ -514,8 +519,8 @@ def _apply(writes: Iterable[_Write]) -> None:
             continue
         if w.create_only:
             _create_exclusively(w.path, w.data, w.mode)
-        else:
-            atomic_write_bytes(w.path, w.data, mode=w.mode)
+        else:  # through the real parent's descriptor, O_NOFOLLOW (safeio)
+            write_file_safely(w.path, w.data, within=w.path.parent, mode=w.mode)
         if w.mtime_ns is not None:
             with contextlib.suppress(OSError):
                 os.utime(w.path, ns=(w.mtime_ns, w.mtime_ns))
@@ -530,7 +535,7 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.create-{os.getpid()}-{threading.get_ident()}.tmp")
     with owned_temp(staging):  # removed if a signal stops the process meanwhile
-        atomic_write_bytes(staging, data, mode=mode)
+        write_file_safely(staging, data, within=path.parent, mode=mode)
         try:
             try:
                 os.link(staging, path)
