@@ -276,7 +276,7 @@ class Forgetter:
                     "host-link",
                     str(link),
                     f"a link to {target}, outside the tool's folders",
-                    _context(text, needle),
+                    "",  # a link's target is never quoted (only named)
                     "",
                 )
 

@@ -90,8 +90,12 @@ def test_inject_through_a_linked_claude_md(world: World) -> None:
 
 def test_forget_everywhere_purge_never_edits_an_entry_linked_out(world: World) -> None:
     link = world.link(world.store / "memory" / "fact_zebra.md")
+    dry = world.run("forget", "zebra-42", "--everywhere", "--purge", "--dry-run")
+    told(dry, link, world.victim)
+    assert "The codename is" not in dry.stdout + dry.stderr  # the target's text: never shown
     proc = world.run("forget", "zebra-42", "--everywhere", "--purge", "--yes")
     told(proc, link, world.victim)
+    assert "The codename is" not in proc.stdout + proc.stderr
     # the receipt says it was left, and it was
     assert [x for x in proc.stdout.splitlines() if str(link) in x and "link-out" in x]
     world.untouched()
