@@ -66,6 +66,18 @@ class Check:
 # --- the store ------------------------------------------------------------------------
 
 PERMISSION_WALK_LIMIT = 20_000  # entries looked at (lstat only, never opened)
+# The store's own files: each must be a regular file (a folder there is named too).
+STORE_FILE_NAMES = (
+    "session.json",
+    "review.json",
+    "machine.id",
+    "memoir-tui.toml",
+    "sync.json",
+    "capture-state.json",
+    "audit.jsonl",
+    ".memoir-tui-commit.json",
+    "session.json.lock",
+)
 
 
 def _mode_words(mode: int) -> str:
@@ -122,7 +134,8 @@ def check_permissions(store: Store) -> list[Check]:
                 if not (target == real_root or target.startswith(real_root + os.sep)):
                     links_out.append(f"{rel} → {target}")
                 continue
-            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            known_file = dirpath == str(root) and name in STORE_FILE_NAMES
+            if not (stat.S_ISREG(st.st_mode) or (stat.S_ISDIR(st.st_mode) and not known_file)):
                 special.append(rel)
                 continue
             if st.st_mode & 0o022:
@@ -166,8 +179,8 @@ def check_permissions(store: Store) -> list[Check]:
             Check(
                 "store files",
                 FAIL,
-                f"not regular files (a FIFO, a device or a socket; never read): {shown}; "
-                f"fix: rm {rm}",
+                f"not regular files (a FIFO, a device, a socket, or a folder where the store "
+                f"keeps a file; never read): {shown}; fix: rm -r {rm}",
             )
         )
     if links_out:

@@ -87,7 +87,7 @@ def test_a_fifo_and_a_link_out_are_named(store: Store, tmp_path: Path) -> None:
     (store.root / "outside.md").symlink_to("/etc/hostname")
     checks = {c.area + c.status: c for c in check_permissions(store)}
     fifo = checks["store files" + FAIL].detail
-    assert "machine.id.fifo" in fifo and f"rm {store.root / 'machine.id.fifo'}" in fifo
+    assert "machine.id.fifo" in fifo and f"rm -r {store.root / 'machine.id.fifo'}" in fifo
     assert "outside.md → /etc/hostname" in checks["store files" + WARN].detail
 
 
