@@ -229,6 +229,12 @@ def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
     )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
+    quick = [r for r in results if r["argv"][0] not in SLOW]
+    slowest = max(quick, key=lambda r: r["seconds"])
+    print(  # the measurement, shown with -s
+        f"\nMEASURED {name} as a {kind}: slowest {' '.join(slowest['argv'])} "
+        f"{slowest['seconds']:.2f} s of {len(results)} runs (deadline {DEADLINE:.1f} s)"
+    )
     hung = [" ".join(r["argv"]) for r in results if r["hung"]]
     assert not hung, f"hung on {name} as a {kind}: {hung}"
     tracebacks = [" ".join(r["argv"]) for r in results if "Traceback" in r["err"]]
