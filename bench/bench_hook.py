@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,10 +56,16 @@ def _big_store(store: Path) -> None:
     )
 
 
+CPU: list[float] = []  # the child's user+system CPU of the last _time call, in ms
+
+
 def _time(argv: list[str], env: dict[str, str], stdin: str, cwd: Path) -> tuple[float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
     elapsed = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
     if done.returncode != 0:
         raise SystemExit(f"{argv} exited {done.returncode}: {done.stderr}")
     return elapsed, done.stdout
@@ -103,6 +110,7 @@ def main() -> int:
             }
         )
         floor: list[float] = []
+        floor_cpu: list[float] = []
         for name, store in stores.items():
             env = {
                 "HOME": str(home),
@@ -113,47 +121,57 @@ def main() -> int:
             # the demo's items belong to its own projects: brief it from outside any
             cwd = home if name == "demo" else project
             stdin = event.replace("CWD", str(cwd))
-            ours: list[float] = []
-            out = ""
+            hook = [sys.executable, "-m", "memoir_tui", "hook", "session-start", "--host", "claude"]
+            # the lean path (what hosts run) and, in the same run, the full path it replaced
+            runs: dict[str, tuple[list[float], list[float]]] = {"lean": ([], []), "full": ([], [])}
+            outs: dict[str, str] = {}
             for _ in range(args.runs):
                 ms, _ = _time([sys.executable, "-c", "pass"], env, "", project)
                 floor.append(ms)
-                ms, out = _time(
-                    [
-                        sys.executable,
-                        "-m",
-                        "memoir_tui",
-                        "hook",
-                        "session-start",
-                        "--host",
-                        "claude",
-                    ],
-                    env,
-                    stdin,
-                    cwd,
-                )
-                ours.append(ms)
+                floor_cpu.append(CPU[-1])
+                for path, extra in (("lean", {}), ("full", {"MEMOIR_TUI_HOOK_FULL": "1"})):
+                    ms, outs[path] = _time(hook, {**env, **extra}, stdin, cwd)
+                    runs[path][0].append(ms)
+                    runs[path][1].append(CPU[-1])
+            assert outs["lean"] == outs["full"], "the two paths must print the same brief"
+            out = outs["lean"]
             brief = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
             left = next((line for line in brief.splitlines() if line.startswith("Left out")), "")
-            results[name] = {"wall_ms": _summary(ours), "brief_chars": len(brief), "left_out": left}
-        results["floor: python -c pass"] = {"wall_ms": _summary(floor)}
+            for path, (wall, cpu) in runs.items():
+                results[f"{name}, {path} path"] = {
+                    "wall_ms": _summary(wall),
+                    "cpu_ms": _summary(cpu),
+                    "brief_chars": len(brief),
+                    "left_out": left,
+                }
+        results["floor: python -c pass"] = {
+            "wall_ms": _summary(floor),
+            "cpu_ms": _summary(floor_cpu),
+        }
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    floor_median = results["floor: python -c pass"]["wall_ms"]["median"]  # type: ignore[index]
+    floor_row = results["floor: python -c pass"]
+    floor_wall = floor_row["wall_ms"]["median"]  # type: ignore[index]
+    floor_cpu_ms = floor_row["cpu_ms"]["median"]  # type: ignore[index]
     print(f"Python {results['python']}, {results['machine']}, load {results['load']:.2f}")
-    print("| run | median ms | p95 ms | min ms | × floor | brief chars |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name in ("demo", "1000 items", "floor: python -c pass"):
+    print(
+        "| run | wall median ms | × floor | CPU median ms | CPU × floor | CPU over floor ms "
+        "| brief chars |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    names = [k for k in results if k.endswith(" path")] + ["floor: python -c pass"]
+    for name in names:
         row = results[name]
-        wall = row["wall_ms"]  # type: ignore[index]
-        ratio = wall["median"] / floor_median
+        wall, cpu = row["wall_ms"], row["cpu_ms"]  # type: ignore[index]
         chars = row.get("brief_chars", "")  # type: ignore[union-attr]
         print(
-            f"| {name} | {wall['median']} | {wall['p95']} | {wall['min']} | {ratio:.1f} | {chars} |"
+            f"| {name} | {wall['median']} | {wall['median'] / floor_wall:.1f} | {cpu['median']} "
+            f"| {cpu['median'] / floor_cpu_ms:.1f} | {cpu['median'] - floor_cpu_ms:+.0f} "
+            f"| {chars} |"
         )
-    for name in ("demo", "1000 items"):
-        left = results[name]["left_out"]  # type: ignore[index]
+    for name in names[:-1]:
+        left = results[name].get("left_out")  # type: ignore[union-attr]
         if left:
             print(f"{name}: {left}")
     return 0

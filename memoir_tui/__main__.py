@@ -11,7 +11,58 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Nothing is imported before _main: the lean hook paths must stay lean.
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `memoir-tui … | head`: the reader left; no traceback
+        from memoir_tui.cli import reader_gone
+
+        return reader_gone()
+    except RecursionError as err:  # a file nested too deeply to read
+        return _refused(err)
+    except OSError as err:  # a full disk, EIO, a folder for a file
+        return _refused(err)
+    except Exception as err:
+        from memoir_tui.core.errors import MemoirError
+
+        if isinstance(err, MemoirError):  # a refusal before a command ran (app, server)
+            print(f"memoir-tui: {err}", file=sys.stderr)
+            return 1
+        raise
+
+
+def _refused(err: BaseException) -> int:
+    from memoir_tui.cli import fault_sentence
+
+    print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
+    return 1
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) in (4, 5, 6) and "session-start" in args:
+        # A host's session-start hook, run before every session: the lean path (no
+        # parser, no store), unless the pinned block must be refreshed too.
+        from memoir_tui.commands.hook import run_lean
+        from memoir_tui.core.session_start import lean_argv
+
+        found = lean_argv(args)
+        if found is not None:
+            done = run_lean(*found)
+            if done is not None:
+                return done
+    if len(args) in (4, 5, 6) and "stop" in args:
+        # A Stop hook, run after every turn: nothing unread ends it before the store loads.
+        from memoir_tui.commands.hook import run_lean_stop
+        from memoir_tui.core.session_start import lean_argv
+
+        found = lean_argv(args, "stop")
+        if found is not None:
+            return run_lean_stop(*found)
+    from memoir_tui.commands import recall
+
+    if recall.is_recall(args):  # the hot path: no parser for every other command
+        return recall.main(args)
     from memoir_tui.cli import build_parser, run_command
 
     parser = build_parser()

@@ -382,7 +382,13 @@ class MemoirApp(App[int]):
                 IMPORT_PANES_AFTER - quiet, self._start_importing_panes, name="import-panes"
             )
             return
-        self.run_worker(_import_panes, name="import-panes", group="import-panes", thread=True)
+        self.run_worker(
+            _import_panes,
+            name="import-panes",
+            group="import-panes",
+            thread=True,
+            exit_on_error=False,  # a pane that fails to import says so when it is shown
+        )
 
     async def action_show_pane(self, pane_id: str) -> None:
         if self.closing:
@@ -541,6 +547,7 @@ class MemoirApp(App[int]):
             name="store-write",
             group="store-write",
             thread=True,
+            exit_on_error=False,  # every error becomes a notification (below)
         )
 
     def _write_in_thread(self, change: Callable[[Store], Outcome], reply: _Reply) -> Outcome | None:
@@ -551,6 +558,9 @@ class MemoirApp(App[int]):
             return None
         except OSError as err:
             self.call_from_thread(self._write_failed, f"could not write the store: {err}", reply)
+            return None
+        except Exception as err:  # a defect: said, never a traceback that ends the app
+            self.call_from_thread(self._write_failed, f"the change failed: {err}", reply)
             return None
         self.call_from_thread(self._write_done, outcome, reply)
         return outcome

@@ -104,13 +104,107 @@ def _register_command_modules(sub: argparse._SubParsersAction) -> None:
         module.register(sub)
 
 
+class _SafeOut:
+    """stdout for a command: every control (bar newline and tab) and bidi character
+    made visible before it reaches a terminal (``core.textsafe.for_terminal``)."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        from memoir_tui.core.textsafe import for_terminal
+
+        self._inner.write(for_terminal(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
 def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     run: Command = ns.run
+    real = sys.stdout
+    if ns.run is not _hook_runner():
+        sys.stdout = _SafeOut(real)  # type: ignore[assignment]
     try:
-        return run(ns)
+        code = run(ns)
+        sys.stdout.flush()
+        return code
     except MemoirError as err:
-        print(f"memoir-tui: {err}", file=sys.stderr)
+        from memoir_tui.core.needle import shown  # an error may quote a pasted needle
+
+        print(f"memoir-tui: {shown(str(err))}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # an OSError too: the reader left, not a fault
+        return reader_gone()
+    except (OSError, RecursionError) as err:
+        print(f"memoir-tui: {fault_sentence(err)}", file=sys.stderr)
+        return 1
+    finally:
+        sys.stdout = real
+        _print_notices()
+
+
+def _print_notices() -> None:
+    """Sentences the core left for the user (a journal set aside, never applied)."""
+    from memoir_tui.core.transaction import take_notices
+
+    for note in take_notices():
+        print(f"memoir-tui: {note}", file=sys.stderr)
+
+
+_FAULTS = {
+    "ENOSPC": "the disk is full",
+    "EDQUOT": "the disk quota is used up",
+    "EIO": "the disk reported an input/output error",
+    "EROFS": "the file system is read-only",
+    "EACCES": "permission was denied",
+    "EPERM": "the operation was not permitted",
+    "EISDIR": "a folder is where a file belongs",
+    "ENOTDIR": "a file is where a folder belongs",
+    "ELOOP": "a symbolic link is where a file belongs",
+    "ENAMETOOLONG": "a name is too long",
+    "EMFILE": "too many files are open",
+}
+
+
+def fault_sentence(err: BaseException) -> str:
+    """A file-system fault (or a file nested too deeply to read) as one sentence for a
+    person: what happened, where, and that what was not written stayed as it was."""
+    import errno
+
+    if isinstance(err, RecursionError):
+        return (
+            "a file is nested too deeply to read (thousands of levels of brackets); "
+            "nothing was written"
+        )
+    assert isinstance(err, OSError)
+    code = errno.errorcode.get(err.errno or 0, "")
+    what = _FAULTS.get(code) or (err.strerror or str(err) or type(err).__name__).rstrip(".")
+    where = f" at {err.filename}" if err.filename else ""
+    if code in ("EISDIR", "ENOTDIR", "ELOOP") and err.filename:
+        return f"{what}{where}; move it away and run this again (the store was not changed)"
+    return f"{what}{where}; nothing more was written and the store is as it was before"
+
+
+def _hook_runner() -> object:
+    """The hook face writes what its host parses: it escapes nothing."""
+    from memoir_tui.commands.hook import cmd_hook
+
+    return cmd_hook
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, like a shell tool.
+
+    stdout is pointed at /dev/null so the interpreter's last flush cannot raise
+    again on the way out; 141 is 128 + SIGPIPE, what such a tool exits with."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def cmd_validate(ns: argparse.Namespace) -> int:
@@ -188,6 +282,7 @@ def cmd_merge(ns: argparse.Namespace) -> int:
 
 def cmd_forget(ns: argparse.Namespace) -> int:
     from memoir_tui.core.errors import AmbiguousMatchError
+    from memoir_tui.core.needle import shown  # what is printed: a token shows as [REDACTED:…]
 
     store = open_store(ns)
     if ns.everywhere:
@@ -202,17 +297,17 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     except AmbiguousMatchError as err:
         print(f"memoir-tui: {err}:", file=sys.stderr)
         for text in err.candidates:
-            print(f"  - {text}", file=sys.stderr)
+            print(f"  - {shown(text)}", file=sys.stderr)
         return 1
     if decision.purged:
         print("that decision is already purged: only its hash remains")
         return 0
     act = "purge" if ns.purge else "hide"
-    print(f"decision: {decision.text}" + ("  (hidden already)" if decision.hidden else ""))
+    print(f"decision: {shown(decision.text)}" + ("  (hidden already)" if decision.hidden else ""))
     if decision.why:
-        print(f"why:      {decision.why}")
+        print(f"why:      {shown(decision.why)}")
     if decision.rejected:
-        print(f"rejected: {decision.rejected}")
+        print(f"rejected: {shown(decision.rejected)}")
     print(f"date:     {decision.date}  machine: {decision.machine_label}")
     print(f"project:  {decision.project_label or 'global (every project)'}")
     if ns.purge:
@@ -230,11 +325,13 @@ def cmd_forget(ns: argparse.Namespace) -> int:
             print("nothing changed")
             return 1
     outcome = store.purge_decision(decision.key) if ns.purge else store.hide_decision(decision.key)
-    print(outcome.message)
+    print(shown(outcome.message))
     return 0
 
 
 def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
+    from memoir_tui.core.needle import shown
+
     forget = store.forget
     if ns.dry_run:
         sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
@@ -244,7 +341,7 @@ def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
         sys.stdout.write(forget.apply(ns.substring, purge=ns.purge, dry_run=True).render())
         return 0
     if not ns.yes:
-        print(f"{scan.needle!r} is in {len(scan.places)} place(s):")
+        print(f"{shown(scan.needle)!r} is in {len(scan.places)} place(s):")
         for place in scan.places:
             print(f"  {place.line()}")
         act = "purged" if ns.purge else "hidden"
@@ -269,7 +366,10 @@ def cmd_config(ns: argparse.Namespace) -> int:
     if ns.action == "path":
         print(config_path(root))
         return 0
-    sys.stdout.write(render_config(load_config(root)))
+    config = load_config(root)
+    for warning in config.warnings:
+        print(f"memoir-tui: {warning}", file=sys.stderr)
+    sys.stdout.write(render_config(config))
     return 0
 
 

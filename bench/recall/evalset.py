@@ -979,6 +979,454 @@ CLASSES: dict[str, str] = {
     **{q: "session" for _, q in HISTORY},
 }
 
+# Issue 27's query classes, written before the fixes they test (``CLASSES27`` names each
+# query's class). Claude Code's ``MEMORY.md`` index is written for every project folder
+# (see ``build``), as Claude Code keeps it: one line per memory, title and hook.
+ISSUE27: tuple[Target, ...] = (
+    # index: a Claude Code memory whose words its folder's MEMORY.md repeats
+    T(
+        "feature-flags",
+        "claude:webshop",
+        "fact",
+        "Feature flags live in Unleash",
+        "New checkout features ship dark behind an Unleash toggle; flags older than 90 days "
+        "are deleted.",
+        description="Where feature toggles are configured",
+        queries=("unleash toggle", "feature toggles checkout"),
+    ),
+    T(
+        "n-plus-one",
+        "claude:api",
+        "lesson",
+        "N+1 queries in the orders endpoint",
+        "The orders endpoint issued one query per line item; eager-load line items with "
+        "selectinload.",
+        description="Eager loading for list endpoints",
+        queries=("selectinload eager loading", "orders endpoint query per line item"),
+    ),
+    T(
+        "cors",
+        "claude:api",
+        "decision",
+        "CORS allow-list",
+        "Only the webshop and admin origins are allowed; credentials are never sent to "
+        "wildcard origins.",
+        description="Cross-origin policy for the public API",
+        queries=("cors origins allowed", "cross-origin credentials"),
+    ),
+    # project: a query naming a project and a subject; the subject decides within it
+    T(
+        "webshop-search",
+        "claude:webshop",
+        "fact",
+        "Product search uses Meilisearch",
+        "Product search is served by Meilisearch; the index is rebuilt from the catalogue "
+        "every hour.",
+        queries=("webshop product search", "webshop meilisearch"),
+    ),
+    T(
+        "api-timeouts",
+        "claude:api",
+        "fact",
+        "Upstream timeouts",
+        "Calls to upstream services time out after 3 seconds with two retries and jitter.",
+        queries=("api upstream timeouts",),
+    ),
+    T(
+        "webshop-images",
+        "claude:webshop",
+        "decision",
+        "Product images are resized on upload",
+        "Uploads are resized to three widths by the image pipeline and stored as WebP.",
+        queries=("webshop image resizing",),
+    ),
+    # why: a "why" question prefers the decision over notes that mention the subject
+    T(
+        "why-monorepo",
+        "store",
+        "decision",
+        "One repository for web and mobile",
+        "Web and mobile clients share one repository so that API types are generated once.",
+        extra={"why": "shared generated API types; one pull request per feature"},
+        queries=("why did we put web and mobile in one repository",),
+    ),
+    T(
+        "monorepo-note",
+        "store",
+        "fact",
+        "Repository layout for web and mobile",
+        "The web and mobile folders sit at the root of the repository; generated API types "
+        "live in packages/api-types.",
+        related=("why did we put web and mobile in one repository",),
+    ),
+    T(
+        "why-uuid",
+        "store",
+        "decision",
+        "UUIDv7 primary keys",
+        "New tables use UUIDv7 primary keys instead of serial integers.",
+        extra={"why": "sortable by time and safe to generate on clients", "rejected": "serial"},
+        queries=("why uuid primary keys",),
+    ),
+    T(
+        "uuid-howto",
+        "store",
+        "fact",
+        "Generating UUIDs in tests",
+        "Tests generate UUID primary keys with the uuid7 helper in tests/factories.",
+        related=("why uuid primary keys",),
+    ),
+    T(
+        "why-celery",
+        "claude:api",
+        "decision",
+        "Background jobs use Dramatiq, not Celery",
+        "Background jobs run on Dramatiq with Redis as the broker.",
+        extra={"why": "Celery's prefetch behaviour lost jobs on worker restarts"},
+        queries=("why not celery for background jobs",),
+    ),
+    T(
+        "celery-note",
+        "claude:api",
+        "fact",
+        "Background jobs dashboard",
+        "Background jobs can be inspected in the Dramatiq dashboard; Celery's flower is gone.",
+        related=("why not celery for background jobs",),
+    ),
+    # proximity: the query's words stand together in the answer, apart in others
+    T(
+        "connection-pool",
+        "store",
+        "fact",
+        "Database connection pool size",
+        "PgBouncer runs in transaction mode; the connection pool holds 20 connections per service.",
+        queries=("connection pool size",),
+    ),
+    T(
+        "pool-apart",
+        "store",
+        "fact",
+        "Worker pool sizing",
+        "The worker pool has a fixed size of 8. Each worker opens its own database "
+        "connection at start-up.",
+    ),
+    T(
+        "dead-letter",
+        "claude:api",
+        "fact",
+        "Dead letter queue",
+        "Messages that fail five times go to the dead letter queue and alert the on-call.",
+        queries=("dead letter queue",),
+    ),
+    T(
+        "letter-apart",
+        "claude:api",
+        "fact",
+        "Welcome letter emails",
+        "The welcome letter is queued after sign-up. Dead accounts are removed after a year.",
+    ),
+    # compound: camelCase names and joined words meet their parts
+    T(
+        "use-auth-token",
+        "claude:webshop",
+        "fact",
+        "The useAuthToken hook",
+        "Components read the session through useAuthToken; it refreshes the token before expiry.",
+        queries=("auth token hook", "useauthtoken"),
+    ),
+    T(
+        "ratelimiter",
+        "claude:api",
+        "fact",
+        "RateLimiter class",
+        "The RateLimiter middleware class reads its buckets from Redis.",
+        queries=("rate limiter class", "ratelimiter"),
+    ),
+    T(
+        "healthcheck",
+        "windsurf:api",
+        "rules",
+        "healthchecks",
+        "Every service exposes a healthcheck endpoint that checks its database and cache.",
+        queries=("health check endpoint",),
+        related=("healthcheck probe",),
+    ),
+    T(
+        "lockfile",
+        "store",
+        "preference",
+        "Commit the lock file",
+        "The lock file is committed; CI installs with a frozen lock file.",
+        queries=("lockfile frozen", "lockfile"),
+    ),
+    # nearform: a noun and its plural or a near form with a different ending
+    T(
+        "indices",
+        "store",
+        "lesson",
+        "Partial indices on soft-deleted rows",
+        "Partial indices that skip soft-deleted rows halved the orders table's index size.",
+        queries=("partial index",),
+    ),
+    T(
+        "deployment",
+        "store",
+        "fact",
+        "Deployment windows",
+        "Deployments happen between 10:00 and 16:00 on weekdays.",
+        queries=("deploy window",),
+    ),
+    T(
+        "validation",
+        "claude:api",
+        "preference",
+        "Validation at the edge",
+        "Request payload validation happens in pydantic models at the route, never deeper.",
+        queries=("validate request payloads",),
+    ),
+    T(
+        "authorization",
+        "claude:api",
+        "decision",
+        "Authorization with scopes",
+        "Authorization checks OAuth scopes on every route; roles map onto scopes.",
+        queries=("authorize routes scopes",),
+    ),
+    # tag: a tag names what the entry is about, with no other field saying it
+    T(
+        "tag-observability",
+        "store",
+        "decision",
+        "Sentry for frontend errors",
+        "Frontend exceptions go to Sentry with release tags and source maps.",
+        extra={"tags": ["observability", "frontend"]},
+        queries=("observability frontend",),
+    ),
+    T(
+        "tag-compliance",
+        "store",
+        "lesson",
+        "Customer data stays in the EU",
+        "Every new vendor is checked for EU data residency before a contract.",
+        extra={"tags": ["gdpr", "compliance"]},
+        queries=("gdpr", "compliance vendors"),
+    ),
+    # harder cases of the same classes (still written before the fixes)
+    T(
+        "webshop-arch",
+        "store",
+        "fact",
+        "Webshop architecture",
+        "The webshop is a Next.js storefront that talks to the API through a thin BFF.",
+        queries=("webshop architecture", "webshop"),
+    ),
+    T(
+        "why-dramatiq",
+        "claude:api",
+        "decision",
+        "Task queue choice",
+        "Background work moved to Dramatiq.",
+        extra={"why": "Celery's prefetch lost tasks on restarts", "rejected": "Celery, RQ"},
+        queries=("why dramatiq",),
+    ),
+    T(
+        "dramatiq-ops",
+        "claude:api",
+        "fact",
+        "Dramatiq operations",
+        "Dramatiq workers run three processes; the Dramatiq dashboard shows failed messages. "
+        "Restart Dramatiq workers with the deploy script.",
+        related=("why dramatiq",),
+    ),
+    T(
+        "pgbouncer",
+        "store",
+        "fact",
+        "PgBouncer settings",
+        "PgBouncer runs in transaction mode. The connection pool size is 20 per service.",
+        queries=("connection pool size",),
+    ),
+    T(
+        "pool-apart-2",
+        "store",
+        "fact",
+        "Connection retries and pool sizing",
+        "Clients retry a refused connection three times. The thread pool of each worker "
+        "has a fixed size.",
+    ),
+    T(
+        "use-cart-totals",
+        "claude:webshop",
+        "fact",
+        "useCartTotals",
+        "Computes tax and shipping in the browser from the line items.",
+        queries=("cart totals hook",),
+    ),
+    T(
+        "rate-limiter-words",
+        "claude:api",
+        "fact",
+        "Token bucket",
+        "The rate limiter keeps one bucket per key in Redis and refills it every second.",
+        queries=("ratelimiter",),
+    ),
+    T(
+        "health-words",
+        "cline:api",
+        "rules",
+        "probes",
+        "Kubernetes probes call the health check route; it must answer within 200 ms.",
+        queries=("healthcheck probe",),
+    ),
+    T(
+        "lock-words",
+        "store",
+        "lesson",
+        "Stale lock file",
+        "A stale lock file pinned an old version of requests; regenerate it after upgrades.",
+        queries=("lockfile",),
+    ),
+    T(
+        "deploy-checklist",
+        "store",
+        "preference",
+        "Before you deploy",
+        "Check the migrations, the feature toggles and the error budget before you deploy.",
+        queries=("deployment checklist",),
+    ),
+    T(
+        "authorize-words",
+        "claude:api",
+        "lesson",
+        "Routes must authorize",
+        "A new route shipped without a scope check; every route must authorize its caller.",
+        queries=("route authorization",),
+    ),
+    T(
+        "matrices",
+        "store",
+        "fact",
+        "Test matrices",
+        "CI test matrices cover Python 3.11 to 3.13 on Linux and macOS.",
+        queries=("test matrix python versions",),
+    ),
+    T(
+        "tag-security",
+        "store",
+        "decision",
+        "Dependabot alerts block merges",
+        "A high severity Dependabot alert blocks merging until it is triaged.",
+        extra={"tags": ["security", "supply-chain"]},
+        queries=("security",),
+    ),
+    T(
+        "security-passing",
+        "store",
+        "fact",
+        "Quarterly planning notes",
+        "Planning covered hiring, the roadmap, a security questionnaire from a customer, the "
+        "office move, budgets for conferences and the next offsite.",
+    ),
+    # project, harder: a note elsewhere that names the project in its own words
+    T(
+        "webshop-fonts",
+        "store",
+        "fact",
+        "Webshop fonts",
+        "The webshop self-hosts its fonts; no third-party font CDN.",
+        queries=("webshop fonts",),
+    ),
+    T(
+        "api-owners",
+        "store",
+        "fact",
+        "Who owns the API",
+        "The platform team owns the api service; page them for outages.",
+        queries=("api owners",),
+    ),
+    T(
+        "webshop-copy",
+        "windsurf:api",
+        "rules",
+        "marketing-copy",
+        "Marketing copy for the webshop lives in the CMS, never in code.",
+        queries=("webshop marketing copy",),
+    ),
+    # concept: a person's own words for what a note names otherwise (no shared word)
+    T(
+        "concept-oncall",
+        "store",
+        "fact",
+        "Pager rotation",
+        "PagerDuty rotates weekly on Mondays; the secondary covers holidays.",
+        queries=("who gets woken up at night when production breaks",),
+    ),
+    T(
+        "concept-cost",
+        "store",
+        "lesson",
+        "Cloud bill spike",
+        "NAT gateway traffic doubled the AWS invoice in March; route S3 through a VPC endpoint.",
+        queries=("why did our hosting spend jump",),
+    ),
+    T(
+        "concept-slow",
+        "claude:webshop",
+        "lesson",
+        "Largest contentful paint",
+        "The hero image delayed LCP by 1.8 s on 4G; preload it and serve AVIF.",
+        queries=("the storefront feels sluggish on phones",),
+    ),
+)
+
+CLASSES27: dict[str, str] = {
+    "unleash toggle": "index",
+    "feature toggles checkout": "index",
+    "selectinload eager loading": "index",
+    "orders endpoint query per line item": "index",
+    "cors origins allowed": "index",
+    "cross-origin credentials": "index",
+    "webshop product search": "project",
+    "webshop meilisearch": "project",
+    "api upstream timeouts": "project",
+    "webshop image resizing": "project",
+    "why did we put web and mobile in one repository": "why",
+    "why uuid primary keys": "why",
+    "why not celery for background jobs": "why",
+    "connection pool size": "proximity",
+    "dead letter queue": "proximity",
+    "auth token hook": "compound",
+    "useauthtoken": "compound",
+    "rate limiter class": "compound",
+    "health check endpoint": "compound",
+    "lockfile frozen": "compound",
+    "partial index": "nearform",
+    "deploy window": "nearform",
+    "validate request payloads": "nearform",
+    "authorize routes scopes": "nearform",
+    "observability frontend": "tag",
+    "gdpr": "tag",
+    "compliance vendors": "tag",
+    "webshop architecture": "project",
+    "webshop": "project",
+    "webshop fonts": "project",
+    "api owners": "project",
+    "webshop marketing copy": "project",
+    "why dramatiq": "why",
+    "cart totals hook": "compound",
+    "ratelimiter": "compound",
+    "healthcheck probe": "compound",
+    "lockfile": "compound",
+    "deployment checklist": "nearform",
+    "route authorization": "nearform",
+    "test matrix python versions": "nearform",
+    "security": "tag",
+    "who gets woken up at night when production breaks": "concept",
+    "why did our hosting spend jump": "concept",
+    "the storefront feels sluggish on phones": "concept",
+}
+CLASSES.update(CLASSES27)
+
 # Generated notes that share the targets' vocabulary without answering the queries.
 _SUBJECTS = (
     "the orders service",
@@ -1125,7 +1573,7 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
     paths: dict[str, str] = {}
     judgements: dict[str, dict[str, int]] = {}
     files = 0
-    for t in (*TARGETS, *ISSUE15):
+    for t in (*TARGETS, *ISSUE15, *ISSUE27):
         slug = (
             f"{t.type}_{t.key}"
             if t.type in ("fact", "decision", "lesson", "preference", "goal", "next_action")
@@ -1151,7 +1599,7 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
         paths[t.key] = str(path)
         for q in t.queries:
             judgements.setdefault(q, {})[str(path)] = 2
-    for t in (*TARGETS, *ISSUE15):
+    for t in (*TARGETS, *ISSUE15, *ISSUE27):
         for q in t.related:
             judgements.setdefault(q, {}).setdefault(paths[t.key], 1)
     for i, (where, name, body) in enumerate(distractors(n_distractors)):
@@ -1164,6 +1612,8 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
         path, _typed = _place(root, where, f"fact_literal-{i}", projects)
         path.write_text(_frontmatter("fact", name, "", (), {}) + body + "\n", encoding="utf-8")
         files += 1
+    for name in projects:
+        _write_memory_index(home / ".claude" / "projects" / f"-work-{name}" / "memory")
     history = [
         {"date": f"2026-05-0{i + 1}T10:00:00.000Z", "summary": summary, "files_touched": []}
         for i, (summary, _query) in enumerate(HISTORY)
@@ -1186,6 +1636,26 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
     for summary, query in HISTORY:
         judgements.setdefault(query, {})[session_key(summary)] = 2
     return Corpus(home, store, projects, paths, judgements, files)
+
+
+def _write_memory_index(folder: Path) -> None:
+    """Claude Code's ``MEMORY.md`` for ``folder``: a line per memory, its title and hook."""
+    lines = ["# Memory index", ""]
+    for path in sorted(folder.glob("*.md")):
+        if path.name == "MEMORY.md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        name = description = ""
+        for line in text.splitlines()[1:]:
+            if line == "---":
+                break
+            if line.startswith("name: "):
+                name = json.loads(line[6:])
+            elif line.startswith("description: "):
+                description = json.loads(line[13:])
+        hook = description or text.split("---", 2)[-1].strip().splitlines()[0][:90]
+        lines.append(f"- [{name or path.stem}]({path.name}) — {hook}")
+    (folder / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def session_key(name: str) -> str:

@@ -35,7 +35,10 @@ from memoir_tui.core.recall.rank import bm25_baseline, build_plain_table
 K = 10
 
 
-def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, float]:
+def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, float, float, float]:
+    """(RR, recall@5, nDCG@10, top-1, host-loaded index files in the top 5)."""
+    top1 = 1.0 if ranked and grades.get(ranked[0], 0) >= 2 else 0.0
+    noise = float(sum(1 for p in ranked[:5] if Path(p).name == "MEMORY.md" and p not in grades))
     rr = 0.0
     for i, path in enumerate(ranked[:K], start=1):
         if grades.get(path, 0) >= 2:
@@ -48,16 +51,18 @@ def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, f
     )
     ideal = sorted(grades.values(), reverse=True)[:K]
     idcg = sum((2**g - 1) / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
-    return rr, recall5, dcg / idcg if idcg else 0.0
+    return rr, recall5, dcg / idcg if idcg else 0.0, top1, noise
 
 
-def _summary(rows: list[tuple[str, float, float, float]]) -> dict[str, float]:
+def _summary(rows: list[tuple[str, float, float, float, float, float]]) -> dict[str, float]:
     n = max(len(rows), 1)
     return {
         "queries": len(rows),
         "mrr": sum(r[1] for r in rows) / n,
         "recall@5": sum(r[2] for r in rows) / n,
         "ndcg@10": sum(r[3] for r in rows) / n,
+        "top1": sum(r[4] for r in rows) / n,
+        "index@5": sum(1 for r in rows if r[5]),
     }
 
 
@@ -76,7 +81,10 @@ def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]
     scratch = sqlite3.connect(":memory:")
     build_plain_table(scratch, list(enumerate(texts)))
     results: dict[str, dict[str, float]] = {}
-    per_query: dict[str, list[tuple[str, float, float, float]]] = {"ranker": [], "bm25": []}
+    per_query: dict[str, list[tuple[str, float, float, float, float, float]]] = {
+        "ranker": [],
+        "bm25": [],
+    }
     for query, grades in sorted(corpus.judgements.items()):
         ranked = [
             evalset.session_key(h.name) if h.kind == "session" else h.path
@@ -99,6 +107,10 @@ def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]
             picked = [r for r in rows if evalset.CLASSES.get(r[0]) == cls]
             if picked:
                 results[f"{name}/{cls}"] = _summary(picked)
+        # the lexical goals are judged without the concept class (no shared word)
+        results[f"{name}/lexical"] = _summary(
+            [r for r in rows if evalset.CLASSES.get(r[0]) != "concept"]
+        )
         general = [r for r in rows if r[0] not in evalset.CLASSES]
         results[f"{name}/general"] = _summary(general)
     results["corpus"] = {"files": corpus.files, "queries": len(corpus.judgements)}
@@ -118,15 +130,15 @@ def main() -> int:
         return 0
     corpus = results["corpus"]
     print(f"corpus: {corpus['files']} files, {corpus['queries']} graded queries")
-    print("| ranker | class | queries | MRR | recall@5 | nDCG@10 |")
-    print("|---|---|---:|---:|---:|---:|")
-    classes = ["all", "general", *sorted(set(evalset.CLASSES.values()))]
+    print("| ranker | class | queries | MRR | recall@5 | nDCG@10 | top-1 | MEMORY.md in top 5 |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    classes = ["all", "lexical", "general", *sorted(set(evalset.CLASSES.values()))]
     for cls in classes:
         for name in ("ranker", "bm25"):
             r = results[name if cls == "all" else f"{name}/{cls}"]
             print(
                 f"| {name} | {cls} | {r['queries']} | {r['mrr']:.3f} | {r['recall@5']:.3f} "
-                f"| {r['ndcg@10']:.3f} |"
+                f"| {r['ndcg@10']:.3f} | {r['top1']:.3f} | {r['index@5']} |"
             )
     return 0
 

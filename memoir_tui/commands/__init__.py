@@ -24,6 +24,8 @@ def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Store:
     from memoir_tui.core.store import Store
 
     store = Store.for_directory(ns.store, actor=actor)
+    for warning in store.config.warnings:  # a newer version's settings: read past
+        print(f"memoir-tui: {warning}", file=sys.stderr)
     finish_interrupted(store)  # a commit or a cache drop a killed process left half done
     loaded = store.load()
     if loaded.notice:

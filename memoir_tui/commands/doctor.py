@@ -6,8 +6,6 @@ import argparse
 import os
 from pathlib import Path
 
-from memoir_tui.commands import open_store
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -18,18 +16,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         "registered (initialize, tools/list) and pipes a synthetic event through every "
         "hook of ours. Writes nothing. Exits 1 when a check fails.",
     )
-    p.add_argument("--project", type=Path, help="also check this project's host files")
+    p.add_argument(
+        "--project",
+        type=Path,
+        help="also check this project's host files (default: the work tree you are in)",
+    )
     p.set_defaults(run=cmd_doctor)
 
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
     from memoir_tui.core.doctor import run_doctor, summary
+    from memoir_tui.core.store import Store
 
-    store = open_store(ns, actor="doctor")
-    project = ns.project.resolve() if ns.project else None
+    # Not commands.open_store: it finishes interrupted purges and keeps a damaged
+    # session aside, and the doctor writes nothing.
+    store = Store.for_directory(ns.store, actor="doctor")
+    project = ns.project.resolve() if ns.project else _here()
     checks = run_doctor(store, home=Path.home(), env=os.environ, project=project)
     for check in checks:
         print(check.line())
     passed, warned, failed = summary(checks)
     print(f"{passed} passed, {warned} warning(s), {failed} failed")
     return 1 if failed else 0
+
+
+def _here() -> Path | None:
+    """The git work tree the doctor runs in (its project-level host files count too)."""
+    from memoir_tui.core.scope import find_git_dir
+
+    found = find_git_dir(Path.cwd().resolve(), stop_at=Path.home().parent)
+    return found[0] if found is not None and found[0] != Path.home() else None

@@ -38,13 +38,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Always exits 0; diagnostics go to stderr.",
     )
     p.add_argument("event", choices=HOOK_VERBS)
-    p.add_argument("--host", choices=hosts, default="claude")
+    p.add_argument(
+        "--host", default="claude", help=f"the host running it ({', '.join(hosts)}, or any alias)"
+    )
     p.set_defaults(run=cmd_hook)
 
     for name, install in (("install-hooks", True), ("uninstall-hooks", False)):
         verb = "add memoir-tui's hooks to" if install else "remove memoir-tui's hooks from"
         p = sub.add_parser(name, help=f"{verb} a host's settings ({', '.join(hosts)})")
-        p.add_argument("host", choices=hosts)
+        p.add_argument("host", help=f"{', '.join(hosts)} (any name of the tool works)")
         p.add_argument("--project", type=Path, help="the project's settings file in this directory")
         p.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
         p.set_defaults(run=cmd_install_hooks, install=install)
@@ -91,6 +93,10 @@ def hook_command(ns: argparse.Namespace) -> HookCommand:
     from memoir_tui.core.hook_install import HookCommand
 
     script = shutil.which("memoir-tui")
+    if getattr(ns, "project", None) is not None:
+        # A project's settings are meant to be committed: memoir-tui from PATH, and
+        # each user's own store (no path of this machine's).
+        return HookCommand("memoir-tui", None)
     if script:
         program = shlex.quote(str(Path(script).resolve()))
     else:
@@ -183,14 +189,14 @@ def run_install_hooks(
         verb = "Installed" if install else "Removed"
         events = ", ".join(e.host_event for e in host.events)
         print(f"{verb} memoir-tui's hooks ({events}) for {where} in {change.path}{kept}", file=out)
-    if install and not host.captures:
-        print(
-            f"{host.label} gets the session-start brief only: capture reads Claude Code "
-            "transcripts, not this host's.",
-            file=out,
-        )
     if install and host.enable_note:
         print(f"note: {host.enable_note}", file=out)
+    if install and project is not None:
+        print(
+            "note: this project file is meant to be committed: its hooks run memoir-tui "
+            "from PATH with each user's own store, so each user needs memoir-tui on PATH.",
+            file=out,
+        )
     if not install or dry_run or not live_check:
         return 0
     from memoir_tui.core.doctor import check_hooks_file
@@ -228,3 +234,69 @@ def cmd_hooks_status(ns: argparse.Namespace) -> int:
             for setting in state.disabled:
                 print(f"  hooks are turned off here: {setting}")
     return 0
+
+
+def run_lean(store: Path | None, host: str) -> int | None:
+    """The whole face for the lean case; None when the full path must run instead."""
+    from memoir_tui.core.session_start import (
+        FULL_PATH_ENV,
+        brief_output,
+        event_cwd,
+        inject_enabled,
+        store_root,
+    )
+
+    env = os.environ
+    if env.get(FULL_PATH_ENV):
+        return None  # bench/bench_hook.py measures both paths in one run
+    root = store_root(store, env)
+    if inject_enabled(root) is not False and not env.get("MEMOIR_TUI_DOCTOR"):
+        return None  # the pinned block is refreshed through the store's door
+    try:
+        from memoir_tui.core.hook_run import read_event
+
+        event, note = read_event(sys.stdin.fileno())
+        if note:
+            print(f"memoir-tui hook: {note}", file=sys.stderr)
+        out, notes = brief_output(root, event_cwd(event, env))
+        for line in notes:
+            print(f"memoir-tui hook: {line}", file=sys.stderr)
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never break the host's session, whatever went wrong
+        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+def run_lean_stop(store: Path | None, host: str) -> int:
+    """``hook stop``: a burst of events whose transcript holds nothing unread ends
+    before the store is imported; anything else runs the full hook with the event."""
+    from memoir_tui.core.session_start import nothing_new, store_root
+
+    try:
+        from memoir_tui.core.hook_run import read_event
+
+        event, note = read_event(sys.stdin.fileno())
+        if note:
+            print(f"memoir-tui hook: {note}", file=sys.stderr)
+            return 0  # no transcript named: nothing to capture
+        if nothing_new(store_root(store, os.environ), event):
+            return 0
+        from memoir_tui.core.hook_run import run_hook
+
+        result = run_hook("stop", host, event, store_root=store or _env_store())
+        for line in result.notes:
+            print(f"memoir-tui hook: {line}", file=sys.stderr)
+    except KeyboardInterrupt:
+        return 0
+    except Exception as exc:  # never break the host's session, whatever went wrong
+        print(f"memoir-tui hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+def _env_store() -> Path | None:
+    env = os.environ.get("MEMOIR_HOME")
+    return Path(env) if env else None

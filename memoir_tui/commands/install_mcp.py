@@ -45,7 +45,19 @@ def cmd_install_mcp(ns: argparse.Namespace) -> int:
     )
     env = {"MEMOIR_HOME": str(store_root.expanduser().resolve())} if store_root else {}
     script = shutil.which("memoir-tui")
-    if script:
+    if ns.project is not None:
+        # A project's file is meant to be committed for a team: it names memoir-tui from
+        # PATH (each teammate installs it) and no path of this machine's (store or venv).
+        server = ServerSpec(command="memoir-tui")
+        print(
+            "note: this project file is meant to be committed: the entry runs memoir-tui "
+            "from PATH and uses each user's own store. Each user needs memoir-tui on PATH"
+            + ("" if script else " (it is not on this PATH, so the check below fails here)")
+            + ", and the host asks before it starts a project's server (Claude Code: "
+            "approve it; Codex: trust the project; Cursor, VS Code: enable it).",
+            file=sys.stdout,
+        )
+    elif script:
         server = ServerSpec(command=str(Path(script).resolve()), env=env)
     else:
         server = ServerSpec.python_module(sys.executable, env=env)
@@ -159,8 +171,14 @@ def run_install_cli(
     # Prove it: start the server exactly as the host will, and shake hands.
     from memoir_tui.core.doctor import Registration, check_registration
 
+    limit = dict(host.entry_defaults).get("startup_timeout_sec")
     registration = Registration(
-        host.name, change.path, server.command, tuple(server.args), dict(server.env)
+        host.name,
+        change.path,
+        server.command,
+        tuple(server.args),
+        dict(server.env),
+        float(limit) if isinstance(limit, int | float) else None,
     )
     check = check_registration(registration, home=home, env=env, cwd=project or home)
     print(check.line(), file=out)

@@ -9,7 +9,9 @@ Cursor's always-apply rules), each measured against the window the host reads
 6,000 characters of Windsurf's rules). What falls past a limit is counted and
 marked, so a person can see exactly what the agent never reads, and trim.
 
-Reading only: files are read through the regular-file reader, each capped.
+Reading only: files are read through the regular-file reader, each capped. A line
+that holds a secret is shown withheld (its kind, never its text), as the brief shows an
+item that holds one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.adapters import STARTUP_FILES, HookHost, StartupFile, get_adapter
+from memoir_tui.core.withhold import withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -201,6 +204,7 @@ def host_view(
                 note = ""
                 if spec.also is not None:
                     note = f"and at most {spec.also[0] // 1024} KB"
+                text, kept = withhold_lines(text, kept)
                 label = shown_path(path, home)
                 if spec.scope == "memory":  # the folder's name spells the whole path again
                     label = label.replace(f"/{base.parent.name}/", "/<project>/")

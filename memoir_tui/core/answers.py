@@ -23,9 +23,13 @@ from typing import Any
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
-from memoir_tui.core.items import Outcome, clean_text
+from memoir_tui.core.items import Outcome
+from memoir_tui.core.items import clean_text as _clean_item_text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
+from memoir_tui.core.needle import clean_needle
+from memoir_tui.core.needle import shown as _shown
 from memoir_tui.core.store import Store
+from memoir_tui.core.withhold import secret_in, shown_text, withheld_text
 
 SESSION_DECISIONS_SHOWN = 10
 SESSION_HISTORY_SHOWN = 5
@@ -164,6 +168,23 @@ def package_version() -> str:
         return "0+unknown"
 
 
+def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
+    """The door for every face's text (CLI, MCP): control and bidi characters
+    stripped, one line (``core.textsafe``), then the item rules."""
+    from memoir_tui.core.textsafe import clean_input
+
+    if isinstance(text, str):
+        text = clean_input(text)
+    return _clean_item_text(text, what, required=required)
+
+
+def _s(text: str) -> str:
+    """A stored one-line field as rendered: never a newline, never a raw control."""
+    from memoir_tui.core.textsafe import shown
+
+    return shown(text) if text else text
+
+
 def _day(iso: str) -> str:
     return iso[:10]
 
@@ -173,26 +194,35 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _item(i: Item) -> ItemOut:
-    return ItemOut(text=i.text, date=i.date, machine=i.machine_label, project=i.project_label)
+    return ItemOut(
+        text=_s(shown_text(i.text)),
+        date=i.date,
+        machine=_s(i.machine_label),
+        project=_s(i.project_label),
+    )
 
 
 def _decision(d: Decision) -> DecisionOut:
+    # Stored text is handed out only without secrets (another tool may have written one):
+    # a decision whose text, why or rejected holds one is shown as withheld, whole.
+    rule = secret_in(d.text, d.why, d.rejected)
     return DecisionOut(
-        text=d.text,
-        why=d.why,
-        rejected=d.rejected,
+        text=withheld_text(rule) if rule else _s(d.text),
+        why="" if rule else _s(d.why),
+        rejected="" if rule else _s(d.rejected),
         date=d.date,
-        machine=d.machine_label,
-        project=d.project_label,
+        machine=_s(d.machine_label),
+        project=_s(d.project_label),
     )
 
 
 def _history(h: HistoryEntry) -> SessionOut:
+    rule = secret_in(h.summary, *h.files_touched)
     return SessionOut(
         date=h.date,
-        machine=h.machine_label,
-        summary=h.summary,
-        files_touched=list(h.files_touched),
+        machine=_s(h.machine_label),
+        summary=withheld_text(rule) if rule else _s(h.summary),
+        files_touched=[] if rule else list(h.files_touched),
         duration_min=h.duration_min,
     )
 
@@ -398,7 +428,7 @@ def _matches(d: Decision, query: str, terms: list[str]) -> bool:
 
 
 def why(store: Store, query: str, all_projects: bool = False) -> Reply:
-    query = clean_text(query, "query")
+    query = clean_needle(query, "query")
     terms = [identity(t) for t in query.split()]
     ws, _, _ = _read(store, all_projects)
     hits = [d for d in _live_decisions(ws) if _matches(d, query, terms)]
@@ -412,7 +442,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
             if d.key not in shown and _matches(d, query, terms)
         )
     data = WhyView(
-        query=query,
+        query=_shown(query),
         decisions=[_decision(d) for d in hits],
         scope=_scope(ws),
         other_projects_matching=elsewhere,
@@ -423,7 +453,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         else ""
     )
     if not hits:
-        return Reply(f'No decisions match "{query}" in {_scope_name(ws)}.{more}', data)
+        return Reply(f'No decisions match "{_shown(query)}" in {_scope_name(ws)}.{more}', data)
     blocks = []
     for d in data.decisions:
         block = [f"● {d.text}"]
@@ -434,8 +464,9 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         if d.date:
             block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
         blocks.append("\n".join(block))
-    text = f'{len(hits)} decision(s) matching "{query}" in {_scope_name(ws)}:\n\n' + "\n\n".join(
-        blocks
+    text = (
+        f'{len(hits)} decision(s) matching "{_shown(query)}" in {_scope_name(ws)}:\n\n'
+        + "\n\n".join(blocks)
     )
     return Reply(text + (f"\n\n{more.strip()}" if more else ""), data)
 
@@ -518,7 +549,7 @@ def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
     if not outcome.rotated:
         return ""
     return f"\nThe {noun} list holds {cap}; the oldest rotated out: " + "; ".join(
-        f'"{t}"' for t in outcome.rotated
+        f'"{_s(shown_text(t))}"' for t in outcome.rotated
     )
 
 
@@ -541,7 +572,7 @@ def add_next(store: Store, text: str) -> Reply:
 
 
 def complete_next(store: Store, match: str) -> Reply:
-    match = clean_text(match, "match")
+    match = clean_needle(match, "match")
     try:
         outcome = store.complete_next_action(match)
     except AmbiguousMatchError as err:
@@ -551,7 +582,7 @@ def complete_next(store: Store, match: str) -> Reply:
             err.candidates,
         ) from None
     except NoMatchError:
-        left = [i.text for i in store.working_set().next_actions]
+        left = [shown_text(i.text) for i in store.working_set().next_actions]
         hint = (
             " Open next actions:\n" + "\n".join(f"- {t}" for t in left)
             if left
@@ -596,7 +627,7 @@ def forget(
     everywhere: bool = False,
     dry_run: bool = False,
 ) -> Reply:
-    needle = clean_text(text, "text")
+    needle = clean_needle(text, "text")
     if everywhere:
         # the same receipt `memoir-tui forget TEXT --everywhere` prints
         return Reply(store.forget.apply(needle, purge=purge, dry_run=dry_run).render())
@@ -605,16 +636,16 @@ def forget(
         target = store.find_decision(needle, include_hidden=purge, all_projects=all_projects)
     except AmbiguousMatchError as err:
         raise AmbiguousMatchError(
-            f'"{needle}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
+            f'"{_shown(needle)}" matches {len(err.candidates)} decisions. Forgetting is permanent, '
             "so nothing was changed. Call again with text unique to one of:",
-            err.candidates,
+            [_shown(c) for c in err.candidates],
         ) from None
     except NoMatchError as err:
-        reason = str(err)
+        reason = _shown(str(err))
         raise NoMatchError(f"{reason[:1].upper()}{reason[1:]}; nothing was forgotten.") from None
     if dry_run:
         act = "purge" if purge else "forget"
-        return Reply(f"Dry run, nothing changed. This would {act}: {target.text}")
+        return Reply(f"Dry run, nothing changed. This would {act}: {shown_text(target.text)}")
     if purge:
         outcome = store.purge_decision(target.key)
         if not outcome.changed:
@@ -629,7 +660,7 @@ def forget(
     if not outcome.changed:
         return Reply("Nothing changed: that decision was already forgotten.")
     return Reply(
-        f"Forgotten (permanent; there is no un-forget): {target.text}\n"
+        f"Forgotten (permanent; there is no un-forget): {shown_text(target.text)}\n"
         "It is hidden from memoir_session, memoir_why and memoir_resume here and on every "
         "replica it syncs with, and the same text cannot be noted again. "
         "Call again with purge=true to also redact its text from the file (for secrets)."
@@ -670,7 +701,7 @@ def review_list(store: Store) -> Reply:
     shown = [
         CandidateOut(
             id=i.short_id,
-            text=i.text,
+            text=shown_text(i.text),
             source=i.source,
             extractor=i.extractor,
             session_id=i.session_id,

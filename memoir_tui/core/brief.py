@@ -9,7 +9,8 @@ recognise our own words when they come back in a transcript (``strip_ours``).
 
 What goes in, in order, while it fits: the goals, the next actions (newest
 first), the open questions, the decisions (newest first, with why and what was
-rejected), and how many captured candidates wait for a person. Every item has
+rejected), and how many captured candidates wait for a person. An item holding a
+secret (written by another tool) is shown as withheld, never as its text. Every item has
 passed ``scope.is_visible`` already (the working set holds nothing hidden,
 purged, completed or out of scope), and each is clipped. What did not fit is
 counted on the last line, so the agent knows there is more and how to ask.
@@ -62,7 +63,9 @@ def strip_ours(text: str) -> str:
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:
-    one_line = " ".join(text.split())
+    from memoir_tui.core.textsafe import shown
+
+    one_line = " ".join(shown(text).split())
     # Item text must not close the fence early (or open a second one).
     one_line = one_line.replace("</memoir-brief", "</ memoir-brief").replace(
         "<memoir-brief", "< memoir-brief"
@@ -98,13 +101,13 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
         "decisions": [d.text for d in decisions],
     }
     sections: list[tuple[str, str, list[str]]] = [
-        ("goals", "Goals", [f"- {_clip(t)}" for t in texts["goals"]]),
+        ("goals", "Goals", [_item_line(t) for t in texts["goals"]]),
         (
             "next actions",
             "Next actions (newest first)",
-            [f"- {_clip(t)}" for t in texts["next actions"]],
+            [_item_line(t) for t in texts["next actions"]],
         ),
-        ("open questions", "Open questions", [f"- {_clip(t)}" for t in texts["open questions"]]),
+        ("open questions", "Open questions", [_item_line(t) for t in texts["open questions"]]),
         ("decisions", "Decisions (newest first)", [_decision_line(d) for d in decisions]),
     ]
     # Which item each line shows, so a face can go from a line to the item.
@@ -176,7 +179,21 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
     return Brief(text + "\n", shown, tuple(left), waiting_review, refs)
 
 
+def _item_line(text: str) -> str:
+    """A goal, next action or question; one that holds a secret (another tool wrote it,
+    or an older scanner let it in) is withheld, as inject withholds it."""
+    from memoir_tui.core.withhold import secret_in, withheld_text
+
+    rule = secret_in(text)
+    return f"- {withheld_text(rule)}" if rule else f"- {_clip(text)}"
+
+
 def _decision_line(d: Decision) -> str:
+    from memoir_tui.core.withhold import secret_in, withheld_text
+
+    rule = secret_in(d.text, d.why, d.rejected)
+    if rule:
+        return f"- {withheld_text(rule)}"
     line = f"- {_clip(d.text, 200)}"
     if d.why:
         line += f" — why: {_clip(d.why, 160)}"

@@ -2,7 +2,9 @@
 
 Named so it cannot collide with the JavaScript tool's ``config.json`` in the
 same folder. A missing file means defaults; an invalid value is a
-``ConfigError`` naming the key and its line — never a traceback.
+``ConfigError`` naming the key and its line — never a traceback. A section or key
+this version does not know (as a newer memoir-tui would write) is read past with a
+warning (``Config.warnings``), never refused: the file stays forward-compatible.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ KNOWN_TOOLS = (
     "continue",
     "zed",
     "kiro",
+    "serena",
     "amazonq",
     "aider",
     "agents-md",
@@ -104,6 +107,8 @@ class Config:
     caps_source: str = "defaults"
     js_footprint: str = ""
     caps_set: tuple[str, ...] = ()  # the visible caps [caps] sets itself
+    # one sentence per section or key this version does not know (read past, never refused)
+    warnings: tuple[str, ...] = ()
 
     @property
     def caps_note(self) -> str:
@@ -201,6 +206,8 @@ def load_config(store_dir: Path) -> Config:
         raise ConfigError(path, "file", f"is nested more than {DEFAULT_MAX_DEPTH} deep; not read")
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(path, "file", "is nested too deeply to read") from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"at line (\d+)", str(exc))
         line = getattr(exc, "lineno", None) or (int(found.group(1)) if found else None)
@@ -209,13 +216,27 @@ def load_config(store_dir: Path) -> Config:
     def fail(table: str, key: str, message: str) -> ConfigError:
         return ConfigError(path, f"{table}.{key}", message, _line_of(text, table, key))
 
+    warnings: list[str] = []
+
+    def unknown_key(table: str, key: str, known: str = "") -> None:
+        """A key a newer version may know: read past it, with a sentence."""
+        line = _line_of(text, table, key)
+        where = f"{path}:{line}" if line else str(path)
+        hint = f" (known: {known})" if known else ""
+        warnings.append(
+            f"{where}: [{table}] {key} is not known to this version of memoir-tui and was "
+            f"ignored{hint}"
+        )
+
     known_tables = {"store", "caps", "recall", "consolidate", "inject", "app"}
-    for table, value in data.items():
+    for table in list(data):
         if table not in known_tables:
-            raise ConfigError(
-                path, table, f"unknown section; known: {', '.join(sorted(known_tables))}"
+            warnings.append(
+                f"{path}: section [{table}] is not known to this version of memoir-tui and was "
+                f"ignored (known: {', '.join(sorted(known_tables))})"
             )
-        if not isinstance(value, dict):
+            del data[table]
+        elif not isinstance(data[table], dict):
             raise ConfigError(path, table, f"must be a table ([{table}])")
 
     store = data.get("store", {})
@@ -228,14 +249,15 @@ def load_config(store_dir: Path) -> Config:
         raise fail("store", "lock_wait_seconds", "must be a number of seconds between 0 and 3600")
     for key in store:
         if key != "lock_wait_seconds":
-            raise fail("store", key, "unknown key")
+            unknown_key("store", key, "lock_wait_seconds")
 
     caps_table = data.get("caps", {})
     cap_names = {f.name for f in fields(Caps)}
     cap_values: dict[str, int] = {}
     for key, value in caps_table.items():
         if key not in cap_names:
-            raise fail("caps", key, f"unknown key; known: {', '.join(sorted(cap_names))}")
+            unknown_key("caps", key, ", ".join(sorted(cap_names)))
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise fail("caps", key, "must be a positive integer")
         cap_values[key] = value
@@ -264,7 +286,7 @@ def load_config(store_dir: Path) -> Config:
         raise fail("recall", "full_check_files", "must be a whole number of files, 0 or more")
     for key in recall:
         if key not in ("project_roots", "tools", "full_check_files"):
-            raise fail("recall", key, "unknown key")
+            unknown_key("recall", key, "full_check_files, project_roots, tools")
 
     return Config(
         path=path,
@@ -274,19 +296,20 @@ def load_config(store_dir: Path) -> Config:
         tools=tuple(tools_raw),
         exists=True,
         recall_full_check_files=full_check,
-        consolidate=_load_consolidate(data.get("consolidate", {}), fail),
-        inject=_load_inject(data.get("inject", {}), fail),
-        theme=_load_app(data.get("app", {}), fail),
+        consolidate=_load_consolidate(data.get("consolidate", {}), fail, unknown_key),
+        inject=_load_inject(data.get("inject", {}), fail, unknown_key),
+        theme=_load_app(data.get("app", {}), fail, unknown_key),
         caps_source=caps_source,
         js_footprint=found,
         caps_set=tuple(k for k in VISIBLE_CAPS if k in caps_table),
+        warnings=tuple(warnings),
     )
 
 
-def _load_app(table: dict[str, Any], fail: Any) -> str | None:
+def _load_app(table: dict[str, Any], fail: Any, warn_unknown: Any) -> str | None:
     for key in table:
         if key != "theme":
-            raise fail("app", key, "unknown key; known: theme")
+            warn_unknown("app", key, "theme")
     theme = table.get("theme")
     if theme is not None and (not isinstance(theme, str) or not theme.strip()):
         raise fail("app", "theme", "must be a theme's name")
@@ -342,12 +365,13 @@ def remember_setting(store: Any, table: str, key: str, value: str) -> Path:
     return path
 
 
-def _load_consolidate(table: dict[str, Any], fail: Any) -> ConsolidateSettings:
+def _load_consolidate(table: dict[str, Any], fail: Any, warn_unknown: Any) -> ConsolidateSettings:
     values: dict[str, Any] = {}
     known = {f.name: f for f in fields(ConsolidateSettings)}
     for key, value in table.items():
         if key not in known:
-            raise fail("consolidate", key, f"unknown key; known: {', '.join(sorted(known))}")
+            warn_unknown("consolidate", key, ", ".join(sorted(known)))
+            continue
         if key == "near_duplicate_threshold":
             if (
                 isinstance(value, bool)
@@ -363,7 +387,7 @@ def _load_consolidate(table: dict[str, Any], fail: Any) -> ConsolidateSettings:
     return ConsolidateSettings(**values)
 
 
-def _load_inject(table: dict[str, Any], fail: Any) -> InjectConfig:
+def _load_inject(table: dict[str, Any], fail: Any, warn_unknown: Any) -> InjectConfig:
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key in ("enabled", "all_projects"):
@@ -390,8 +414,7 @@ def _load_inject(table: dict[str, Any], fail: Any) -> InjectConfig:
                 raise fail("inject", key, "must be a whole number between 200 and 100000")
             values[key] = value
         else:
-            known = "all_projects, enabled, max_block_chars, projects, targets"
-            raise fail("inject", key, f"unknown key; known: {known}")
+            warn_unknown("inject", key, "all_projects, enabled, max_block_chars, projects, targets")
     return InjectConfig(**values)
 
 

@@ -30,7 +30,13 @@ from urllib.parse import unquote
 from memoir_tui.core import frontmatter
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
-from memoir_tui.core.entries import Entry, EntryError, iter_entry_files, parse_entry
+from memoir_tui.core.entries import (
+    Entry,
+    EntryError,
+    iter_entry_files,
+    parse_entry,
+    stamp_updated,
+)
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import identity, parse_date_ms, parse_iso_ms
 from memoir_tui.core.items import FILES, SESSION, Undo
@@ -1091,7 +1097,7 @@ def _rewrite_links(batch: _Batch, directory: Path, old: str, new: str) -> int:
                 + updated[head_len:]
             )
         if updated != text:
-            batch.tx.write_text(path, updated)
+            batch.tx.write_text(path, stamp_updated(updated, batch.now_iso))
             changed += 1
     return changed
 
@@ -1111,7 +1117,7 @@ def _apply_unlink(batch: _Batch, proposal: Proposal) -> str:
         count += 1
     if not count:
         raise ConsolidateError(f"{path}: no dead links left to unlink")
-    batch.tx.write_text(path, "".join(pieces) + text[last:])
+    batch.tx.write_text(path, stamp_updated("".join(pieces) + text[last:], batch.now_iso))
     return f"unlinked {count} dead link(s) in {path.name}"
 
 

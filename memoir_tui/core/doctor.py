@@ -209,41 +209,29 @@ def check_store(store: Store) -> list[Check]:
         return [Check("store", WARN, f"{root} does not exist yet (created on the first write)")]
     if not os.access(root, os.W_OK):
         out.append(Check("store", FAIL, f"{root} is not writable"))
-    loaded = store.load()
-    if loaded.read_only:
-        out.append(Check("store", FAIL, f"read-only: {loaded.notice or 'a newer format'}"))
-    elif loaded.damage:
-        out.append(
-            Check("store", FAIL, loaded.notice or f"session.json is damaged ({loaded.damage})")
-        )
+    from memoir_tui.core.session import NEWER_VERSION
+    from memoir_tui.core.session_peek import peek_session
+
+    # Never store.load(): it keeps a damaged or newer file aside, and the doctor writes nothing.
+    peek = peek_session(store.session_path, now=store.clock())
+    if peek.damage == NEWER_VERSION:
+        out.append(Check("store", FAIL, f"read-only: {store.session_path} {peek.detail}"))
+    elif peek.damage:
+        out.append(Check("store", FAIL, f"{store.session_path} {peek.detail}"))
     else:
-        ws = store.view(loaded.state, all_projects=True)
+        ws = store.view(peek.state, all_projects=True)
         count = len(ws.goals) + len(ws.next_actions) + len(ws.open_questions) + len(ws.decisions)
-        state = "present" if store.session_path.exists() else "not written yet"
+        state = "present" if peek.exists else "not written yet"
         out.append(
             Check(
                 "store", PASS, f"{root}: session.json {state}, {count} live item(s) in all projects"
             )
         )
-    lock = store.session_path.with_name(store.session_path.name + ".lock")
-    try:
-        age = time.time() - lock.stat().st_mtime
-    except OSError:
-        age = None
-    if age is not None:
-        status = FAIL if age > STALE_LOCK_SECONDS else WARN
-        out.append(
-            Check(
-                "store lock",
-                status,
-                f"{lock.name} has been held for {age:.0f} s"
-                + (" (stale? a writer may have been killed)" if status == FAIL else ""),
-            )
-        )
+    out += _lock_checks(store.session_path)
     quarantined = sorted(
         p.name
         for p in root.iterdir()
-        if ".corrupted-" in p.name or p.name.startswith("pre-migration-") or ".newer-" in p.name
+        if any(f".{kind}-" in p.name for kind in ("corrupted", "pre-migration", "misshapen"))
     )
     if quarantined:
         shown = ", ".join(quarantined[:4]) + (" …" if len(quarantined) > 4 else "")
@@ -255,6 +243,51 @@ def check_store(store: Store) -> list[Check]:
         waiting = waiting_count(review)
         out.append(Check("review queue", PASS, f"{waiting} candidate(s) wait for review"))
     return out
+
+
+def _lock_checks(session_path: Path) -> list[Check]:
+    """The two locks by their real names: the JavaScript tool's ``session.json.lock``
+    (a file that exists while held) and ours, a flock on ``session.json.flock``
+    (the file stays; only whether someone holds it says anything)."""
+    out: list[Check] = []
+    js_lock = session_path.with_name(session_path.name + ".lock")
+    try:
+        age = time.time() - js_lock.stat().st_mtime
+    except OSError:
+        age = None
+    if age is not None:
+        status = FAIL if age > STALE_LOCK_SECONDS else WARN
+        out.append(
+            Check(
+                "store lock",
+                status,
+                f"{js_lock.name} (the write lock memoir tools share) has been held for {age:.0f} s"
+                + (" (stale? a writer may have been killed)" if status == FAIL else ""),
+            )
+        )
+    flock = session_path.with_name(session_path.name + ".flock")
+    if _flock_held(flock):
+        out.append(Check("store lock", WARN, f"{flock.name} is held by a memoir-tui writer now"))
+    return out
+
+
+def _flock_held(path: Path) -> bool:
+    """Whether another process holds ``path``'s flock (probed read-only, never created)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def check_recall(store: Store, *, env: Mapping[str, str]) -> list[Check]:
@@ -310,12 +343,24 @@ class Registration:
     command: str
     args: tuple[str, ...]
     env: Mapping[str, str]
+    limit_s: float | None = None  # how long the host waits for the server to start
+
+
+CODEX_STARTUP_SECONDS = 10.0  # Codex drops a server slower than startup_timeout_sec (default)
 
 
 def mcp_registrations(
     *, home: Path, env: Mapping[str, str], project: Path | None = None
 ) -> list[Registration]:
     """Our server's entry in every host config that holds one (user and project files)."""
+    return [r for r in _registrations(home=home, env=env, project=project) if r.command]
+
+
+def _registrations(
+    *, home: Path, env: Mapping[str, str], project: Path | None = None
+) -> list[Registration]:
+    """Registrations, and (with an empty ``command``, the reason in ``args``) every
+    host config file that exists but cannot be parsed."""
     import sys
     import tomllib
 
@@ -334,20 +379,37 @@ def mcp_registrations(
                 from memoir_tui.core.safeio import read_text_safely
 
                 text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
-            except (OSError, UnicodeDecodeError):
+            except FileNotFoundError:
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                found.append(Registration(host.name, path, "", (f"cannot be read ({exc})",), {}))
                 continue
             try:
                 if host.file_format == "toml":
                     entries = tomllib.loads(text).get(host.container, {})
                 else:
                     entries = config_splice.json_entries(text, host.container)
-            except (ValueError, config_splice.ConfigTextError):
+            except (ValueError, config_splice.ConfigTextError) as exc:
+                reason = getattr(exc, "reason", None) or str(exc)
+                found.append(
+                    Registration(host.name, path, "", (f"cannot be parsed: {reason}",), {})
+                )
                 continue
             entry = entries.get(SERVER_NAME) if isinstance(entries, dict) else None
+            if isinstance(entry, dict) and host.entry_shape == "opencode":
+                argv = entry.get("command")
+                if not isinstance(argv, list) or not argv or entry.get("enabled") is False:
+                    continue
+                entry = {"command": str(argv[0]), "args": argv[1:], "env": entry.get("environment")}
             if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
                 continue
             args = entry.get("args") if isinstance(entry.get("args"), list) else []
             extra = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+            limit = None
+            if host.name == "codex":
+                given = entry.get("startup_timeout_sec")
+                ok = isinstance(given, int | float) and not isinstance(given, bool)
+                limit = float(given) if ok else CODEX_STARTUP_SECONDS
             found.append(
                 Registration(
                     host.name,
@@ -355,6 +417,7 @@ def mcp_registrations(
                     entry["command"],
                     tuple(str(a) for a in args),
                     {str(k): str(v) for k, v in extra.items()},
+                    limit,
                 )
             )
     return found
@@ -468,8 +531,14 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def check_mcp(*, home: Path, env: Mapping[str, str], project: Path | None = None) -> list[Check]:
-    found = mcp_registrations(home=home, env=env, project=project)
-    if not found:
+    found = _registrations(home=home, env=env, project=project)
+    out = [
+        Check(f"mcp {r.host}", FAIL, f"{r.path} {r.args[0]}; its servers cannot be checked")
+        for r in found
+        if not r.command
+    ]
+    regs = [r for r in found if r.command]
+    if not regs and not out:
         return [
             Check(
                 "mcp",
@@ -477,8 +546,7 @@ def check_mcp(*, home: Path, env: Mapping[str, str], project: Path | None = None
                 "memoir-tui's server is registered in no host (memoir-tui install-mcp HOST)",
             )
         ]
-    out = []
-    for reg in found:
+    for reg in regs:
         out.append(check_registration(reg, home=home, env=env, cwd=project or home))
     return out
 
@@ -493,7 +561,17 @@ def check_registration(
     ok, ms, detail = handshake(
         [reg.command, *reg.args], env={**env, **reg.env}, cwd=cwd if cwd.is_dir() else home
     )
-    return Check(area, PASS if ok else FAIL, f"{detail} in {ms:.0f} ms ({reg.path})")
+    said = f"{detail} in {ms:.0f} ms ({reg.path})"
+    if ok and reg.limit_s is not None and ms > reg.limit_s * 1000:
+        return Check(
+            area,
+            FAIL,
+            f"{said}: slower than the {reg.limit_s:g} s the host waits (startup_timeout_sec), "
+            "so it would drop the server",
+        )
+    if ok and reg.limit_s is not None and ms > reg.limit_s * 500:
+        return Check(area, WARN, f"{said}: over half the {reg.limit_s:g} s the host waits")
+    return Check(area, PASS if ok else FAIL, said)
 
 
 def _program_path(command: str, env: Mapping[str, str]) -> str | None:
@@ -550,52 +628,252 @@ def check_hooks_file(
     home: Path,
     env: Mapping[str, str],
     cwd: Path | None = None,
+    project: Path | None = None,
 ) -> list[Check]:
-    """Every hook of ours in one settings file, run once with a synthetic event."""
+    """Every hook of ours in one settings file: would the host run it (its matcher
+    rule, its switches at every settings level, trust), and does it work when run
+    with a synthetic event within the host's timeout."""
     from memoir_tui.core.hook_install import read_state
 
     state = read_state(host_name, path)
     area = f"hooks {state.host.name}"
     if state.error:
-        return [Check(area, FAIL, f"{path} cannot be read: {state.error}")]
+        return [Check(area, FAIL, f"{path} cannot be parsed: {state.error}")]
     if not state.ours:
         return []
-    out = [Check(area, FAIL, f"{path}: hooks are turned off by {s}") for s in state.disabled]
+    if project is None and cwd is not None and path.is_relative_to(cwd):
+        project = cwd
+    rules = HostRules.read(state.host, home=home, env=env, project=project)
+    out = [Check(area, FAIL, problem) for problem in rules.problems]
+    out += [Check(area, FAIL, f"hooks are turned off: {why}") for why in rules.off]
     if state.missing:
         out.append(Check(area, WARN, f"{path}: not installed for {', '.join(state.missing)}"))
     for event, cmd in state.foreign_memoir:
         out.append(Check(area, WARN, f"the JavaScript memoir's hook is here too ({event}: {cmd})"))
+    untrusted = rules.untrusted(path)
+    if untrusted:
+        out.append(Check(area, FAIL, untrusted))
     where = cwd if cwd is not None and cwd.is_dir() else home
     for hook in state.ours:
-        out.append(
-            _check_one_hook(state.host, hook.host_event, hook.verb, hook.command, env, where)
-        )
+        out.append(_check_one_hook(state.host, hook, rules, env, where))
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class HostRules:
+    """What a host's own settings say about running hooks here, read at every level."""
+
+    host: Any
+    home: Path
+    env: Mapping[str, str]
+    project: Path | None
+    off: tuple[str, ...]  # "key = value in file": every hook is off
+    skipped: tuple[tuple[str, str], ...]  # (handler name or command, the file listing it)
+    problems: tuple[str, ...]  # a level's file that cannot be parsed
+    codex_states: Mapping[str, Any]  # Codex: [hooks.state] in the user's config.toml
+
+    @classmethod
+    def read(
+        cls, host: Any, *, home: Path, env: Mapping[str, str], project: Path | None
+    ) -> HostRules:
+        effective: dict[tuple[str, ...], tuple[object, Path]] = {}
+        skipped: list[tuple[str, str]] = []
+        problems: list[str] = []
+        states: dict[str, Any] = {}
+        for level in host.levels:
+            path = level.locate(home, env, project)
+            if path is None:
+                continue
+            data, error = _read_settings(path, level.file_format)
+            if error:
+                problems.append(f"{path} cannot be parsed ({error}); {host.label} may not start")
+                continue
+            if data is None:
+                continue
+            for keys, _ in host.disabled_by:
+                value = _dig(data, keys)
+                if value is not None:
+                    effective[keys] = (value, path)  # a later level wins
+            for keys in host.disabled_names:
+                names = _dig(data, keys)
+                if isinstance(names, list):
+                    key = ".".join(keys)
+                    skipped += [(n, f"{key} in {path}") for n in names if isinstance(n, str)]
+            if level.root is not None and host.project_trust == "codex":
+                found = _dig(data, ("hooks", "state"))
+                if isinstance(found, dict):
+                    states.update(found)
+        off = tuple(
+            f"{'.'.join(keys)} = {json.dumps(effective[keys][0])} in {effective[keys][1]}"
+            for keys, value in host.disabled_by
+            if keys in effective and effective[keys][0] == value
+        )
+        return cls(host, home, env, project, off, tuple(skipped), tuple(problems), states)
+
+    def untrusted(self, hooks_file: Path) -> str:
+        """Why the host will not run a project-level hooks file here ("" when it will)."""
+        if self.project is None or not hooks_file.is_relative_to(self.project):
+            return ""
+        if self.host.project_trust == "codex":
+            return _codex_untrusted(self.host, self.home, self.env, self.project)
+        if self.host.project_trust == "gemini":
+            return _gemini_untrusted(self.host, self.home, self.env, self.project)
+        return ""
+
+    def skipped_by(self, hook: Any) -> str:
+        for name, where in self.skipped:
+            if name in (hook.name, hook.command):
+                return f"{self.host.label} skips it: {name!r} is listed in {where}"
+        if self.host.project_trust == "codex":
+            key = f"file:{hook.path}:{_snake(hook.host_event)}:{hook.group}:{hook.index}"
+            state = self.codex_states.get(key)
+            if isinstance(state, dict) and state.get("enabled") is False:
+                return f"{self.host.label} skips it: [hooks.state] turns {key} off"
+        return ""
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+def _read_settings(path: Path, file_format: str) -> tuple[Any, str]:
+    """(data, "") or (None, why it cannot be parsed); (None, "") when there is no file."""
+    try:
+        from memoir_tui.core.safeio import read_text_safely
+
+        text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
+    except FileNotFoundError:
+        return None, ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, str(exc)
+    try:
+        if file_format == "toml":
+            import tomllib
+
+            return tomllib.loads(text), ""
+        from memoir_tui.core import config_splice
+
+        return config_splice.parse_jsonc_value(text), ""
+    except Exception as exc:  # every parser's own error: named, never raised
+        return None, getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+
+
+def _dig(data: Any, keys: Sequence[str]) -> Any:
+    for key in keys:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _codex_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Path) -> str:
+    user = host.levels[0].locate(home, env, None)
+    data, _ = _read_settings(user, "toml") if user is not None else (None, "")
+    projects = _dig(data, ("projects",)) or {}
+    for folder in (project, *project.parents):
+        entry = projects.get(str(folder)) if isinstance(projects, dict) else None
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return ""
+    return (
+        f"Codex reads a project's own settings only in a trusted project: {project} is not "
+        f"trusted in {user} "
+        '(trust it when Codex asks, or set trust_level = "trusted" under '
+        f'[projects."{project}"])'
+    )
+
+
+def _gemini_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Path) -> str:
+    user = host.levels[0].locate(home, env, None)
+    settings, _ = _read_settings(user, "json") if user is not None else (None, "")
+    if _dig(settings, ("security", "folderTrust", "enabled")) is not True:
+        return ""  # folder trust off: every folder is trusted
+    trust_file = host.trust_file.locate(home, env, None) if host.trust_file else None
+    if trust_file is None:
+        return ""
+    rules, _ = _read_settings(trust_file, "json")
+    trusted = False
+    for folder, level in (rules or {}).items() if isinstance(rules, dict) else ():
+        where = Path(folder)
+        if level == "DO_NOT_TRUST" and where == project:
+            trusted = False
+            break
+        base = where.parent if level == "TRUST_PARENT" else where
+        if level in ("TRUST_FOLDER", "TRUST_PARENT") and project.is_relative_to(base):
+            trusted = True
+    if trusted:
+        return ""
+    return (
+        f"Gemini CLI runs a project's hooks only in a trusted folder (folder trust is on) "
+        f"and {project} is not trusted in {trust_file}"
+    )
+
+
 def _check_one_hook(
-    host: Any, host_event: str, verb: str, command: str, env: Mapping[str, str], cwd: Path
+    host: Any, hook: Any, rules: HostRules, env: Mapping[str, str], cwd: Path
 ) -> Check:
-    area = f"hook {host.name} {host_event}"
-    words = shlex.split(command) if command.strip() else []
+    from memoir_tui.core.hook_install import matcher_matches
+
+    area = f"hook {host.name} {hook.host_event}"
+    if hook.verb == "session-start":
+        fires = [s for s in host.sources if matcher_matches(host.matcher_rule, hook.matcher, s)]
+        if not fires:
+            how = (
+                "by exact string"
+                if host.matcher_rule == "exact"
+                else "as exact alternatives or a regular expression"
+            )
+            return Check(
+                area,
+                FAIL,
+                f"{host.label} would never run it: it matches {hook.matcher!r} {how} against "
+                f"the session's source ({', '.join(host.sources)}) and none is matched "
+                f"(in {hook.path}; run install-hooks {host.name} again)",
+            )
+    skipped = rules.skipped_by(hook)
+    if skipped:
+        return Check(area, FAIL, skipped)
+    words = shlex.split(hook.command) if hook.command.strip() else []
     if not words or _program_path(words[0], env) is None:
-        return Check(area, FAIL, f"{words[0] if words else command!r} is not found")
+        return Check(area, FAIL, f"{words[0] if words else hook.command!r} is not found")
     code, ms, stdout, stderr = run_hook_command(
-        command, synthetic_event(host_event, cwd), env=env, cwd=cwd
+        hook.command, synthetic_event(hook.host_event, cwd), env=env, cwd=cwd
     )
     if code is None:
         return Check(area, FAIL, f"did not finish within {HOOK_SECONDS:.0f} s")
     if code != 0:
         tail = stderr.decode("utf-8", errors="replace").strip().splitlines()
         return Check(area, FAIL, f"exit {code} in {ms:.0f} ms" + (f": {tail[-1]}" if tail else ""))
-    problem = _shape_problem(host, verb, stdout)
+    limit_ms = _limit_ms(host, hook)
+    if limit_ms is not None and ms > limit_ms:
+        return Check(
+            area,
+            FAIL,
+            f"exit 0 in {ms:.0f} ms, slower than the {limit_ms / 1000:g} s {host.label} "
+            "waits for it (its timeout): the host would cut it off",
+        )
+    problem = _shape_problem(host, hook.verb, stdout)
     if problem:
         return Check(area, FAIL, f"exit 0 in {ms:.0f} ms, but {problem}")
     said = stderr.decode("utf-8", errors="replace").strip().splitlines()
     broken = [line for line in said if "Error" in line or "Traceback" in line]
     if broken:
         return Check(area, FAIL, f"exit 0 in {ms:.0f} ms, but it said: {broken[-1]}")
-    return Check(area, PASS, f"exit 0 in {ms:.0f} ms, {len(stdout)} bytes out")
+    limit = f" of the {limit_ms / 1000:g} s it may take" if limit_ms is not None else ""
+    if limit_ms is not None and ms > limit_ms / 2:
+        return Check(area, WARN, f"exit 0 in {ms:.0f} ms: over half{limit}")
+    return Check(area, PASS, f"exit 0 in {ms:.0f} ms{limit}, {len(stdout)} bytes out")
+
+
+def _limit_ms(host: Any, hook: Any) -> float | None:
+    """The host's time limit for this handler, in ms (its own timeout, else the host's)."""
+    if hook.timeout is not None and hook.timeout > 0:
+        return hook.timeout * (1 if host.timeout_unit == "ms" else 1000)
+    return HOST_DEFAULT_HOOK_MS.get(host.name)
+
+
+# Each host's timeout for a handler that sets none (its docs/source): Claude Code 60 s,
+# Gemini CLI 60,000 ms (our Codex handler always sets its own).
+HOST_DEFAULT_HOOK_MS = {"claude": 60_000.0, "gemini": 60_000.0}
 
 
 def _shape_problem(host: Any, verb: str, stdout: bytes) -> str | None:
@@ -628,7 +906,9 @@ def check_hooks(*, home: Path, env: Mapping[str, str], project: Path | None = No
     installed = False
     for host in hook_hosts():
         for path in settings_paths(host, home=home, env=env, project=project):
-            checks = check_hooks_file(host.name, path, home=home, env=env, cwd=project)
+            checks = check_hooks_file(
+                host.name, path, home=home, env=env, cwd=project, project=project
+            )
             installed = installed or bool(checks)
             out += checks
     if not installed:

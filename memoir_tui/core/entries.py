@@ -225,6 +225,37 @@ class EntryChange:
     reason: str
 
 
+_UPDATED_LINE_RE = re.compile(r"^updated:[^\r\n]*", re.MULTILINE)
+_TYPE_LINE_RE = re.compile(r"^type:", re.MULTILINE)
+_CREATED_LINE_RE = re.compile(r"^created:[^\r\n]*(\r?\n)", re.MULTILINE)
+
+
+def stamp_updated(text: str, when: str) -> str:
+    """``text`` with its frontmatter's ``updated`` set to ``when`` (FORMAT §2).
+
+    Only a typed entry's frontmatter is stamped (a file without one, or without
+    ``type``, is returned as it is); every other byte stays: the line is replaced
+    in place, or added after ``created`` (else at the end of the block).
+    """
+    fm, _body = frontmatter.split(text)
+    if fm is None or not _TYPE_LINE_RE.search(fm):
+        return text
+    start = text.index(fm)
+    line = f"updated: {when}"
+    if _UPDATED_LINE_RE.search(fm):
+        new_fm = _UPDATED_LINE_RE.sub(line, fm, count=1)
+    else:
+        nl = "\r\n" if "\r\n" in fm else "\n"
+        created = _CREATED_LINE_RE.search(fm)
+        if created:
+            new_fm = fm[: created.end()] + line + nl + fm[created.end() :]
+        elif fm.endswith(("\n", "\r")):
+            new_fm = fm + line + nl
+        else:
+            new_fm = fm + nl + line
+    return text[:start] + new_fm + text[start + len(fm) :]
+
+
 def _done_at_ms(entry: Entry) -> int | None:
     if entry.type not in ("goal", "next_action") or "done_at" not in entry.meta:
         return None
@@ -374,14 +405,21 @@ class EntryFiles:
         if after == (edit.before or b""):
             self.discard_edit(edit)
             return Outcome(False, f"{edit.path.name}: no change")
+        from memoir_tui.core import places  # today's memoir's canonical memories
+
+        canonical = edit.before is not None and places.is_canonical(edit.path, self.store.root)
+        lock = places.canonical_lock(self.store.root) if canonical else contextlib.nullcontext()
         try:
-            with self.store.transaction("edit_entry", files=(FILES,)) as tx:
+            with lock, self.store.transaction("edit_entry", files=(FILES,)) as tx:
                 if tx.read_bytes(edit.path) != edit.before:
                     raise EntryError(
                         f"{edit.path} changed on disk while it was being edited; nothing was "
                         f"written, and your edit is kept in {edit.draft}"
                     )
-                tx.write_bytes(edit.path, after)
+                if canonical and edit.before is not None:  # a new revision, as memoir writes
+                    places.write_revision(tx, edit.path, edit.before, after, self.store.clock())
+                else:
+                    tx.write_bytes(edit.path, self._stamped(edit, after))
                 tx.audit("edit_entry", "entries", text_hash(edit.path.name))
         except EntryError:
             raise
@@ -389,6 +427,24 @@ class EntryFiles:
             raise EntryError(f"{err} (your edit is kept in {edit.draft})") from err
         self.discard_edit(edit)
         return Outcome(True, f"saved {edit.path.name}")
+
+    def _stamped(self, edit: EntryEdit, after: bytes) -> bytes:
+        """An entry file's edit gets ``updated`` stamped, unless the person set it."""
+        if edit.path.parent != Path(os.path.abspath(self.store.memory_dir)):
+            return after
+        try:
+            text = after.decode("utf-8")
+            before = (edit.before or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return after
+
+        def updated_line(t: str) -> list[str]:
+            fm, _ = frontmatter.split(t)
+            return _UPDATED_LINE_RE.findall(fm or "")
+
+        if edit.before is not None and updated_line(text) != updated_line(before):
+            return after
+        return stamp_updated(text, self.store.clock()).encode("utf-8")
 
     def discard_edit(self, edit: EntryEdit) -> None:
         with contextlib.suppress(OSError):

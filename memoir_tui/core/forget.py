@@ -32,8 +32,8 @@ import json
 import logging
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,12 +47,15 @@ from memoir_tui.core.items import (
     REVIEW,
     SESSION,
     TOMBSTONE_LIST,
-    clean_text,
     decision_key,
     has_text,
     is_purged,
     purged_form,
 )
+from memoir_tui.core.needle import clean_needle, shown
+from memoir_tui.core.places import Place
+from memoir_tui.core.places import context_line as _context
+from memoir_tui.core.places import git_objects_hold as _git_objects_hold
 
 if TYPE_CHECKING:
     from memoir_tui.core.items import Outcome
@@ -63,33 +66,7 @@ log = logging.getLogger(__name__)
 
 LIVE_LISTS = ("goals", "next_actions", "open_questions")
 JS_EVENTS = "events.jsonl"  # the JavaScript tool's event log: one JSON event a line
-MAX_CONTEXT = 100
 GC_COMMAND = "git reflog expire --expire=now --all && git gc --prune=now"
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """One place the text is: ``kind`` (session, review, entry, host, quarantine, trash,
-    recall, sync, remote, transcript), the file, where in it, a line of context."""
-
-    kind: str
-    path: str
-    where: str
-    context: str
-    action: str = ""  # what confirming does here ("" : nothing, it cannot be changed)
-
-    def line(self) -> str:
-        where = f" ({self.where})" if self.where else ""
-        return f"{self.kind}: {self.path}{where}: {self.context}"
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "where": self.where,
-            "context": self.context,
-            "action": self.action,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +89,15 @@ class Receipt:
 
     def render(self) -> str:
         mode = "purge" if self.purge else "hide"
-        lines = [f"forget {self.needle!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
+        what = shown(self.needle)
+        lines = [f"forget {what!r} everywhere ({mode}{', dry run' if self.dry_run else ''})"]
         lines.append(f"checked {len(self.checked)} place(s):")
         lines.extend(f"  {c}" for c in self.checked)
-        lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
+        lines.append(
+            f"found in {len(self.found)} place(s):"
+            if self.found
+            else "found in none of the places checked"
+        )
         for p in self.found:
             action = f"  → {p.action}" if p.action else "  → left as it is"
             lines.append(f"  {p.line()}{action}")
@@ -128,13 +110,13 @@ class Receipt:
                 lines.append(f"still there, {len(self.remaining)} place(s):")
                 lines.extend(f"  {p.line()}" for p in self.remaining)
             else:
-                lines.append("still there: nowhere this tool can see")
+                lines.append("still there: in none of the places checked")
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "needle": self.needle,
+            "needle": shown(self.needle),
             "purge": self.purge,
             "dry_run": self.dry_run,
             "checked": list(self.checked),
@@ -143,22 +125,6 @@ class Receipt:
             "remaining": [p.to_dict() for p in self.remaining],
             "notes": list(self.notes),
         }
-
-
-def _context(text: str, needle: str) -> str:
-    """The line holding ``needle``, trimmed around it."""
-    lowered = text.lower()
-    at = lowered.find(needle.lower())
-    if at < 0:
-        return ""
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    line = text[start : end if end >= 0 else len(text)].strip()
-    if len(line) > MAX_CONTEXT:
-        pos = line.lower().find(needle.lower())
-        lo = max(0, pos - (MAX_CONTEXT - len(needle)) // 2)
-        line = ("…" if lo else "") + line[lo : lo + MAX_CONTEXT] + "…"
-    return line
 
 
 def _holds(value: Any, needle: str) -> bool:
@@ -357,7 +323,7 @@ class Forgetter:
     # --- scanning -------------------------------------------------------------------------
 
     def scan(self, needle: str, *, purge: bool = False) -> Scan:
-        needle = clean_text(needle, "text to forget")
+        needle = clean_needle(needle, "text to forget")
         folded = needle.lower()
         places: list[Place] = []
         checked: list[str] = []
@@ -447,12 +413,28 @@ class Forgetter:
                 if place is not None:
                     places.append(place)
         places.extend(self._linked_out(needle))
+        # places kept by their owner's rules: memoir's canonical memories and ledger,
+        # Codex's memory database, rollouts and its memories folder's git history
+        from memoir_tui.core import places as kept_places
+
+        home, env = self._home_env()
+        found, looked = kept_places.scan(
+            store, needle, purge=purge, projects=self.project_dirs, home=home, env=env
+        )
+        places += found
+        checked += looked
+        places += kept_places.git_places(store, needle, home=home, env=env)
         transcripts = list(self._transcripts())
         checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
         for path in transcripts:
             place = self._file_place("transcript", path, needle, "")
             if place is not None:
                 places.append(place)
+        checked.append(
+            "not searched: project folders nothing names (above), other machines, backups "
+            "and cloud copies, git histories other than those named, and the files of tools "
+            "memoir-tui does not know"
+        )
         # caches
         recall = self._recall_files()
         checked.append(f"recall index: {len(recall)} file(s)")
@@ -572,8 +554,18 @@ class Forgetter:
             return Receipt(before.needle, purge, dry_run, before.checked, before.places)
         changed: list[str] = []
         notes: list[str] = []
+        edited_hosts: list[str] = []
         hosts = {str(p) for _t, p in self.host_files()}
-        with self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx:
+        from memoir_tui.core import places as kept_places
+
+        canonical = [p for p in before.places if p.kind in ("memoir-memory", "memoir-history")]
+        # memoir's own lock on its canonical memories, held across the commit
+        memoir_lock = kept_places.canonical_lock(self.store.root) if canonical else nullcontext()
+        with (
+            memoir_lock,
+            self.store.transaction("forget_everywhere", files=(SESSION, REVIEW, FILES)) as tx,
+        ):
+            changed += kept_places.forget_canonical(tx, self.store, canonical, purge=purge)
             changed += self._forget_session(tx, before.needle, purge)
             changed += self._forget_review(tx, before.needle)
             editable = ("entry", "host", "js-events")
@@ -582,7 +574,10 @@ class Forgetter:
                 ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
                 if not ours and str(path) not in hosts:
                     continue
-                changed += self._forget_lines(tx, path, before.needle)
+                lines = self._forget_lines(tx, path, before.needle)
+                if lines and not ours:
+                    edited_hosts.append(str(path))
+                changed += lines
             if purge:
                 changed += self._purge_words(tx, before.needle)
                 for place in before.places:
@@ -590,7 +585,7 @@ class Forgetter:
                         tx.remove(place.path)
                         changed.append(f"removed the trash copy {place.path}")
             else:
-                kept = self.store.trash.keep(tx, f"forget {before.needle!r} everywhere")
+                kept = self.store.trash.keep(tx, f"forget {shown(before.needle)!r} everywhere")
                 if kept:
                     changed.append(
                         f"kept the old bytes of the files changed in the trash ({kept}; "
@@ -601,8 +596,15 @@ class Forgetter:
             tx.audit("forget_everywhere", "files")
         scrubbed = caches.finish_cache_scrub(self.store)
         changed += scrubbed
+        if canonical and purge:
+            kept_places.remove_empty_history(self.store.root)
+        home, env = self._home_env()
+        committed, git_notes = kept_places.commit_git_folders(
+            self.store, edited_hosts, before.needle, shown(before.needle), home=home, env=env
+        )
+        changed += committed
         if any(p.kind in ("sync", "remote") for p in before.places):
-            notes += self._push_forgotten_state()
+            notes += self._push_forgotten_state(purge)
         after = self.scan(before.needle, purge=purge)
         remaining = list(after.places)
         for place in remaining:
@@ -625,11 +627,14 @@ class Forgetter:
                     f"{place.path} is {place.where}: links out are never followed to edit; "
                     "remove the lines there by hand"
                 )
-        if any(p.kind == "transcript" for p in remaining):
+        if any(p.kind == "git-history" for p in remaining):
+            notes += git_notes
+        if not purge and any(p.kind in ("memoir-memory", "memoir-history") for p in remaining):
             notes.append(
-                "Claude Code's transcripts are its own log: memoir-tui never edits them; "
-                "delete the named files to let go of the text"
+                "a hidden canonical memory keeps its body and earlier revisions; --purge "
+                "removes them"
             )
+        notes += kept_places.remedies(remaining)
         return Receipt(
             before.needle,
             purge,
@@ -655,7 +660,7 @@ class Forgetter:
             key = decision_key(d)
             outcome = store.purge_decision(key) if purge else store.hide_decision(key)
             if outcome.changed:
-                changed.append(f"session: {outcome.message}")
+                changed.append(f"session: {shown(outcome.message)}")
         for list_key in LIVE_LISTS:
             items = current.get(list_key)
             if not isinstance(items, list):
@@ -673,7 +678,7 @@ class Forgetter:
                     changed.append(f"session: a {list_key} item purged (only its hash remains)")
                 elif not item.get("hidden"):
                     new_items.append({**item, "hidden": True, "hidden_at": store.clock()})
-                    changed.append(f"session: {list_key} item hidden: {item['text']}")
+                    changed.append(f"session: {list_key} item hidden: {shown(item['text'])}")
                 else:
                     new_items.append(item)
             current[list_key] = new_items
@@ -776,8 +781,12 @@ class Forgetter:
         if left is None:
             tx.remove(path)
             return [f"removed {path} (it held nothing else)"]
-        tx.write_text(path, left, scan=False, within=within)
         removed = text.count("\n") - left.count("\n")
+        if path.parent == self.store.memory_dir:
+            from memoir_tui.core.entries import stamp_updated
+
+            left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
+        tx.write_text(path, left, scan=False, within=within)
         return [f"removed {max(removed, 1)} line(s) from {path}"]
 
     def _purge_words(self, tx: Transaction, needle: str) -> list[str]:
@@ -798,12 +807,13 @@ class Forgetter:
                 changed.append(f"redacted the kept copy {path}")
         return changed
 
-    def _push_forgotten_state(self) -> list[str]:
-        """Carry the forgotten state to the remote now, so its old commits are left behind."""
+    def _push_forgotten_state(self, purge: bool) -> list[str]:
+        """Carry the forgotten state to the remote now, so its old commits are left behind
+        (with ``purge`` the remote branch is replaced, whatever file held the words)."""
         from memoir_tui.core.sync import sync
 
         try:
-            result = sync(self.store)
+            result = sync(self.store, rewrite_history=purge)
         except MemoirError as exc:
             return [
                 f"the sync remote still holds the text in its current files: {exc}; "
@@ -819,32 +829,11 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
 
     receipt = store.forget.apply(needle, purge=purge)
     left = len(receipt.remaining)
-    summary = f"forgot {receipt.needle!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt)" if left else "it is nowhere else"
+    summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
+        f"still in {left} place(s) (see the receipt)"
+        if left
+        else "it is in none of the other places checked"
     )
-    lines = [summary, *(p.line() for p in receipt.remaining[:5]), *receipt.notes[:2]]
+    # what is left, each with its remedy (the read-only places name their owner's way)
+    lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
     return Outcome(bool(receipt.changed), "\n".join(lines))
-
-
-def _git_objects_hold(repo: Path, folded: str) -> bool:
-    """Whether any object of the git repository ``repo`` holds the folded text."""
-    from memoir_tui.core.sync.git import git_env, git_executable
-
-    try:
-        proc = subprocess.run(
-            [
-                git_executable(),
-                "--git-dir",
-                str(repo),
-                "cat-file",
-                "--batch-all-objects",
-                "--batch",
-            ],
-            capture_output=True,
-            env=git_env(),
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError, MemoirError):
-        return False
-    return folded.encode("utf-8") in proc.stdout.lower()

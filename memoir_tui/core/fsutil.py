@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 import threading
@@ -132,7 +133,10 @@ def atomic_write_bytes(
             except FileExistsError:
                 continue
             try:
-                with os.fdopen(fd, "wb") as fh:
+                # Held until the rename: a sweep (``sweep_our_temps``) leaves a temp file
+                # whose lock is held alone, so an in-flight write is never swept.
+                _hold_temp_lock(fd)
+                with os.fdopen(fd, "wb", closefd=False) as fh:
                     fh.write(data)
                     fh.flush()
                     os.fsync(fh.fileno())
@@ -143,6 +147,8 @@ def atomic_write_bytes(
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)
                 raise
+            finally:
+                os.close(fd)
         break
     fsync_directory(target.parent)
 
@@ -224,4 +230,104 @@ def sweep_stale_temps(path: str | os.PathLike[str]) -> int:
         with contextlib.suppress(OSError):
             stale.unlink()
             removed += 1
+    return removed
+
+
+# --- our temp files, and sweeping the ones a killed process left -----------------------
+#
+# Every temp file this project writes beside a file is named after it, so a sweep can
+# tell ours from anyone else's by name alone (the JavaScript tool's own temp,
+# ``session.json.tmp-<pid>``, has no leading dot and is never ours):
+#
+# * ``.<name>.<8 hex>.tmp`` — an atomic write of ``<name>`` (the journal, entries,
+#   host files, the trash: every write); held under an ``flock`` until its rename;
+# * ``.<name>.create-<pid>-<thread>.tmp`` — an exclusive create's staging copy
+#   (``<name>`` may itself be ``x.bak``: ``.x.bak.create-….tmp``);
+# * ``.machine.id.<32 hex>`` — the first run's machine identity before it is linked.
+#
+# A killed writer leaves one behind, holding the new bytes: text a later purge removed
+# from the file itself may survive there, so they are swept inside the store's lock
+# and at every start — never one a live process is writing.
+
+OUR_TEMP_PATTERNS = (
+    re.compile(r"^\..+\.[0-9a-f]{8}\.tmp$", re.DOTALL),
+    re.compile(r"^\..+\.create-(?P<pid>\d+)-\d+\.tmp$", re.DOTALL),
+    re.compile(r"^\.machine\.id\.[0-9a-f]{32}$"),
+)
+
+
+def is_our_temp(name: str) -> bool:
+    """Whether a file name is one of this project's temp files (``OUR_TEMP_PATTERNS``)."""
+    return any(p.match(name) for p in OUR_TEMP_PATTERNS)
+
+
+def _hold_temp_lock(fd: int) -> None:
+    with contextlib.suppress(ImportError, OSError):
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's live process
+        return True
+    return True
+
+
+def _remove_if_abandoned(path: str) -> bool:
+    """Unlink an abandoned temp: not one this process is writing, not one whose named
+    writer is alive, not one whose ``flock`` a writer holds. True if it went."""
+    with _own_temps_guard:
+        if path in _own_temps:
+            return False
+    found = OUR_TEMP_PATTERNS[1].match(os.path.basename(path))
+    if found and _pid_alive(int(found.group("pid"))):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return False
+    except OSError:  # a link (never followed) or unreadable: the name alone decides
+        fd = -1
+    try:
+        if fd >= 0:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False  # a folder or a FIFO with our name: not a temp of ours
+            try:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except ImportError:
+                pass
+            except OSError:
+                return False  # a writer holds it: in flight
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def sweep_our_temps(directory: str | os.PathLike[str]) -> list[str]:
+    """Remove the temp files of ours (``OUR_TEMP_PATTERNS``) that no live writer owns from
+    ``directory`` (not below it); returns their paths. Call it holding the store's lock,
+    so none of our writers of that store is between creating one and renaming it."""
+    try:
+        with os.scandir(directory) as entries:
+            names = [e.name for e in entries if is_our_temp(e.name)]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        path = os.path.join(os.fspath(directory), name)
+        if _remove_if_abandoned(path):
+            removed.append(path)
     return removed

@@ -238,6 +238,33 @@ def _restored_backup(path: Path, current: str, host: HookHost, command: HookComm
 # --- what is there ------------------------------------------------------------------
 
 
+def matcher_matches(rule: str, matcher: Any, value: str) -> bool:
+    """Whether a host running ``rule`` (``HookHost.matcher_rule``) fires a group with
+    ``matcher`` for a lifecycle event whose source is ``value``.
+
+    Absent, empty and ``*`` match everything on every host here. Gemini CLI
+    compares the whole string (``matcher === trigger``), so ``startup|resume``
+    matches no source. Claude Code and Codex read ``a|b`` of plain words as
+    exact alternatives and anything else as a regular expression matched in
+    full.
+    """
+    if matcher is None:
+        return True
+    if not isinstance(matcher, str):
+        return False
+    wanted = matcher.strip()
+    if wanted in ("", "*"):
+        return True
+    if rule == "exact":
+        return wanted == value
+    if re.fullmatch(r"[\w\s|-]+", wanted):
+        return any(part.strip() == value for part in wanted.split("|"))
+    try:
+        return re.fullmatch(wanted, value) is not None
+    except re.error:
+        return False
+
+
 @dataclass(frozen=True, slots=True)
 class InstalledHook:
     host: str
@@ -246,6 +273,10 @@ class InstalledHook:
     verb: str
     command: str
     matcher: str | None
+    name: str | None = None  # the handler's "name" (Gemini lists names it skips)
+    timeout: float | None = None  # in the host's unit, as written
+    group: int = 0  # where it is: the group's index in the event's list
+    index: int = 0  # and the handler's in the group
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,15 +321,32 @@ def read_state(host_name: str, path: Path) -> HooksState:
     for name, groups in events.items():
         if not isinstance(groups, list):
             continue
-        for group in groups:
-            for handler in _handlers(group):
+        for g, group in enumerate(groups):
+            for i, handler in enumerate(_handlers(group)):
                 cmd = handler.get("command") if isinstance(handler, dict) else None
                 if not isinstance(cmd, str):
                     continue
                 found = ours_for(cmd)
                 if found and found[1] == host.name:
                     matcher = group.get("matcher") if isinstance(group, dict) else None
-                    ours.append(InstalledHook(host.name, path, name, found[0], cmd, matcher))
+                    label = handler.get("name")
+                    timeout = handler.get("timeout")
+                    ours.append(
+                        InstalledHook(
+                            host.name,
+                            path,
+                            name,
+                            found[0],
+                            cmd,
+                            matcher,
+                            label if isinstance(label, str) else None,
+                            float(timeout)
+                            if isinstance(timeout, int | float) and not isinstance(timeout, bool)
+                            else None,
+                            g,
+                            i,
+                        )
+                    )
                 elif "memoir" in cmd.lower() and not found:
                     foreign.append((name, cmd))
     disabled = tuple(

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.adapters import HOOK_VERBS, hook_host
 from memoir_tui.core.brief import DEFAULT_CHARS, build_brief
 
-EVENTS = HOOK_VERBS
+# The adapters are imported where a host is looked up: the lean session-start path
+# (core.session_start) reads its event with read_event and must not pay for them.
 CAPTURE_EVENTS = frozenset({"stop", "pre-compact", "session-end"})
 STDIN_DEADLINE_SECONDS = 2.0
 STDIN_MAX_BYTES = 1024 * 1024
@@ -124,6 +124,7 @@ def run_hook(
     brief_chars: int = DEFAULT_CHARS,
 ) -> HookResult:
     """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
+    from memoir_tui.core.adapters import HOOK_VERBS, hook_host
     from memoir_tui.core.store import Store
 
     env = os.environ if env is None else env
@@ -131,10 +132,14 @@ def run_hook(
     cwd = _event_cwd(event, env)
     store = Store.for_directory(store_root, actor=f"hook:{spec.name}", cwd=cwd)
     notes: list[str] = []
-    loaded = store.load()
-    if loaded.notice:
-        notes.append(loaded.notice)
     if event_name == "session-start":
+        from memoir_tui.core.session_peek import peek_session
+
+        # Read without keeping a damaged file aside: a hook (and the doctor's run of
+        # it) writes nothing but what it is for; the next writer quarantines.
+        loaded = peek_session(store.session_path, now=store.clock())
+        if loaded.detail:
+            notes.append(f"{store.session_path} {loaded.detail}")
         return _session_start(
             store,
             spec.name,
@@ -147,7 +152,7 @@ def run_hook(
         )
     if event_name in CAPTURE_EVENTS:
         return _capture(store, spec.name, event, notes, home=home, env=env)
-    raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(EVENTS)}")
+    raise ValueError(f"unknown hook event {event_name!r}; known: {', '.join(HOOK_VERBS)}")
 
 
 def _session_start(
@@ -182,6 +187,8 @@ def _session_start(
 
 def render_for_host(host: str, text: str) -> str:
     """The brief in ``host``'s documented SessionStart output shape."""
+    from memoir_tui.core.adapters import hook_host
+
     spec = hook_host(host)
     if spec.output == "plain":
         return text
@@ -198,6 +205,8 @@ def _capture(
     home: Path | None,
     env: Mapping[str, str],
 ) -> HookResult:
+    from memoir_tui.core.adapters import hook_host
+
     spec = hook_host(host)
     if not spec.captures:
         notes.append(
@@ -209,20 +218,50 @@ def _capture(
     from memoir_tui.core.capture.run import capture, unread_bytes
 
     home = Path.home() if home is None else home
-    root = transcripts_dir("claude-code", home, env).expanduser().absolute()
+    if host == "gemini" and (
+        event.get("hook_event_name") == "AfterAgent" or "prompt_response" in event
+    ):
+        from memoir_tui.core.capture.hosts import capture_gemini_turn
+
+        return _queued(capture_gemini_turn(store, event, home=home), notes)
+    tool = {"codex": "codex", "gemini": "gemini"}.get(host, "claude-code")
+    root = transcripts_dir(tool, home, env).expanduser().absolute()
     given = event.get("transcript_path")
     if not isinstance(given, str) or not given or "\0" in given:
         notes.append("the event names no transcript_path: nothing to capture")
         return HookResult("", tuple(notes))
-    path = Path(given).expanduser().absolute()
-    try:
-        path.relative_to(root)
-    except ValueError:
-        notes.append(f"{path} is not under {root}: not read")
+    # Realpath containment: "~/.claude/projects/../../outside/x.jsonl" or a link out
+    # of the transcripts folder is not read.
+    path = Path(os.path.realpath(Path(given).expanduser()))
+    real_root = Path(os.path.realpath(root))
+    if not path.is_relative_to(real_root):
+        notes.append(f"{given} is not under {root}: not read")
         return HookResult("", tuple(notes))
+    if path.suffix != ".jsonl" or not path.is_file():
+        notes.append(f"{given} is not a transcript file: not read")
+        return HookResult("", tuple(notes))
+    if host == "gemini":  # SessionEnd, PreCompress: the whole recording again
+        from memoir_tui.core.capture.hosts import capture_gemini_chat
+
+        return _queued(capture_gemini_chat(store, path, event, home=home), notes)
     if not unread_bytes(store, path):
         return HookResult("", tuple(notes))  # a burst's later events: nothing new since
-    report = capture(store, projects_dir=root, home=home, only=[path])
-    if report.added:
-        notes.append(f"queued {len(report.added)} candidate(s) for review")
+    if host == "codex":
+        from memoir_tui.core.capture.hosts import capture_codex
+
+        added = capture_codex(
+            store,
+            path,
+            session_id=str(event.get("session_id") or ""),
+            cwd=str(event.get("cwd") or ""),
+            home=home,
+        )
+        return _queued(added, notes)
+    report = capture(store, projects_dir=real_root, home=home, only=[path])
+    return _queued(report.added, notes)
+
+
+def _queued(added: tuple[str, ...], notes: list[str]) -> HookResult:
+    if added:
+        notes.append(f"queued {len(added)} candidate(s) for review")
     return HookResult("", tuple(notes))

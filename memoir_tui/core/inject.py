@@ -181,10 +181,16 @@ def scope_id(project: Path, *, home: Path | None = None) -> str:
 
 
 def _clean(text: str) -> str:
-    """One line, no marker-like comments, bounded length."""
-    text = " ".join(text.split())
+    """One line, no marker-like comments, no control or bidi character, bounded length."""
+    from memoir_tui.core.textsafe import shown
+
+    text = " ".join(shown(text).split())
     text = text.replace("<!--", "< !--").replace("-->", "-- >")
     if len(text) > MAX_ITEM_CHARS:
+        from memoir_tui.core.secrets import find_secrets
+
+        if find_secrets(text):
+            return text  # whole, so ``_withhold`` finds the secret and drops the line
         text = text[: MAX_ITEM_CHARS - 1].rstrip() + "…"
     return text
 

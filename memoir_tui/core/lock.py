@@ -12,8 +12,15 @@ Two layers, because two kinds of process share the store:
 
 Unlike the reference, which proceeds *unlocked* after 5 s, we never write
 without the lock: after a configurable wait we fail with a message naming the
-lock file. A lock file left by a holder that died on this host (its PID is
-written inside and no longer exists) is broken at once instead of after 30 s.
+lock file waited on (never advising to remove the JavaScript tool's). A lock
+file left by a holder that died on this host (its PID is written inside and no
+longer exists) is broken at once instead of after 30 s; one that is not a file
+(a dangling link) is an error sentence, never a spin.
+
+Fairness: our writers wait in a FIFO (a ticket each, in ``session.json.queue/``)
+for the flock, and leave the JavaScript tool a window (``FAIR_GAP_SECONDS``)
+before each take only where that tool has a footprint or its lock was seen
+held; elsewhere once every ``PERIODIC_GAP_SECONDS``.
 """
 
 from __future__ import annotations
@@ -45,14 +52,28 @@ DEFAULT_WAIT_SECONDS = 10.0
 
 
 class LockTimeoutError(MemoirError):
-    """The session lock could not be taken within the configured wait."""
+    """A lock could not be taken within the configured wait; names the one waited on."""
 
-    def __init__(self, lock_path: Path, waited: float) -> None:
-        super().__init__(
-            f"could not lock the session: {lock_path} is held by another process "
-            f"(waited {waited:.1f} s). If no memoir process is running, remove that file."
-        )
+    def __init__(self, lock_path: Path, waited: float, holder: str = "") -> None:
+        if lock_path.name.endswith(".flock"):
+            text = (
+                f"could not lock the store: other memoir-tui writers held {lock_path} for "
+                f"the whole wait ({waited:.1f} s); nothing was written, try again"
+            )
+        else:
+            who = f" (its holder: {holder})" if holder else ""
+            text = (
+                f"could not lock the session: {lock_path} is held by another program"
+                f"{who} and was not released within {waited:.1f} s; nothing was written. "
+                f"It is let go when its holder exits (at once on this machine) or after "
+                f"{STALE_SECONDS:.0f} s; try again then"
+            )
+        super().__init__(text)
         self.lock_path = lock_path
+
+
+class LockFileDamagedError(MemoirError):
+    """``session.json.lock`` is not a file any tool's lock protocol made."""
 
 
 # One FileLock object per path in this process: a second object on the same
@@ -232,13 +253,17 @@ def _break_if_abandoned(lock_file: Path, stale_seconds: float) -> bool:
         st = lock_file.lstat()
     except FileNotFoundError:
         return True
-    if not stat.S_ISREG(st.st_mode):  # a FIFO, a folder, a link: no writer made it; say so now
-        from memoir_tui.core.safeio import UnsafeFileError
-
-        raise UnsafeFileError(
-            errno.EINVAL,
-            f"{lock_file} is not a regular file, so no writer can take the store's lock; "
-            "remove it (nothing was written)",
+    if not stat.S_ISREG(st.st_mode):
+        # A link (dangling or not), a folder, a pipe: no tool's O_EXCL create can ever
+        # succeed while it is there, so waiting would spin for ever.
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        if stat.S_ISLNK(st.st_mode):
+            with contextlib.suppress(OSError):
+                kind += f" (to {os.readlink(lock_file)})"
+        raise LockFileDamagedError(
+            f"{lock_file} is {kind}, not a lock file: no tool can lock the session "
+            "while it is there, so nothing was written; it was not made by a lock and "
+            "has to be removed by hand"
         )
     age = time.time() - st.st_mtime
     if age > stale_seconds or _holder_is_dead(lock_file):
@@ -248,34 +273,204 @@ def _break_if_abandoned(lock_file: Path, stale_seconds: float) -> bool:
     return False
 
 
+# --- a FIFO among our own writers ------------------------------------------------------------
+#
+# The flock alone is a free-for-all: every waiter polls, and one can lose to a stream
+# of others until its wait runs out. So each outermost taker first draws a ticket: an
+# empty file in ``session.json.queue/`` named by the time it arrived, created already
+# flocked (made under a temporary name, locked, renamed in). A taker goes on to the
+# store flock only once no live ticket older than its own is left, waiting on its
+# predecessor's ticket alone; a ticket whose flock can be taken belongs to a writer
+# that is gone (finished or killed) and is removed. The flock still decides who holds
+# the store (a writer of an older version, without tickets, just competes for it);
+# tickets only order the waiting, and one older than the stale age is not waited on.
+
+QUEUE_POLL_SECONDS = 0.001
+_TICKET_RE = re.compile(r"^\d{20}\.\d+\.\d+$")
+_depth = threading.local()
+
+
+def _queue_dir(session_path: Path) -> Path:
+    return session_path.with_name(session_path.name + ".queue")
+
+
+def _draw_ticket(queue: Path) -> tuple[int, str] | None:
+    """Our ticket (an open, flocked fd and its name), or None when no queue can be made."""
+    import fcntl
+
+    try:
+        queue.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    if queue.is_symlink() or not queue.is_dir():
+        return None
+    tag = f"{os.getpid()}.{threading.get_ident()}"
+    tmp = queue / f"tmp.{tag}"
+    try:
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        name = f"{time.time_ns():020d}.{tag}"
+        os.rename(tmp, queue / name)
+    except OSError:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return None
+    return fd, name
+
+
+def _wait_for_turn(queue: Path, mine: str, deadline: float) -> None:
+    """Return once no live ticket older than ``mine`` is left (or at the deadline)."""
+    import fcntl
+
+    while time.monotonic() < deadline:
+        try:
+            names = os.listdir(queue)
+        except OSError:
+            return
+        ahead = sorted(n for n in names if n < mine and _TICKET_RE.match(n))
+        if not ahead:
+            return
+        pred = queue / ahead[-1]
+        try:
+            fd = os.open(pred, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue  # it just went
+        try:
+            if time.time() - os.fstat(fd).st_mtime > STALE_SECONDS:
+                return  # not waited on (the flock still keeps us apart)
+            while time.monotonic() < deadline:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    time.sleep(QUEUE_POLL_SECONDS)
+                    continue
+                # its writer is gone (finished, or killed before removing it)
+                with contextlib.suppress(OSError):
+                    os.unlink(pred)
+                break
+        finally:
+            os.close(fd)
+
+
+def _drop_ticket(queue: Path, ticket: tuple[int, str]) -> None:
+    fd, name = ticket
+    with contextlib.suppress(OSError):
+        os.unlink(queue / name)
+    os.close(fd)
+
+
+def sweep_queue(session_path: str | os.PathLike[str], *, only_unnamed: bool = False) -> int:
+    """Remove tickets (with ``only_unnamed``: only half-made ones, which nobody waits on)
+    whose writers are gone. Returns how many."""
+    import fcntl
+
+    queue = _queue_dir(Path(session_path))
+    removed = 0
+    try:
+        names = os.listdir(queue)
+    except OSError:
+        return 0
+    for name in names:
+        ticket = bool(_TICKET_RE.match(name)) and not only_unnamed
+        if not (ticket or name.startswith("tmp.")):
+            continue
+        try:
+            fd = os.open(queue / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            os.unlink(queue / name)
+            removed += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
 @contextlib.contextmanager
 def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) -> Iterator[None]:
     """Hold the flock every memoir-tui writer of this store takes first (``session.json.flock``).
 
     Re-entrant within a thread (one ``FileLock`` per path per process), so a
-    transaction that joins an outer one in the same thread never deadlocks.
+    transaction that joins an outer one in the same thread never deadlocks. The
+    outermost take waits its turn in the FIFO of our writers first.
     """
     from memoir_tui.core.fsutil import private_dir
 
     session_path = Path(session_path)
     private_dir(session_path.parent)  # a store made here is 0700: it holds memory
-    flock = _flock_for(session_path.with_name(session_path.name + ".flock"))
+    flock_path = session_path.with_name(session_path.name + ".flock")
+    flock = _flock_for(flock_path)
     started = time.monotonic()
+    depths = _depth.__dict__.setdefault("by_path", {})
+    outermost = not depths.get(flock_path)
+    queue = _queue_dir(session_path)
+    ticket = _draw_ticket(queue) if outermost else None
     try:
-        # Our own processes queue on the flock; a short poll keeps contended
-        # writes quick (the 50 ms retry is the JS protocol's, for its file).
-        flock.acquire(timeout=max(wait_seconds, 0.0), poll_interval=0.002)
-    except TimeoutError:  # filelock.Timeout is a TimeoutError
-        raise LockTimeoutError(
-            session_path.with_name(session_path.name + ".lock"), time.monotonic() - started
-        ) from None
-    try:
-        # A writer killed while creating the JavaScript lock leaves its temp file; no
-        # writer of ours is creating one now (they hold this flock to), so sweep.
-        sweep_lock_temps(session_path.with_name(session_path.name + ".lock"))
-        yield
+        if ticket is not None:
+            _wait_for_turn(queue, ticket[1], started + max(wait_seconds, 0.0))
+        left = max(wait_seconds - (time.monotonic() - started), 0.0)
+        try:
+            flock.acquire(timeout=left, poll_interval=0.002)
+        except TimeoutError:  # filelock.Timeout is a TimeoutError
+            raise LockTimeoutError(flock_path, time.monotonic() - started) from None
+        depths[flock_path] = depths.get(flock_path, 0) + 1
+        try:
+            if outermost:
+                # A writer killed while creating the JavaScript lock leaves its temp file;
+                # no writer of ours is creating one now (they hold this flock to), so sweep.
+                sweep_lock_temps(session_path.with_name(session_path.name + ".lock"))
+                sweep_queue(session_path, only_unnamed=True)
+            yield
+        finally:
+            depths[flock_path] -= 1
+            flock.release()
     finally:
-        flock.release()
+        if ticket is not None:
+            _drop_ticket(queue, ticket)
+
+
+# --- the JavaScript tool's protocol -----------------------------------------------------------
+
+JS_SEEN = "js-seen"
+"""A marker in the queue folder: the JavaScript tool's lock was once seen held here."""
+PERIODIC_GAP_SECONDS = 0.35
+"""Where the JavaScript tool has left no trace, ours still leave it one window this often
+(a sixth of the lock's time at most, only while ours keep it busy), so even its first
+write here waits under half a second and never goes unlocked."""
+
+
+def _js_uses_store(session_path: Path) -> bool:
+    """The JavaScript tool has a footprint here (its files, or its lock seen held)."""
+    from memoir_tui.core.config import JS_FOOTPRINT_FILES
+
+    folder = session_path.parent
+    if any(os.path.isfile(folder / name) for name in JS_FOOTPRINT_FILES):
+        return True
+    return os.path.exists(_queue_dir(session_path) / JS_SEEN)
+
+
+def _note_js_seen(session_path: Path, js_lock: Path) -> None:
+    """Under our flock, a live lock file is never ours: remember the JavaScript tool."""
+    try:
+        from memoir_tui.core.safeio import read_file_safely
+
+        content = read_file_safely(js_lock, max_bytes=4096)[:64].strip()
+    except OSError:
+        return
+    if content == _our_content():
+        return
+    marker = _queue_dir(session_path) / JS_SEEN
+    if not os.path.exists(marker):
+        with contextlib.suppress(OSError):
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            os.close(fd)
 
 
 @contextlib.contextmanager
@@ -289,14 +484,18 @@ def js_session_lock(
     session_path = Path(session_path)
     js_lock = session_path.with_name(session_path.name + ".lock")
     turn = session_path.with_name(session_path.name + ".flock")
-    _leave_a_gap(turn)
+    _leave_a_gap(session_path, turn)
     deadline = time.monotonic() + wait_seconds
     started = time.monotonic()
+    seen = False
     while not _try_create(js_lock):
         if _break_if_abandoned(js_lock, stale_seconds):
             continue
+        if not seen:
+            _note_js_seen(session_path, js_lock)
+            seen = True
         if time.monotonic() >= deadline:
-            raise LockTimeoutError(js_lock, time.monotonic() - started)
+            raise LockTimeoutError(js_lock, time.monotonic() - started, _holder(js_lock))
         time.sleep(RETRY_SECONDS)
     try:
         yield
@@ -309,14 +508,42 @@ def js_session_lock(
             os.utime(turn)
 
 
-def _leave_a_gap(turn: Path) -> None:
-    """Sleep out what is left of ``FAIR_GAP_SECONDS`` since ours last released the lock."""
+def _holder(js_lock: Path) -> str:
+    try:
+        from memoir_tui.core.safeio import read_file_safely
+
+        content = read_file_safely(js_lock, max_bytes=4096)[:64].decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    if content.isdigit():
+        return f"process {content}, the JavaScript memoir tool's form"
+    return f"process {content}" if _HOLDER.fullmatch(content.encode()) else ""
+
+
+def _leave_a_gap(session_path: Path, turn: Path) -> None:
+    """Sleep out what is left of ``FAIR_GAP_SECONDS`` since ours last released the lock,
+    where the JavaScript tool uses this store; elsewhere only once a
+    ``PERIODIC_GAP_SECONDS``."""
     try:
         since = time.time() - turn.stat().st_mtime
     except OSError:
         return
-    if 0 <= since < FAIR_GAP_SECONDS:
-        time.sleep(FAIR_GAP_SECONDS - since)
+    if not 0 <= since < FAIR_GAP_SECONDS:
+        return
+    if not _js_uses_store(session_path):
+        mark = _queue_dir(session_path) / "gap"
+        try:
+            if time.time() - os.stat(mark).st_mtime < PERIODIC_GAP_SECONDS:
+                return
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        with contextlib.suppress(OSError):
+            fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            os.close(fd)
+            os.utime(mark)
+    time.sleep(FAIR_GAP_SECONDS - since)
 
 
 @contextlib.contextmanager

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import private_dir
 from memoir_tui.core.safeio import read_text_safely, write_file_safely
 
@@ -24,6 +26,8 @@ class Machine:
 def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | None:
     """The machine identity if this store already has one; never creates it."""
     try:
+        if not stat.S_ISREG(os.stat(store_dir / MACHINE_ID_FILE).st_mode):
+            return None  # a folder or a FIFO (which would block a read): no identity
         machine_id = _read_id(store_dir / MACHINE_ID_FILE)
     except (OSError, UnicodeDecodeError):
         return None
@@ -31,8 +35,12 @@ def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | Non
 
 
 def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
-    """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once."""
+    """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once.
+
+    Something other than a file at its name (a folder, a FIFO) is refused with a
+    sentence (``MachineIdError``): it is never read (a FIFO would block) nor replaced."""
     path = store_dir / MACHINE_ID_FILE
+    _refuse_odd(path)
     machine_id = ""
     with contextlib.suppress(OSError, UnicodeDecodeError):
         machine_id = _read_id(path)
@@ -44,6 +52,28 @@ def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
 def _read_id(path: Path) -> str:
     """``machine.id``'s text: a regular file of the store only (a FIFO never blocks)."""
     return read_text_safely(path, max_bytes=4096, within=path.parent).strip()
+
+
+class MachineIdError(MemoirError):
+    """Something other than a regular file is where ``machine.id`` belongs."""
+
+
+def _refuse_odd(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise MachineIdError(
+            f"{path} cannot be read ({exc.strerror or exc}); memoir-tui keeps this machine's "
+            "identity there (nothing was written)"
+        ) from None
+    if not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise MachineIdError(
+            f"{path} is {what}, where memoir-tui keeps this machine's identity; move it away "
+            "and run this again (nothing was written)"
+        )
 
 
 def _create_once(path: Path, candidate: str) -> str:

@@ -95,9 +95,9 @@ class McpInstallError(MemoirError):
 
 
 class UnknownToolError(McpInstallError, ValueError):
-    def __init__(self, tool: str) -> None:
+    def __init__(self, tool: str, why: str = "") -> None:
         self.tool = tool
-        super().__init__(f"unknown tool {tool!r}; known tools: {describe_known_tools()}")
+        super().__init__(why or f"unknown tool {tool!r}; known tools: {describe_known_tools()}")
 
 
 class UnsupportedScopeError(McpInstallError, ValueError):
@@ -174,14 +174,23 @@ class ServerSpec:
 
 def managed_keys(host: McpHost) -> tuple[str, ...]:
     """The keys of our entry that install sets (a user's other keys are kept)."""
+    if host.entry_shape == "opencode":
+        return (*(k for k, _ in host.entry_extras), "command", "environment")
     return (*(k for k, _ in host.entry_extras), "command", "args", "env")
 
 
 def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
     """Our entry as ``host`` expects it: its fixed keys, then command, args, env."""
     entry: dict[str, Any] = dict(host.entry_extras)
+    if host.entry_shape == "opencode":
+        entry["command"] = [server.command, *server.args]
+        entry["enabled"] = True  # a default: a user who switched it off keeps that
+        if server.env:
+            entry["environment"] = dict(server.env)
+        return entry
     entry["command"] = server.command
     entry["args"] = list(server.args)
+    entry.update((k, list(v) if isinstance(v, tuple) else v) for k, v in host.entry_defaults)
     if server.env:
         entry["env"] = dict(server.env)
     return entry
@@ -201,12 +210,41 @@ def describe_known_tools() -> str:
 
 
 def get_tool(name: str) -> McpHost:
-    """The tool named ``name`` or one of its aliases (case-insensitive)."""
-    wanted = name.strip().lower()
+    """The host named ``name`` or one of its aliases, else the first host of the tool the
+    registry's one resolver reads in ``name`` (``claude``, ``Claude Code``, ``vscode`` …)."""
+    from memoir_tui.core.adapters import BY_NAME, fold_tool_name, resolve_tool
+
+    wanted = fold_tool_name(name) if isinstance(name, str) else ""
     for tool in known_tools():
         if wanted == tool.name or wanted in tool.aliases:
             return tool
+    for described in mcp_hosts(installable=False):
+        if wanted == described.name:
+            # Described, not edited: Continue's YAML gets the block to add by hand.
+            if described.file_format == "yaml":
+                raise UnknownToolError(name, _refusal(described))
+            raise UnknownToolError(name)
+    try:
+        adapter = BY_NAME[resolve_tool(name)]
+    except MemoirError:
+        raise UnknownToolError(name) from None
+    for tool in adapter.mcp:
+        if tool in known_tools():
+            return tool
     raise UnknownToolError(name)
+
+
+def _refusal(host: McpHost) -> str:
+    """Why ``host`` is not edited, and what to add by hand."""
+    entry = entry_for(host, ServerSpec())
+    args = "".join(f"\n      - {a}" for a in entry.get("args", []))
+    snippet = f"  - name: {SERVER_NAME}\n    command: {entry['command']}\n    args:{args}"
+    return (
+        f"{host.name}'s {host.file_format.upper()} config is not edited: memoir-tui cannot "
+        "splice a YAML list byte-exact, so it refuses rather than rewrite your file. Add "
+        f"this under mcpServers: in {host.user[0].root.shown(host.user[0].file)} yourself:"
+        f"\n{snippet}"
+    )
 
 
 @dataclass(frozen=True)
@@ -429,6 +467,9 @@ def _merged_entry(current: Any, desired: dict[str, Any], managed: Sequence[str])
             merged[key] = desired[key]
         else:
             merged.pop(key, None)
+    for key, value in desired.items():  # a host's defaults, where the user set none
+        if key not in managed and key not in merged:
+            merged[key] = value
     return merged
 
 

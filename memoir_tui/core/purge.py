@@ -11,9 +11,11 @@ them is to drop them:
   blobs). The next sync fetches the remote again and pushes the purged state
   as a new root commit, so the remote's history lets go of the words too.
 
-Both are best effort and never undo the purge: a running sync keeps its copy
-(its next cycle rebuilds it), a cache in use by another process is removed from
-the file system and that process re-creates it.
+Neither undoes the purge. A drop that fails (a running sync keeps its copy, a
+cache that cannot be removed) is retried a few times, then left to every next
+command: the marker stays until the drop really happened, and the user is told
+what stayed. A cache in use by another process is removed from the file system
+and that process re-creates it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import contextlib
 import hashlib
 import logging
 import os
+import shutil
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,8 +43,9 @@ def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
     finish_cache_scrub(store)
 
 
-def drop_recall_indexes() -> int:
-    """Remove every recall index in the cache directory (they rebuild on the next query)."""
+def drop_recall_indexes(failures: list[str] | None = None) -> int:
+    """Remove every recall index in the cache directory (they rebuild on the next query).
+    What could not be removed is added to ``failures`` (one phrase each)."""
     from memoir_tui.core.cachedir import cache_dir
     from memoir_tui.core.safeio import LinkOutsideError, write_target
 
@@ -50,20 +55,35 @@ def drop_recall_indexes() -> int:
         write_target(directory / "x", within=directory.parent)  # a cache folder linked out
         names = os.listdir(directory)
     except LinkOutsideError as exc:
+        # Linked out of the cache: no index of ours is there (recall never writes through it).
         log.warning("recall indexes not dropped: %s", exc)
         return 0
-    except OSError:
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        if failures is not None:
+            failures.append(f"the cache folder {directory} could not be listed ({exc.strerror})")
         return 0
     for name in names:
         if name.startswith("recall-") and ".sqlite3" in name:
-            with contextlib.suppress(OSError):  # a link is removed, never its target
-                os.unlink(directory / name)
+            path = directory / name
+            try:  # a link is removed, never its target
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
                 removed += 1
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                if failures is not None:
+                    failures.append(f"{path} could not be removed ({exc.strerror or exc})")
     return removed
 
 
-def drop_sync_copy(store: Store) -> bool:
-    """Discard the local sync copy's repository (not its state) if no sync is running."""
+def drop_sync_copy(store: Store, failures: list[str] | None = None) -> bool:
+    """Discard the local sync copy's repository (not its state) if no sync is running.
+    A copy that stays (a sync running, an error) is added to ``failures``."""
     from memoir_tui.core.sync.config import load_sync_config, sync_config_path
     from memoir_tui.core.sync.engine import SyncCopy, sync_lock
 
@@ -75,6 +95,8 @@ def drop_sync_copy(store: Store) -> bool:
             copy.discard_history()
     except (MemoirError, OSError) as exc:
         log.warning("after the purge, the sync copy was left for the next sync: %s", exc)
+        if failures is not None:
+            failures.append(f"the local sync copy's history stayed ({exc})")
         return False
     return True
 
@@ -112,17 +134,42 @@ def stage_cache_scrub(tx: Transaction) -> None:
         log.warning("could not mark the caches for dropping: %s", exc)
 
 
+# Attempts within one command, and the pauses between them; a drop still failing after
+# them keeps the marker, so every next start of any face tries again.
+DROP_ATTEMPTS = 3
+DROP_PAUSE_SECONDS = 0.1
+
+
 def finish_cache_scrub(store: Store) -> list[str]:
-    """Drop the caches a purge left to drop, then the marker."""
+    """Drop the caches a purge left to drop, then the marker, retrying a failed drop a
+    few times. The marker goes only once every drop really happened; until then a
+    sentence saying what stayed is left for the user (``transaction.take_notices``)
+    and every next command tries again."""
     marker = scrub_marker(store)
     if not marker.exists():
         return []
     done = []
-    dropped = drop_recall_indexes()
-    if dropped:
-        done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
-    if drop_sync_copy(store):
-        done.append("discarded the local sync copy's history (the next sync rebuilds it)")
+    failures: list[str] = []
+    for attempt in range(DROP_ATTEMPTS):
+        if attempt:
+            time.sleep(DROP_PAUSE_SECONDS * attempt)
+        failures = []
+        dropped = drop_recall_indexes(failures)
+        if dropped:
+            done.append(f"dropped the recall index ({dropped} file(s); it rebuilds from the files)")
+        if drop_sync_copy(store, failures):
+            done.append("discarded the local sync copy's history (the next sync rebuilds it)")
+        if not failures:
+            break
+    if failures:
+        from memoir_tui.core.transaction import add_notice
+
+        add_notice(
+            store.root,
+            "after the purge, a cache that may still hold the purged words could not be "
+            f"dropped: {'; '.join(dict.fromkeys(failures))}; every next command tries again",
+        )
+        return done
     with contextlib.suppress(FileNotFoundError):
         marker.unlink()
     return done
@@ -131,9 +178,11 @@ def finish_cache_scrub(store: Store) -> list[str]:
 def finish_interrupted(store: Store) -> bool:
     """What every face does first: complete a commit a killed process left half done
     (the redo journal) and the cache drops a purge did not get to."""
-    from memoir_tui.core.transaction import journal_path
+    from memoir_tui.core.transaction import journal_path, sweep_temps_at_start
 
-    pending = journal_path(store.root).exists()
+    with contextlib.suppress(MemoirError, OSError):
+        sweep_temps_at_start(store)  # temp files a killed writer left: swept, not waited on
+    pending = os.path.lexists(journal_path(store.root))
     if not (pending or scrub_marker(store).exists()):
         return False
     try:

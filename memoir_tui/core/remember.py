@@ -245,6 +245,7 @@ def remember(
 
     tool_name = tool_name or DEFAULT_WRITE_TOOL
     adapter = get_adapter(tool_name)
+    tool_name = adapter.name  # any alias (the one resolver) names its adapter
     project = project.strip() if isinstance(project, str) and project.strip() else None
     where_dir = project_dir(engine, project) if project else None
     if tool_name == "memoir":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.textsafe import shown
 
 
 def _day(iso: str) -> str:
@@ -33,7 +34,7 @@ def render_working_set(
     for title, items in sections:
         lines.append(f"\n{title} ({len(items)})")
         lines.extend(
-            f"  - {i.text}  [{_where(i.date, i.machine_label, i.project_label if every else '')}]"
+            f"  - {shown(i.text)}  [{_where(i.date, i.machine_label, i.project_label if every else '')}]"
             for i in items
         )
         if not items:
@@ -41,24 +42,24 @@ def render_working_set(
     lines.append(f"\nDecisions ({len(ws.decisions)}; showing {min(decisions, len(ws.decisions))})")
     for d in ws.decisions[:decisions]:
         lines.append(
-            f"  - {d.text}  [{_where(d.date, d.machine_label, d.project_label if every else '')}]"
+            f"  - {shown(d.text)}  [{_where(d.date, d.machine_label, d.project_label if every else '')}]"
         )
         if d.why:
-            lines.append(f"      why: {d.why}")
+            lines.append(f"      why: {shown(d.why)}")
         if d.rejected:
-            lines.append(f"      rejected: {d.rejected}")
+            lines.append(f"      rejected: {shown(d.rejected)}")
     if not ws.decisions:
         lines.append("  (none)")
     if ws.history:
         last = ws.history[0]
         lines.append(
-            f"\nLast session: {_day(last.date)} on {last.machine_label or '?'}: {last.summary}"
+            f"\nLast session: {_day(last.date)} on {last.machine_label or '?'}: {shown(last.summary)}"
         )
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
 def _where(date: str, machine: str, project: str) -> str:
-    return " · ".join(p for p in (_day(date), machine or "?", project) if p)
+    return " · ".join(shown(p) for p in (_day(date), machine or "?", project) if p)
 
 
 def scope_line(ws: WorkingSet) -> str:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import owned_temp
+from memoir_tui.core.fsutil import _hold_temp_lock, owned_temp
 
 PathLike = str | os.PathLike[str]
 
@@ -160,7 +160,10 @@ def write_file_safely(
                 except FileExistsError:
                     continue
                 try:
-                    with os.fdopen(fd, "wb") as fh:
+                    # Named by ``fsutil.OUR_TEMP_PATTERNS`` and held under an ``flock`` until
+                    # the rename, so a sweep removes it only once its writer is gone.
+                    _hold_temp_lock(fd)
+                    with os.fdopen(fd, "wb", closefd=False) as fh:
                         fh.write(data)
                         fh.flush()
                         if mode is not None:
@@ -171,6 +174,8 @@ def write_file_safely(
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(name, dir_fd=dfd)
                     raise
+                finally:
+                    os.close(fd)
             break
         with contextlib.suppress(OSError):
             os.fsync(dfd)
@@ -242,15 +247,28 @@ def _refuse_kind(path: PathLike, mode: int) -> UnsafeFileError:
     return UnsafeFileError(errno.EINVAL, f"{os.fspath(path)} is {what}; not read")
 
 
-def open_for_reading(path: PathLike, *, within: PathLike | None = None) -> BinaryIO:
+def _open_regular(path: PathLike, follow_symlinks: bool) -> int:
+    """A descriptor on the regular file at ``path``, looked at before and after opening
+    (non-blocking); with ``follow_symlinks=False`` a link is refused (``O_NOFOLLOW``)."""
+    before = os.stat(path, follow_symlinks=follow_symlinks)
+    if not stat.S_ISREG(before.st_mode):
+        if stat.S_ISLNK(before.st_mode):
+            raise UnsafeFileError(errno.ELOOP, f"{os.fspath(path)} is a link; not read")
+        raise _refuse_kind(path, before.st_mode)
+    flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | getattr(os, "O_BINARY", 0)
+    if not follow_symlinks:
+        flags |= _O_NOFOLLOW
+    return os.open(path, flags)
+
+
+def open_for_reading(
+    path: PathLike, *, within: PathLike | None = None, follow_symlinks: bool = True
+) -> BinaryIO:
     """A binary file object on the regular file at ``path`` (for reading in pieces: a
     transcript from an offset); the checks of ``read_file_safely``, no size bound."""
     if within is not None:
         _refuse_link_out(path, within)
-    before = os.stat(path)
-    if not stat.S_ISREG(before.st_mode):
-        raise _refuse_kind(path, before.st_mode)
-    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | getattr(os, "O_BINARY", 0))
+    fd = _open_regular(path, follow_symlinks)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -275,21 +293,22 @@ def read_file_safely(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     within: PathLike | None = None,
+    follow_symlinks: bool = True,
 ) -> bytes:
     """The bytes of the regular file at ``path`` (a link is followed; with ``within``, only
     to a target inside it). A FIFO, a device, a socket or a folder raises
     ``UnsafeFileError`` without blocking; so does a file larger than ``max_bytes``.
-    A missing file raises ``FileNotFoundError`` as usual."""
+    A missing file raises ``FileNotFoundError`` as usual; with ``follow_symlinks=False``
+    a link is refused too (``errno.ELOOP``)."""
     if within is not None:
         _refuse_link_out(path, within)
-    before = os.stat(path)
-    if not stat.S_ISREG(before.st_mode):
-        raise _refuse_kind(path, before.st_mode)
-    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | getattr(os, "O_BINARY", 0))
+    fd = _open_regular(path, follow_symlinks)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _refuse_kind(path, st.st_mode)
+        if st.st_size > max_bytes:  # refused before reading any of it
+            raise _too_large(path, max_bytes)
         chunks = []
         left = max_bytes + 1
         while left > 0:
@@ -302,10 +321,14 @@ def read_file_safely(
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > max_bytes:
-        raise UnsafeFileError(
-            errno.EFBIG, f"{os.fspath(path)} is larger than {max_bytes // 1024:,} KB; not read"
-        )
+        raise _too_large(path, max_bytes)
     return data
+
+
+def _too_large(path: PathLike, max_bytes: int) -> UnsafeFileError:
+    return UnsafeFileError(
+        errno.EFBIG, f"{os.fspath(path)} is larger than {max_bytes // 1024:,} KB; not read"
+    )
 
 
 def read_text_safely(

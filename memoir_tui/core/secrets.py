@@ -37,13 +37,38 @@ Decisions worth knowing (the tests pin each one):
 - UUIDs, git SHAs and base64 on their own are not findings: without a token
   prefix or an assignment there is nothing to say they are credentials.
 - Disguises do not hide a secret. The rules also run over the text in NFKC
-  with zero-width characters (U+200B..U+200D, U+2060, U+FEFF) and soft hyphens
-  removed, so full-width letters and invisible marks inside a token are read
+  with invisible characters removed (below), so full-width letters and invisible marks inside a token are read
   through; spans are mapped back, so redaction removes the disguise too.
 - A token family may be split by single spaces or line breaks (a wrapped
   paste): the pieces are joined while they look machine-made (two character
-  classes, not a hash), from a first piece of eight characters or more; a word
-  of one case ends it, so "the ghp_ prefix" and prose after a token stay prose.
+  classes, not a hash); a word of one case, or a capitalised one, ends it, so
+  "the ghp_ prefix" and prose after a token stay prose.
+- Escapes are read through: a text holding URL ``%xx`` (runs read as UTF-8),
+  JSON/JavaScript ``\\uXXXX``/``\\xXX`` or HTML character references is also read
+  decoded (up to three levels, each mapped back to the original offsets), and a run of
+  twenty or more hex digits that spells printable ASCII is decoded (``hex-<rule>``).
+  Look-alike letters (Cyrillic and Greek capitals and small letters that read as
+  Latin ones, dotless i, script g, the hyphen and dash family) are folded to ASCII, and
+  every format character (category Cf: zero-width marks, bidirectional marks and
+  isolates, the soft hyphen) is dropped, so ``ghр_``, ``АKIA`` or ``sκ-ant-`` are read
+  as what they spell.
+- Inside a token's body a tab, and in a family whose alphabet has no dash a dash, is a
+  separator too (``AKIA-Q3EG-…``); any piece may follow one, since prose does not put
+  either inside a word. After a space or a line break a piece must look machine-made,
+  and a word of prose (``The``, ``is``) ends the token. A hex family's (Shopify,
+  DigitalOcean, Mailgun) pieces are hex.
+- Families with their own rules besides the classic ones: Slack (``xox?-``, ``xapp-``),
+  Discord bot tokens (the id part must decode to digits) and webhooks, Telegram bot
+  tokens (``<8-10 digits>:AA…``), a GCP service account's ``private_key_id``, Azure
+  connection strings and client secrets (``…Q~…``), Shopify (``shpat_``/``shpss_``/
+  ``shpca_``/``shppa_``), Heroku (``HRKU-``), DigitalOcean (``dop_v1_``…), SendGrid,
+  Mailgun (``key-``), Postmark (a token header or setting), ``age`` secret keys, Vault
+  (``hvs.``/``hvb.``/``hvr.`` and the old ``s.`` + 24), command-line passwords
+  (``mysql -p…``, ``sshpass -p``, ``redis-cli -a``, ``curl -u user:…``) and ``.netrc``
+  ``machine … login … password …`` records. Prose about any of them (``mysql -p`` that
+  prompts, ``sshpass -e``, ``$TOKEN``, ``<password>``) is not a finding.
+- ``ensure_no_secrets_together`` refuses the fields of one call when two of them joined
+  end to start hold a secret (a key split over ``why`` and ``rejected``), naming both.
 - Base64 is decoded when it could be the base64 of text (``base64-<rule>`` if
   the decoded text holds a finding) or of a key: a run that decodes to DER
   private key structure (PKCS#1, PKCS#8 plain or encrypted, SEC1) or to
@@ -67,6 +92,7 @@ __all__ = [
     "SecretFinding",
     "SecretFoundError",
     "ensure_no_secrets",
+    "ensure_no_secrets_together",
     "find_secrets",
     "redact",
 ]
@@ -85,13 +111,18 @@ class SecretFinding:
 class SecretFoundError(MemoirError):
     """Refusal to store text that contains a secret; the message names rules, never values."""
 
-    def __init__(self, what: str, findings: list[SecretFinding]) -> None:
+    def __init__(self, what: str, findings: list[SecretFinding], *, together: bool = False) -> None:
         self.what = what
         self.findings = tuple(findings)
         self.rules = tuple(dict.fromkeys(f.rule for f in findings))
         kinds = ", ".join(self.rules)
+        verb = (
+            "look like they contain a secret split between them"
+            if together
+            else ("looks like it contains a secret")
+        )
         super().__init__(
-            f"{what} looks like it contains a secret ({kinds}); memoir will not store it. "
+            f"{what} {verb} ({kinds}); memoir will not store it. "
             "Remove the secret or refer to where it lives (for example ${ENV_VAR})."
         )
 
@@ -237,29 +268,57 @@ class _Rule:
     lower: bool = False
     key_prefix: re.Pattern[str] | None = None  # must end just before the match
     strict: tuple[re.Pattern[str], ...] = ()  # the patterns without gaps, one per pattern
+    gaps: tuple[re.Pattern[str] | None, ...] = ()  # the separators each pattern lets in
+    hex_body: bool = False  # a body of hex (or lower-case base 36): such pieces belong to it
 
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _WORDISH = _ALNUM + "_-"
-# A token pasted across a line break or with a stray space: one space or line break
-# may sit between two of its characters (``_rejoin`` then decides what belongs to it).
-_GAP = r"(?:\r?\n| )"
+# A token pasted across a line break, or split by a space, a tab or (in a family whose
+# alphabet has none) a dash: one such separator may sit between two of its characters
+# (``_rejoin`` then decides what belongs to it). Invisible separators are gone already
+# (``_normalised``).
+_GAP = r"(?:\r?\n|[ \t])"
+_GAP_DASH = r"(?:\r?\n|[ \t-])"
+_GAPS = re.compile(_GAP)
+_GAPS_DASH = re.compile(_GAP_DASH)
+_RUN = re.compile("\x00([^\x00\x01]*)\x01(\\d+)\x01(\\d*)\x00")
 
 
 def _run(cls: str, lo: int, hi: int | None = None) -> str:
-    """``cls`` repeated ``lo``..``hi`` times, a single gap allowed between two of them
-    (``_strict`` turns it back into ``cls{lo,hi}``)."""
-    most = "" if hi is None else 2 * hi  # with as many gaps as characters, at worst
-    return rf"(?:{cls}|{_GAP}(?={cls})){{{lo},{most}}}(?#gap:{hi or ''})"
+    """``cls`` repeated ``lo``..``hi`` times; in the relaxed pattern a single separator
+    may sit between two of them (``_expand``)."""
+    return f"\x00{cls}\x01{lo}\x01{'' if hi is None else hi}\x00"
 
 
-_RUN = re.compile(
-    r"\(\?:(\[[^\]]*\])\|" + re.escape(_GAP) + r"\(\?=\[[^\]]*\]\)\)\{(\d+),\d*\}\(\?#gap:(\d*)\)"
-)
+def _gap_for(cls: str) -> str:
+    return _GAP if cls.endswith("-]") else _GAP_DASH
 
 
-def _strict(pattern: str) -> str:
-    return _RUN.sub(lambda m: f"{m[1]}{{{m[2]},{m[3]}}}", pattern)
+def _expand(pattern: str, *, relaxed: bool) -> str:
+    first = True
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal first
+        cls, lo, hi = m[1], m[2], m[3]
+        if not relaxed:
+            return f"{cls}{{{lo},{hi}}}"
+        most = "" if not hi else 2 * int(hi)  # with as many gaps as characters, at worst
+        run = rf"(?:{cls}|{_gap_for(cls)}(?={cls})){{{lo},{most}}}"
+        if first:  # where the body starts: a separator in the prefix is no gap
+            first = False
+            return f"(?P<run>{run})"
+        return run
+
+    return _RUN.sub(sub, pattern)
+
+
+def _gaps_in(pattern: str) -> re.Pattern[str] | None:
+    """The separators the relaxed ``pattern`` lets in (None: it has no run)."""
+    runs = _RUN.findall(pattern)
+    if not runs:
+        return None
+    return _GAPS if all(cls.endswith("-]") for cls, _lo, _hi in runs) else _GAPS_DASH
 
 
 def _tail_random(prefix_len: int) -> Check:
@@ -341,12 +400,39 @@ def _password_is_value(_m: re.Match[str], v: str) -> bool:
     return any(c.isdigit() for c in v)
 
 
+def _hex_token(v: str) -> bool:
+    """A machine-made hex (or base-36) body: digits and letters, and variety."""
+    return len(set(v)) >= 8 and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+
+
+def _discord_id(m: re.Match[str]) -> bool:
+    """A Discord bot token opens with its bot's id (digits) in base64."""
+    head = re.search(r"[A-Za-z0-9_-]{23,27}$", m.string[max(0, m.start() - 27) : m.start()])
+    if head is None:
+        return False
+    body = head.group()
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (ValueError, binascii.Error):
+        return False
+    return raw.isdigit()
+
+
+# A command's argument: quoted, or a bare word up to a space or a shell operator.
+_ARG = r"""(?:"(?P<dq>[^"\n]{1,256})"|'(?P<sq>[^'\n]{1,256})'|(?P<bare>[^\s"'`;|&]{1,256}))"""
+
+
+def _command_line_value(_m: re.Match[str], v: str) -> bool:
+    return not (_is_placeholder(v) or _CODE_REF.match(v) or v.startswith(("-", "$")))
+
+
 def _rule(name: str, patterns: str | tuple[str, ...], min_len: int, check: Check, **kw) -> _Rule:
     if isinstance(patterns, str):
         patterns = (patterns,)
-    relaxed = tuple(re.compile(p) for p in patterns)
-    strict = tuple(re.compile(_strict(p)) for p in patterns)
-    return _Rule(name, relaxed, min_len, check, strict=strict, **kw)
+    relaxed = tuple(re.compile(_expand(p, relaxed=True)) for p in patterns)
+    strict = tuple(re.compile(_expand(p, relaxed=False)) for p in patterns)
+    gaps = tuple(_gaps_in(p) for p in patterns)
+    return _Rule(name, relaxed, min_len, check, strict=strict, gaps=gaps, **kw)
 
 
 # Most specific first: when two rules find the same span, the earlier one names it.
@@ -498,6 +584,93 @@ RULES: tuple[_Rule, ...] = (
         left=_ALNUM,
     ),
     _rule(
+        "gcp-service-account",
+        r"""private_key_id["']?[ \t]*:[ \t]*["'](?P<s>[0-9a-f]{40})["']""",
+        40,
+        lambda _m, v: len(set(v)) >= 8,
+    ),
+    _rule(
+        "azure-client-secret",
+        r"Q~" + _run("[A-Za-z0-9_~.-]", 31, 34) + r"(?![A-Za-z0-9_~.-])",
+        33,
+        _tail_random(2),
+        key_prefix=re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]$"),
+    ),
+    _rule(
+        "discord-bot-token",
+        r"\.[A-Za-z0-9_-]{6}\." + _run("[A-Za-z0-9_-]", 27, 40) + r"(?![A-Za-z0-9_-])",
+        35,
+        lambda m, v: _discord_id(m) and _random_token(v[8:]),
+        key_prefix=re.compile(r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}$"),
+    ),
+    _rule(
+        "discord-webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/"
+        r"[A-Za-z0-9_-]{60,}",
+        90,
+        lambda _m, v: _random_token(v.rsplit("/", 1)[1]),
+    ),
+    _rule(
+        "telegram-bot-token",
+        r":AA" + _run("[A-Za-z0-9_-]", 30, 40) + r"(?![A-Za-z0-9_-])",
+        33,
+        _tail_random(3),
+        key_prefix=re.compile(r"(?<![0-9])[0-9]{8,10}$"),
+    ),
+    _rule(
+        "shopify-token",
+        r"shp(?:at|ss|ca|pa)_" + _run("[a-fA-F0-9]", 32, 32) + r"(?![A-Za-z0-9])",
+        38,
+        lambda _m, v: _hex_token(v[6:]),
+        left=_ALNUM,
+        hex_body=True,
+    ),
+    _rule(
+        "heroku-api-key",
+        r"HRKU-" + _run("[A-Za-z0-9_-]", 30),
+        35,
+        _tail_random(5),
+        left=_ALNUM,
+    ),
+    _rule(
+        "digitalocean-token",
+        r"do[opr]_v1_" + _run("[a-f0-9]", 64, 64) + r"(?![A-Za-z0-9])",
+        70,
+        lambda _m, v: _hex_token(v[7:]),
+        left=_ALNUM,
+        hex_body=True,
+    ),
+    _rule(
+        "mailgun-key",
+        r"key-" + _run("[0-9a-z]", 32, 32) + r"(?![A-Za-z0-9])",
+        36,
+        lambda _m, v: _hex_token(v[4:]),
+        left=_WORDISH,
+        hex_body=True,
+    ),
+    _rule(
+        "postmark-token",
+        r"""postmark[a-z0-9_ .-]{0,30}?(?:token|key)["']?[ \t]*[:=][ \t]*["']?"""
+        r"(?P<s>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+        36,
+        _always,
+        lower=True,
+    ),
+    _rule(
+        "age-secret-key",
+        r"AGE-SECRET-KEY-1" + _run("[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]", 58, 58),
+        74,
+        _always,
+        left=_ALNUM,
+    ),
+    _rule(
+        "vault-token",
+        (r"hv[sbr]\." + _run("[A-Za-z0-9_-]", 24), r"s\.[A-Za-z0-9]{24}(?![A-Za-z0-9.])"),
+        26,
+        lambda _m, v: _random_token(v[2:]) if v[1] == "." else _random_token(v[4:]),
+        left=_WORDISH + ".",
+    ),
+    _rule(
         "jwt",
         r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
         36,
@@ -525,6 +698,35 @@ RULES: tuple[_Rule, ...] = (
         lambda _m, v: _random_token(v),
         lower=True,
         left=_ALNUM,
+    ),
+    _rule(
+        "command-line-password",
+        (
+            r"sshpass(?:[ \t]+-[A-Za-z]+(?:[ \t]+[^\s-]\S*)?)*?[ \t]+-p[ \t]*" + _ARG,
+            *(
+                tool + r"(?![A-Za-z0-9_])[^\n|;&]{0,200}?[ \t]-p" + _ARG
+                for tool in (r"mysql(?:dump|admin|import|show|check)?", r"mariadb(?:-dump)?")
+            ),
+            r"redis-cli(?![A-Za-z0-9_-])[^\n|;&]{0,200}?[ \t](?:-a|--pass)[ \t]+" + _ARG,
+            *(
+                tool + r"(?![A-Za-z0-9_-])[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t=]*"
+                r"""[^\s:"'`]+:""" + _ARG
+                for tool in ("curl", "wget")
+            ),
+        ),
+        3,
+        _command_line_value,
+        left=_WORDISH,
+    ),
+    _rule(
+        "netrc-password",
+        tuple(
+            start + r"(?:\s+(?:login|account|port|protocol)[ \t]+\S+){0,4}\s+password[ \t]+" + _ARG
+            for start in (r"machine[ \t]+\S+", "default")
+        ),
+        3,
+        _command_line_value,
+        left=_WORDISH,
     ),
     _rule(
         "password-assignment", r"pass(?:word|wd|phrase)" + _VALUE, 4, _password_value, lower=True
@@ -598,7 +800,7 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
             haystack = lowered
         else:
             haystack = text
-        for pattern, strict in zip(rule.patterns, rule.strict, strict=True):
+        for pattern, strict, gaps in zip(rule.patterns, rule.strict, rule.gaps, strict=True):
             for m in pattern.finditer(haystack):
                 at = m.start()
                 if rule.left and at and text[at - 1] in rule.left:
@@ -612,8 +814,9 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
                     continue
                 start, end = span
                 value = text[start:end]
-                if pattern is not strict and (" " in value or "\n" in value):
-                    joined = _rejoin(rule, strict, m, value)
+                body = m.start("run") - start if gaps is not None else 0
+                if gaps is not None and gaps.search(value, body) and not strict.fullmatch(value):
+                    joined = _rejoin(rule, strict, gaps, m, value, body)
                     if joined is None:
                         continue
                     end, value = start + joined[0], joined[1]
@@ -624,42 +827,190 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
     return found
 
 
-_GAPS = re.compile(_GAP)
-
 # --- text that hides a secret from the rules: look-alike letters, invisible marks, base64
 
-# Invisible characters that split a token without showing: zero-width space, non-joiner
-# and joiner, word joiner, the byte-order mark and the soft hyphen.
-_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+# Invisible characters that split a token without showing: every format character
+# (zero-width space, non-joiner and joiner, word joiner, the byte-order mark, the soft
+# hyphen, the bidirectional marks and isolates…) and a few blank letters and fillers.
+_INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# Letters that look like ASCII ones, as a disguise uses them inside a token's prefix
+# (``ghр_`` with a Cyrillic er, ``АKIA`` with a Cyrillic A, ``sk‐`` with a hyphen).
+_HOMOGLYPHS = dict(
+    zip(
+        # Cyrillic
+        "АВЕЅІЈКМНОРСТХУҮԚԜаеѕіјорсхуԁһӏԛԝвкмнтьѵ"
+        # Greek
+        "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοριυχνκτϲϳ"
+        # Latin and Armenian look-alikes, dashes
+        "ıɡɑοօսց‐‑‒–—―−﹘﹣",
+        # what each reads as, in the same order
+        "ABESIJKMHOPCTXYYQWaesijopcxydhlqwBKMHTbv"  # Cyrillic
+        "ABEZHIKMNOPTYXaopiuxvktcj"  # Greek
+        "igaooug---------",  # Latin and Armenian, dashes
+        strict=True,
+    )
+)
 
 
-def _normalised(text: str) -> tuple[str, list[int]] | None:
-    """``text`` in NFKC (full-width and other compatibility letters become ASCII) with
-    the invisible characters gone, and for each of its characters the offset in
-    ``text`` it came from; None when that changes nothing."""
-    if text.isascii():
-        return None
+def _fold(ch: str) -> str:
+    """One non-ASCII character as the scanner reads it: gone if invisible, else its
+    NFKC form with look-alike letters made ASCII."""
     import unicodedata
 
+    if ch in _INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf":
+        return ""
+    folded = unicodedata.normalize("NFKC", ch)
+    return "".join(_HOMOGLYPHS.get(c, c) for c in folded)
+
+
+# A view of a text: the text the rules read, and for each of its characters the span
+# [lo, hi) of the original it came from.
+_View = tuple[str, list[int], list[int]]
+
+
+def _normalised(text: str) -> _View | None:
+    """``text`` with invisible characters gone, in NFKC (full-width and other
+    compatibility letters become ASCII) and with look-alike letters folded; None when
+    that changes nothing."""
+    if text.isascii():
+        return None
     out: list[str] = []
-    origin: list[int] = []
+    lo: list[int] = []
     pos = 0
     for run in _NON_ASCII.finditer(text):
         out.append(text[pos : run.start()])
-        origin.extend(range(pos, run.start()))
+        lo.extend(range(pos, run.start()))
         for i in range(run.start(), run.end()):
-            ch = text[i]
-            if ch in _INVISIBLE:
-                continue
-            folded = unicodedata.normalize("NFKC", ch)
+            folded = _fold(text[i])
             out.append(folded)
-            origin.extend([i] * len(folded))
+            lo.extend([i] * len(folded))
         pos = run.end()
     out.append(text[pos:])
-    origin.extend(range(pos, len(text)))
+    lo.extend(range(pos, len(text)))
     normal = "".join(out)
-    return None if normal == text else (normal, origin)
+    return None if normal == text else (normal, lo, [i + 1 for i in lo])
+
+
+# Escapes that spell a character: URL %xx (runs of them are UTF-8), JSON and
+# JavaScript \uXXXX and \xXX, HTML character references. A text with none of these is
+# read as it is; one with some is read decoded too.
+# (Three patterns, each opening with a literal the engine skims for: much faster than
+# one alternation over every position.)
+_ESCAPED = tuple(
+    re.compile(p)
+    for p in (
+        r"%[0-9A-Fa-f]{2}",
+        r"\\[ux][0-9A-Fa-f]{2}",
+        r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});",
+    )
+)
+_ESCAPE = re.compile(
+    r"(?P<url>(?:%[0-9A-Fa-f]{2})+)"
+    r"|\\u(?P<u>[0-9A-Fa-f]{4})"
+    r"|\\x(?P<x>[0-9A-Fa-f]{2})"
+    r"|\\(?P<c>[nrt\"'/\\])"
+    r"|&(?:#(?P<dec>[0-9]{1,7})|#[xX](?P<hex>[0-9A-Fa-f]{1,6})|(?P<name>[A-Za-z][A-Za-z0-9]{1,31}));"
+)
+_C_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+def _char(code: int) -> str | None:
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else None
+
+
+def _decoded(text: str) -> _View | None:
+    """``text`` with its escapes decoded (one level), or None when it has none."""
+    if not any(p.search(text) for p in _ESCAPED):
+        return None
+    out: list[str] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    pos = 0
+    for m in _ESCAPE.finditer(text):
+        start, end = m.span()
+        out.append(text[pos:start])
+        lo.extend(range(pos, start))
+        hi.extend(range(pos + 1, start + 1))
+        pos = end
+        kind = m.lastgroup
+        if kind == "url":  # bytes, read as UTF-8 (a stray byte stays as it was written)
+            raw = bytes.fromhex(m.group("url").replace("%", ""))
+            at = start
+            for ch in raw.decode("utf-8", "surrogateescape"):
+                width = 1 if "\udc80" <= ch <= "\udcff" else len(ch.encode("utf-8"))
+                piece = ch if width > 1 or ord(ch) < 0x80 else text[at : at + 3]
+                out.append(piece)
+                lo.extend([at] * len(piece))
+                hi.extend([at + 3 * width] * len(piece))
+                at += 3 * width
+            continue
+        if kind == "u":
+            code = int(m.group("u"), 16)
+            if 0xD800 <= code <= 0xDBFF and text.startswith("\\u", end):  # a surrogate pair
+                low = text[end + 2 : end + 6]
+                if len(low) == 4 and all(c in "0123456789abcdefABCDEF" for c in low):
+                    low_code = int(low, 16)
+                    if 0xDC00 <= low_code <= 0xDFFF:
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low_code - 0xDC00)
+                        end = pos = end + 6
+            ch = _char(code)
+        elif kind == "x":
+            ch = _char(int(m.group("x"), 16))
+        elif kind == "c":
+            ch = _C_ESCAPES.get(m.group("c"), m.group("c"))
+        elif kind == "dec":
+            ch = _char(int(m.group("dec")))
+        elif kind == "hex":
+            ch = _char(int(m.group("hex"), 16))
+        else:
+            from html.entities import html5
+
+            ch = html5.get(m.group("name") + ";")
+        piece = m.group() if ch is None else ch
+        out.append(piece)
+        lo.extend([start] * len(piece))
+        hi.extend([end] * len(piece))
+    out.append(text[pos:])
+    lo.extend(range(pos, len(text)))
+    hi.extend(range(pos + 1, len(text) + 1))
+    decoded = "".join(out)
+    return None if decoded == text else (decoded, lo, hi)
+
+
+def _compose(outer: _View | None, inner: _View) -> _View:
+    """``inner`` (a view of ``outer``'s text) as a view of the original text."""
+    if outer is None:
+        return inner
+    _text, olo, ohi = outer
+    text, ilo, ihi = inner
+    return text, [olo[i] for i in ilo], [ohi[i - 1] for i in ihi]
+
+
+_MAX_DEPTH = 3  # decoded inside decoded: %-escapes of \u escapes of a token, base64 of hex
+
+
+def _views(text: str) -> list[_View]:
+    """What the rules read besides ``text`` itself: its decoded and normalised forms,
+    each mapped back to ``text``."""
+    views: list[_View] = []
+    seen = {text}
+    current: _View | None = None
+    body = text
+    for _ in range(_MAX_DEPTH):
+        changed = False
+        for step in (_decoded, _normalised):
+            found = step(body)
+            if found is None or found[0] in seen:
+                continue
+            current = _compose(current, found)
+            body = current[0]
+            seen.add(body)
+            views.append(current)
+            changed = True
+        if not changed:
+            break
+    return views
 
 
 # A run of base64 (either alphabet), possibly wrapped over lines (a PEM body without
@@ -684,7 +1035,8 @@ _B64_HEAD = re.compile(
 
 def _b64decode(run: str) -> bytes | None:
     body = _B64_SEPARATORS.sub("", run)[: _B64_DECODED_MAX * 4 // 3]
-    body = body[: len(body) - len(body) % 4]  # a quantum cut short by the run's end goes
+    rest = len(body) % 4  # the last quantum: two or three characters are one or two bytes
+    body = body[:-1] if rest == 1 else body + "=" * ((4 - rest) % 4)
     altchars = b"-_" if ("-" in body or "_" in body) else None
     if altchars and ("+" in body or "/" in body):
         return None  # two alphabets at once: not base64
@@ -713,7 +1065,7 @@ def _is_private_key_der(data: bytes) -> bool:
     )
 
 
-def _base64_candidates(text: str) -> list[tuple[int, int, int, str]]:
+def _base64_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, str]]:
     """Secrets inside base64: a token or assignment encoded (named ``base64-<rule>``),
     and bare private key material (a PEM body without its armour, named
     ``private-key``). Decoded text that holds no finding is nothing: ordinary text,
@@ -725,6 +1077,11 @@ def _base64_candidates(text: str) -> list[tuple[int, int, int, str]]:
     while pos != -1:
         start, end = pos, mask.find(b" ", pos)
         end = len(text) if end == -1 else end
+        even = end - (end - start) % 2
+        if text[start] in "0234567" and _HEX_TEXT.fullmatch(text, start, even):
+            found.extend(_hex_finding(text, start, even, depth))  # hex is base64's subset
+            pos = mask.find(needle, end)
+            continue
         head = _B64_HEAD.match(text, start)
         if head is None:
             pos = mask.find(needle, end)  # not the base64 of text nor of a key
@@ -752,59 +1109,91 @@ def _base64_candidates(text: str) -> list[tuple[int, int, int, str]]:
             decoded = data[: e.start].decode("utf-8")  # a character cut by the run's end
         if not decoded.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
             continue
-        inner = _candidates(decoded)
+        inner = _inner_candidates(decoded, depth)
         if inner:
             name = min(inner, key=lambda c: c[2])[3]
             found.append((start, end, len(_PRIORITY), f"base64-{name}"))
     return found
 
 
-def _all_candidates(text: str) -> list[tuple[int, int, int, str]]:
-    """The rules over ``text`` as written and over its NFKC form without invisible
-    characters (spans mapped back), and over the base64 in either."""
-    found = _candidates(text) + _base64_candidates(text)
-    view = _normalised(text)
-    if view is not None:
-        normal, origin = view
-        for start, end, priority, name in _candidates(normal) + _base64_candidates(normal):
-            found.append((origin[start], origin[end - 1] + 1, priority, name))
+def _inner_candidates(decoded: str, depth: int) -> list[tuple[int, int, int, str]]:
+    """The findings in a decoded run (base64, hex): the rules, and below the depth limit
+    every disguise too."""
+    if depth + 1 >= _MAX_DEPTH:
+        return _candidates(decoded)
+    return _all_candidates(decoded, depth + 1)
+
+
+# A run of hex digits that could spell text: every byte printable ASCII (or a tab or a
+# line break). Hashes and ids spell bytes above 0x7f within a few pairs.
+_HEX_TEXT = re.compile(r"(?:[2-7][0-9a-fA-F]|0[9aAdD])+")
+
+
+def _hex_finding(text: str, start: int, end: int, depth: int) -> list[tuple[int, int, int, str]]:
+    """A secret spelled in hex (``676870…`` for ``ghp…``), named ``hex-<rule>``; the
+    base64 pass hands over each run that spells printable ASCII."""
+    inner = _inner_candidates(bytes.fromhex(text[start:end]).decode("ascii"), depth)
+    if not inner:
+        return []
+    name = min(inner, key=lambda c: c[2])[3]
+    return [(start, end, len(_PRIORITY), f"hex-{name}")]
+
+
+def _all_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, str]]:
+    """The rules over ``text`` as written and over every view of it (decoded escapes,
+    NFKC without invisible characters and look-alike letters; spans mapped back), and
+    over the base64 and hex in each."""
+    found = _candidates(text) + _base64_candidates(text, depth)
+    for body, lo, hi in _views(text):
+        for start, end, priority, name in _candidates(body) + _base64_candidates(body, depth):
+            found.append((lo[start], hi[end - 1], priority, name))
     return found
 
 
-def _token_piece(piece: str, *, first: bool = False) -> bool:
-    """A piece of a split token looks machine-made: two of lower case, upper case and
-    digits (or digits alone), and not a hex hash or UUID on its own. The first piece
-    (the family prefix and the start of the body) also needs eight characters. A word
-    of one case ends the token: prose goes on after it."""
-    if first and len(piece) < 8:
-        return False
+def _token_piece(piece: str, gap: str, hex_body: bool = False) -> bool:
+    """A piece of a split token. After a space or a line break it must look machine-made:
+    two of lower case, upper case and digits (or digits alone), and not a hex hash or UUID
+    on its own; a word of one case ends the token (prose goes on after it). After a tab
+    or a dash, which prose does not put inside a word, any piece will do (the joined form
+    must still be a whole token of the family)."""
+    if gap in ("\t", "-"):
+        return bool(piece)
+    if hex_body and piece.isalnum() and piece.isascii() and not piece.isupper():
+        return True  # a hex family's body is hex: no hash to tell apart
     if len(piece) >= 8 and _HEX_OR_UUID.fullmatch(piece):
         return False
+    if piece.isalpha() and piece[1:].islower():
+        return False  # "The", "is": a word of prose after the token
     return _classes(piece) >= 2 or piece.isdigit()
 
 
 def _rejoin(
-    rule: _Rule, strict: re.Pattern[str], m: re.Match[str], value: str
+    rule: _Rule,
+    strict: re.Pattern[str],
+    gaps: re.Pattern[str],
+    m: re.Match[str],
+    value: str,
+    body: int,
 ) -> tuple[int, str] | None:
-    """A token split by single spaces or line breaks: its pieces joined, and how far
-    into ``value`` it reaches. A piece that reads as a plain word ends it (prose after
-    a token is not part of it); of the rest, the longest run of pieces that is a whole
-    token of the rule's family wins."""
-    pieces: list[tuple[int, str]] = []  # (end in value, piece)
+    """A token split by single separators: its pieces joined, and how far into ``value``
+    it reaches. A piece that reads as a plain word ends it (prose after a token is not
+    part of it); of the rest, the longest run of pieces that is a whole token of the
+    rule's family wins."""
+    pieces: list[tuple[int, str, str]] = []  # (end in value, piece, the gap before it)
     pos = 0
-    for gap in _GAPS.finditer(value):
-        pieces.append((gap.start(), value[pos : gap.start()]))
+    before = ""
+    for gap in gaps.finditer(value, body):
+        pieces.append((gap.start(), value[pos : gap.start()], before))
         pos = gap.end()
-    pieces.append((len(value), value[pos:]))
+        before = gap.group()
+    pieces.append((len(value), value[pos:], before))
     kept = [pieces[0]]
-    if len(pieces) > 1 and not _token_piece(pieces[0][1], first=True):
-        kept = []  # "the ghp_ prefix": a family's prefix alone is how prose names it
-    for end, piece in pieces[1:] if kept else ():
-        if not _token_piece(piece):
+    for piece in pieces[1:]:
+        if not _token_piece(piece[1], piece[2], rule.hex_body):
             break
-        kept.append((end, piece))
+        kept.append(piece)
     for n in range(len(kept), 0, -1):
-        joined = "".join(p for _e, p in kept[:n])
+        joined = "".join(p for _e, p, _g in kept[:n])
         if len(joined) >= rule.min_len and strict.fullmatch(joined) and rule.check(m, joined):
             return kept[n - 1][0], joined
     return None
@@ -874,3 +1263,26 @@ def ensure_no_secrets(text: str, what: str) -> None:
     findings = find_secrets(text) if isinstance(text, str) else []
     if findings:
         raise SecretFoundError(what, findings)
+
+
+# How much of each field's end and start is read when two fields are joined: more than
+# any token family's length, so a scan of the join stays cheap.
+_JOIN_WINDOW = 1024
+
+
+def ensure_no_secrets_together(fields: list[tuple[str, str | None]]) -> None:
+    """Refuse the fields of one call (a decision's text, why and rejected…) if any holds
+    a secret, or if two of them joined end to start do: a key split over two fields is
+    still a key. The refusal names the fields and the kind, never the value."""
+    present = [(name, value) for name, value in fields if isinstance(value, str) and value]
+    for name, value in present:
+        ensure_no_secrets(value, name)
+    for first_name, first in present:
+        for second_name, second in present:
+            if first_name == second_name:
+                continue
+            left = first[-_JOIN_WINDOW:]
+            joined = left + second[:_JOIN_WINDOW]
+            crossing = [f for f in find_secrets(joined) if f.start < len(left) < f.end]
+            if crossing:
+                raise SecretFoundError(f"{first_name} and {second_name}", crossing, together=True)

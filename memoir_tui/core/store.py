@@ -458,7 +458,9 @@ class Store:
     def _one_item(self, state: dict[str, Any], list_key: str, match: str) -> dict[str, Any]:
         """Exactly one live item of ``list_key`` named by its text or a unique substring."""
         noun = NOUNS[list_key]
-        needle = identity(clean_text(match, "match"))
+        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+
+        needle = identity(clean_needle(match, "match"))
         items = well_formed_items(state["current"][list_key])
         exact = [i for i in items if identity(i["text"]) == needle]
         hits = exact or [i for i in items if needle in identity(i["text"])]
@@ -650,6 +652,9 @@ class Store:
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
+        from memoir_tui.core.secrets import ensure_no_secrets_together  # compiled lazily
+
+        ensure_no_secrets_together([("decision", text), ("why", why), ("rejected", rejected)])
         extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
         key = text_hash(text)
         with self.transaction("note_decision") as tx:
@@ -773,6 +778,11 @@ class Store:
                 if rejected is None
                 else clean_text(rejected, "rejected", required=False)
             )
+            from memoir_tui.core.secrets import ensure_no_secrets_together
+
+            ensure_no_secrets_together(
+                [("decision", new_text), ("why", new_why), ("rejected", new_rejected)]
+            )
             if identity(new_text) != identity(old["text"]):
                 return self._reword_decision(tx, old, new_text, new_why, new_rejected)
             if (new_text, new_why, new_rejected) == (
@@ -861,7 +871,9 @@ class Store:
         one only with ``hidden_substrings`` — for a person at their own terminal; an
         agent's ambiguous answer must never list forgotten text.
         """
-        needle = clean_text(needle, "match")
+        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+
+        needle = clean_needle(needle, "match")
         everywhere = self.working_set(all_projects=True)
         pool = everywhere.decisions + (everywhere.tombstones if include_hidden else ())
         wanted_hash = needle.lower() if is_text_hash(needle.lower()) else None

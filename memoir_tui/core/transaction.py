@@ -27,6 +27,15 @@ stages; on a clean exit it commits. The rules it enforces:
   journal goes. A process killed at any instant leaves either the old state
   or a journal that the next transaction (and ``recover``) completes. The
   session is written last: it is the commit point of changes that span files.
+* **The journal is ours alone.** Before the journal is published, its SHA-256 is
+  recorded in a private file outside the store (``commit_record_path``: 0600 in a
+  0700 folder of the user data directory, one per store on this machine), and the
+  journal names the store and the files outside it that the commit writes. Recovery
+  applies only a journal whose digest is recorded for this store, of a known version,
+  whose every path is inside the store or one of the files it declared; anything
+  else (planted, copied from another machine or store, replayed, damaged, too deep
+  to parse, a directory or link in its place) is set aside under a new name with a
+  sentence for the user (``take_notices``) and never applied.
 * **Never introduces a secret.** Staged text is scanned; a secret that is not
   already in the file's old bytes refuses the whole transaction, naming the
   rule and the file (a restore of bytes as they were passes ``scan=False``).
@@ -41,10 +50,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
+import hashlib
 import json
 import logging
 import os
+import stat
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +67,9 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
 from memoir_tui.core.fsutil import (
     fsync_directory,
+    is_our_temp,
     owned_temp,
+    sweep_our_temps,
     sweep_stale_temps,
 )
 from memoir_tui.core.identity import canonical_json
@@ -62,6 +78,7 @@ from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
 from memoir_tui.core.safeio import (
     home_folder,
+    open_for_reading,
     owner_folder,
     read_file_safely,
     write_file_safely,
@@ -84,7 +101,9 @@ log = logging.getLogger(__name__)
 KINDS = frozenset({SESSION, REVIEW, FILES})
 
 JOURNAL_FILE = ".memoir-tui-commit.json"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2  # 1 (unauthenticated) is never applied: it is set aside
+JOURNAL_MAX_BYTES = 1 << 30
+SET_ASIDE = ".set-aside-"  # a journal never applied: ``.memoir-tui-commit.json.set-aside-…``
 _MAX_FILE_BYTES = 256 * 1024 * 1024  # any file a transaction reads (safeio: never blocks)
 
 _open = threading.local()  # .by_root: {store root: the transaction this thread holds}
@@ -213,6 +232,7 @@ class Transaction:
         table[os.path.abspath(store.root)] = self
         self._stack.callback(table.pop, os.path.abspath(store.root), None)
         recover(store, inside=self)
+        sweep_temps(store.root)  # what killed writers left beside our files
         if session_is_newer(store.session_path):
             raise ReadOnlyStoreError(
                 f"{store.session_path} is from a newer memoir format; this store is read-only "
@@ -223,6 +243,7 @@ class Transaction:
         if self._session_lock_held:
             return
         store = self.store
+        refuse_odd_lock_file(store.session_path)
         self._stack.enter_context(
             js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
         )
@@ -422,12 +443,17 @@ class Transaction:
         writes, session_changed, review_changed = self._plan()
         if not writes:
             return Commit(self.op)
+        # Each folder we write into is recorded first, so a temp file a kill leaves
+        # there is swept by the next start, a host's folder included.
+        recorded = register_write_dirs(self.store.root, [w.path.parent for w in writes])
         if len(writes) > 1:
             _write_journal(self.store.root, self.op, writes)
             _apply(writes)
             _drop_journal(self.store.root)
         else:
             _apply(writes)
+        if recorded:
+            clear_write_dirs(self.store.root)
         for callback in self._on_write:
             callback()
         files_changed = tuple(
@@ -473,6 +499,24 @@ def run_transaction(store: Store, op: str, files: Iterable[str]) -> Iterator[Tra
         store.run_after_commit_hooks(commit)
 
 
+def refuse_odd_lock_file(session_path: Path) -> None:
+    """A folder (or a FIFO, a socket, a device) where the JavaScript tool's
+    ``session.json.lock`` belongs is no lock either tool made: waiting for it to go would
+    only time out, so refuse at once, saying what to move (nothing was written)."""
+    lock = Path(str(session_path) + ".lock")
+    try:
+        mode = os.lstat(lock).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return
+    what = "a folder" if stat.S_ISDIR(mode) else "something that is not a file"
+    raise MemoirError(
+        f"{what} is where the lock file {lock} belongs (no memoir tool makes one); "
+        "move it away and run this again (nothing was written)"
+    )
+
+
 def _refuse_new_secrets(path: Path, old: bytes | None, new: bytes) -> None:
     """A secret in ``new`` that ``old`` did not hold refuses the write (naming the rule)."""
     from memoir_tui.core.secrets import SecretFoundError, find_secrets
@@ -497,9 +541,51 @@ def journal_path(root: Path) -> Path:
     return Path(root) / JOURNAL_FILE
 
 
+def _data_dir() -> Path:
+    """``$XDG_DATA_HOME/memoir-tui``, else the platform's user data directory."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "memoir-tui"
+    if sys.platform.startswith("linux") and os.environ.get("HOME"):
+        return Path(os.environ["HOME"]) / ".local" / "share" / "memoir-tui"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("memoir-tui"))
+
+
+def _store_id(root: Path) -> str:
+    return hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:16]
+
+
+def commit_record_path(root: Path) -> Path:
+    """The private record of the journal this machine's writer published for the store at
+    ``root`` (its SHA-256): outside the store, so nobody who can only write there can
+    make a journal recovery accepts."""
+    return _data_dir() / "commits" / _store_id(root)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
-    payload = {"version": JOURNAL_VERSION, "op": op, "writes": [w.to_json() for w in writes]}
+    store_root = os.path.abspath(root)
+    hosts = sorted({str(w.path) for w in writes if not _inside(str(w.path), store_root)})
+    payload = {
+        "version": JOURNAL_VERSION,
+        "op": op,
+        "store": store_root,
+        "host_files": hosts,
+        "writes": [w.to_json() for w in writes],
+    }
     data = json.dumps(payload, separators=(",", ":")).encode("ascii")
+    # The record first: a journal published without one would be set aside, not applied.
+    record = commit_record_path(root)
+    from memoir_tui.core.fsutil import private_dir
+
+    private_dir(record.parent, tighten=True)
+    digest = hashlib.sha256(data).hexdigest()
+    write_file_safely(record, f"{digest} {store_root}\n".encode(), within=record.parent, mode=0o600)
     # Atomic and private: the journal holds the new bytes (never more than the files will).
     write_file_safely(journal_path(root), data, within=root, mode=0o600)
 
@@ -508,6 +594,247 @@ def _drop_journal(root: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         journal_path(root).unlink()
     fsync_directory(root)
+    with contextlib.suppress(OSError):
+        commit_record_path(root).unlink()
+
+
+def _recorded_digest(root: Path) -> str | None:
+    """The digest this machine recorded for the store's journal (None: no usable record,
+    or one that is not a private regular file of ours)."""
+    path = commit_record_path(root)
+    try:
+        with open_for_reading(path, follow_symlinks=False) as fh:  # never a link, never blocks
+            info = os.fstat(fh.fileno())
+            if info.st_mode & 0o077 or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
+                return None
+            raw = fh.read(4096)
+    except OSError:
+        return None
+    digest, _, rest = raw.decode("ascii", "replace").partition(" ")
+    if rest.strip() != os.path.abspath(root) or len(digest) != 64:
+        return None
+    return digest
+
+
+# --- temp files a killed writer left ---------------------------------------------------------
+
+
+def write_dirs_record_path(root: Path) -> Path:
+    """The private list of the folders a commit of this store in flight writes into,
+    beyond the store's root and its own folders (always swept): a host's folder
+    (``~/.claude``, a project), a trash record. Written before the commit's first temp
+    file, removed once it is done, so a kill leaves it for the next sweep."""
+    return _data_dir() / "written" / _store_id(root)
+
+
+def _always_swept(root: Path, directory: str) -> bool:
+    store_root = os.path.abspath(root)
+    return directory == store_root or os.path.dirname(directory) == store_root
+
+
+def _recorded_write_dirs(root: Path) -> set[str]:
+    path = write_dirs_record_path(root)
+    try:
+        with open_for_reading(path, follow_symlinks=False) as fh:  # never a link, never blocks
+            if os.fstat(fh.fileno()).st_mode & 0o022:
+                return set()
+            raw = fh.read(1 << 20)
+    except OSError:
+        return set()
+    return {line for line in raw.decode("utf-8", "replace").splitlines() if os.path.isabs(line)}
+
+
+def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> bool:
+    """Record the folders beyond the always-swept ones that a commit is about to write
+    into, before any temp file is made there; True if there were any (``clear_write_dirs``
+    after the commit). Best effort: a failure never stops a commit."""
+    wanted = {os.path.abspath(d) for d in directories}
+    extra = {d for d in wanted if not _always_swept(root, d)}
+    if not extra:
+        return False
+    every = sorted(_recorded_write_dirs(root) | extra)
+    record = write_dirs_record_path(root)
+    try:
+        from memoir_tui.core.fsutil import private_dir
+
+        private_dir(record.parent, tighten=True)
+        write_file_safely(
+            record, ("\n".join(every) + "\n").encode("utf-8"), within=record.parent, mode=0o600
+        )
+    except OSError as exc:
+        log.info("could not record the folders written into: %s", exc)
+    return True
+
+
+def clear_write_dirs(root: Path) -> None:
+    """The commit is done (or its folders were swept): nothing there is in flight."""
+    with contextlib.suppress(OSError):
+        write_dirs_record_path(root).unlink()
+
+
+def _sweep_dirs(root: Path) -> list[str]:
+    """Every folder a temp file of this store's writers can be in: the store and its
+    folders, this machine's records for it, and the folders a commit was writing into."""
+    dirs = [os.path.abspath(root)]
+    with contextlib.suppress(OSError), os.scandir(root) as entries:
+        dirs += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+    data = _data_dir()
+    dirs += [str(data / "commits"), str(data / "written")]
+    dirs += sorted(_recorded_write_dirs(root))
+    return list(dict.fromkeys(dirs))
+
+
+def sweep_temps(root: Path) -> list[str]:
+    """Remove the temp files killed writers of this store left (``fsutil.OUR_TEMP_PATTERNS``,
+    never one a live process is writing). Call it holding the store's flock."""
+    recorded = os.path.lexists(write_dirs_record_path(root))
+    removed: list[str] = []
+    for directory in _sweep_dirs(root):
+        removed += sweep_our_temps(directory)
+    if recorded:
+        clear_write_dirs(root)  # swept: no commit of this store is in flight now
+    if removed:
+        log.info("removed %d temp file(s) a stopped writer left", len(removed))
+    return removed
+
+
+def sweep_temps_at_start(store: Store) -> list[str]:
+    """What every face does first: if a temp file of ours lies beside any file this
+    store writes, take the store's flock (without waiting: its holder sweeps) and sweep.
+    Nothing is created when there is nothing to sweep."""
+    if not os.path.isdir(store.root):
+        return []
+    found = False
+    for directory in _sweep_dirs(store.root):
+        try:
+            with os.scandir(directory) as entries:
+                if any(is_our_temp(e.name) for e in entries):
+                    found = True
+                    break
+        except OSError:
+            continue
+    if not found:
+        return []
+    try:
+        with store_flock(store.session_path, wait_seconds=0):
+            return sweep_temps(store.root)
+    except (MemoirError, OSError):
+        return []  # busy (its holder sweeps) or not writable here
+
+
+# Sentences for the user about journals set aside, per store root, until a face takes them.
+_notices: dict[str, list[str]] = {}
+_notices_guard = threading.Lock()
+
+
+def take_notices(root: Path | None = None) -> list[str]:
+    """What recovery set aside for the store at ``root`` (every store: None) since last
+    asked, one sentence each, for a face to show; empties the list."""
+    with _notices_guard:
+        if root is None:
+            out = [n for notes in _notices.values() for n in notes]
+            _notices.clear()
+            return out
+        return _notices.pop(os.path.abspath(root), [])
+
+
+def add_notice(root: Path, sentence: str) -> None:
+    """Leave a sentence for the user of the store at ``root`` (shown by the face once)."""
+    with _notices_guard:
+        notes = _notices.setdefault(os.path.abspath(root), [])
+        if sentence not in notes:
+            notes.append(sentence)
+
+
+def _set_aside(root: Path, reason: str) -> None:
+    """Rename the journal (whatever is at its name) aside, never applying it, and say so."""
+    path = journal_path(root)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for n in range(100):
+        aside = path.with_name(f"{path.name}{SET_ASIDE}{stamp}" + (f"-{n}" if n else ""))
+        if os.path.lexists(aside):
+            continue
+        try:
+            os.rename(path, aside)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise MemoirError(
+                f"{path} is not a commit memoir-tui wrote here ({reason}) and could not be "
+                f"set aside ({exc.strerror or exc}); move it away by hand (nothing in it "
+                "was applied)"
+            ) from None
+        break
+    else:
+        raise MemoirError(f"{path} could not be set aside; move it away by hand")
+    fsync_directory(root)
+    with contextlib.suppress(OSError):
+        commit_record_path(root).unlink()
+    sentence = (
+        f"{path.name} in {root} was not a commit memoir-tui wrote here ({reason}); "
+        f"nothing in it was applied and it was set aside as {aside.name}"
+    )
+    log.info("%s", sentence)  # the faces show it (``take_notices``)
+    add_notice(root, sentence)
+
+
+def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
+    """The journal's op and writes if it is one this machine's writer published for this
+    store; otherwise it is set aside (and None returned). None too if there is none."""
+    path = journal_path(root)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        _set_aside(root, f"{kind} in its place")
+        return None
+    recorded = _recorded_digest(root)
+    if recorded is None:  # not even read: nothing of this machine's writer is pending
+        _set_aside(root, "no commit of this store on this machine recorded it")
+        return None
+    try:  # safeio: a regular file only (never a link, never blocks), its size bounded
+        raw = read_file_safely(path, max_bytes=JOURNAL_MAX_BYTES, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            _set_aside(root, "too large")
+            return None
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EINVAL):
+            _set_aside(root, "not a regular file")
+            return None
+        raise
+    if recorded != hashlib.sha256(raw).hexdigest():
+        _set_aside(root, "no commit of this store on this machine recorded it")
+        return None
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        _set_aside(root, "unreadable")
+        return None
+    try:
+        if not isinstance(payload, dict) or payload.get("version") != JOURNAL_VERSION:
+            raise ValueError("an unknown version")
+        store_root = os.path.abspath(root)
+        if payload.get("store") != store_root:
+            raise ValueError("it names another store")
+        hosts = payload.get("host_files")
+        if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+            raise ValueError("no declared files")
+        writes = [_Write.from_json(w) for w in payload["writes"]]
+        for w in writes:
+            name = str(w.path)
+            if not os.path.isabs(name) or os.path.normpath(name) != name:
+                raise ValueError("a path that is not plain and absolute")
+            if not _inside(name, store_root) and name not in hosts:
+                raise ValueError(f"a path outside the store it did not declare ({name})")
+        op = str(payload.get("op") or "commit")
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        _set_aside(root, str(exc) or "misshapen")
+        return None
+    return op, writes
 
 
 def _apply(writes: Iterable[_Write]) -> None:
@@ -554,26 +881,20 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
 def recover(store: Store, *, inside: Transaction | None = None) -> bool:
     """Complete a commit a killed process left half done; True if there was one.
 
-    Call it holding the store's locks (a transaction does, on entry). An
-    unreadable journal was never published whole (it is renamed into place
-    complete), so none of its writes happened: it is removed.
+    Call it holding the store's locks (a transaction does, on entry). Only a journal
+    this machine's writer recorded for this store is applied; any other (planted,
+    replayed, unreadable: a journal is renamed into place complete, so ours never is)
+    is set aside with a sentence (``take_notices``) and nothing in it is written.
     """
     path = journal_path(store.root)
-    try:
-        raw = read_file_safely(path, max_bytes=_MAX_FILE_BYTES)  # a FIFO: a sentence, no hang
-    except FileNotFoundError:
+    found = _read_journal(store.root)
+    if found is None:
         return False
-    try:
-        payload = json.loads(raw)
-        writes = [_Write.from_json(w) for w in payload["writes"]]
-        op = str(payload.get("op") or "commit")
-    except (ValueError, KeyError, TypeError):
-        log.warning("removing an unreadable commit journal %s", path)
-        _drop_journal(store.root)
-        return False
+    op, writes = found
     touches_session = any(w.path == store.session_path for w in writes)
     with contextlib.ExitStack() as stack:
         if touches_session and (inside is None or not inside._session_lock_held):
+            refuse_odd_lock_file(store.session_path)
             stack.enter_context(
                 js_session_lock(store.session_path, wait_seconds=store.config.lock_wait_seconds)
             )

@@ -14,6 +14,11 @@ written elsewhere) passes it through ``withhold_secrets`` first:
 
 What was held back is said by list and rule, never by text. Pure: the input is
 not changed.
+
+What hands a session's text to someone else to read (the session-start brief, the
+agent view, the MCP and CLI answers that return stored text) shows an item that holds
+a secret as ``withheld_text(rule)`` instead: the reader learns that an item is there
+and what kind of secret it holds, never the secret (``secret_in``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,60 @@ from typing import Any
 
 from memoir_tui.core.identity import PURGED_TEXT, text_hash
 from memoir_tui.core.items import is_hidden, is_purged, plural
+
+WITHHELD = "withheld: looks like a secret"
+
+
+def secret_in(*texts: str | None) -> str | None:
+    """The kind of the first secret in any of ``texts`` (the fields of one item), or in
+    two of them joined end to start (a key split between them); None when clean."""
+    present = [t for t in texts if isinstance(t, str) and t]
+    if not present:
+        return None
+    from memoir_tui.core.secrets import SecretFoundError, ensure_no_secrets_together
+
+    try:
+        ensure_no_secrets_together([(str(i), t) for i, t in enumerate(present)])
+    except SecretFoundError as err:
+        return err.rules[0] if err.rules else "secret"
+    return None
+
+
+def withheld_text(rule: str) -> str:
+    """What is shown in place of an item that holds a secret."""
+    return f"[{WITHHELD} ({rule})]"
+
+
+def shown_text(text: str) -> str:
+    """``text`` as it may be handed out: itself, or the withheld sentence."""
+    rule = secret_in(text)
+    return text if rule is None else withheld_text(rule)
+
+
+def withhold_lines(text: str, kept: int | None = None) -> tuple[str, int]:
+    """``text`` (a file or a passage of one) with every line a secret touches shown as
+    withheld (a key over several lines withholds all of them), and where ``kept`` (an
+    offset into ``text``, its end by default) falls in the new text."""
+    from memoir_tui.core.secrets import find_secrets
+
+    kept = len(text) if kept is None else kept
+    findings = find_secrets(text)
+    if not findings:
+        return text, kept
+    out: list[str] = []
+    new_kept = 0
+    at = 0
+    for line in text.splitlines(keepends=True):
+        end = at + len(line)
+        hit = next((f for f in findings if f.start < end and f.end > at), None)
+        body = line.rstrip("\r\n")
+        shown = withheld_text(hit.rule) + line[len(body) :] if hit else line
+        if at < kept:
+            new_kept += len(shown) if end <= kept else min(len(shown), kept - at)
+        out.append(shown)
+        at = end
+    return "".join(out), new_kept
+
 
 # Tombstone lists: their items record a removal, so they are purged, never dropped.
 _TOMBSTONE_LISTS = frozenset(

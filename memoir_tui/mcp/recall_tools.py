@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -50,26 +52,14 @@ PASSAGE_BUDGET = 700  # bytes per passage (the issue's default)
 LIST_SHOWN = 200
 APPLY_SECONDS = 0.2  # how often a server applies what its watcher saw
 
-# The JavaScript tool's tool names (and people's), for the adapters that differ.
-TOOL_ALIASES = {
-    "claude": "claude-code",
-    "claude code": "claude-code",
-    "claudecode": "claude-code",
-    "store": "memoir",
-    "agents": "agents-md",
-    "agents.md": "agents-md",
-    "opencode": "agents-md",
-    "github copilot": "copilot",
-    "gemini cli": "gemini",
-    "codex cli": "codex",
-}
-
-
 # --- the warm Recall --------------------------------------------------------------------
 
 # every WarmRecall holding an open Recall (its watcher thread and database connection)
 _OPEN: set[WarmRecall] = set()
 _OPEN_LOCK = threading.Lock()
+
+
+CONCEPT_SECONDS = 60.0  # how long changes wait before the concept vectors follow them
 
 
 class WarmRecall:
@@ -120,11 +110,23 @@ class WarmRecall:
     def _apply_loop(self, recall: Recall) -> None:
         """Apply watched changes as they come (every ``APPLY_SECONDS``), so the index
         other processes read (a CLI recall) is current too, not only this server's answers."""
+        import time
+
+        changed_at: float | None = None  # changes applied since the concepts were built
         while not self._stop.wait(APPLY_SECONDS):
             try:
-                recall.apply_pending()
+                if recall.apply_pending() and changed_at is None:
+                    changed_at = time.monotonic()
             except Exception:  # a busy or replaced index: the next query deals with it
                 log.debug("applying watched changes failed", exc_info=True)
+            # concept vectors follow at most every CONCEPT_SECONDS (only changed chunks)
+            if (
+                changed_at is not None
+                and recall.concept_model is not None
+                and time.monotonic() - changed_at >= CONCEPT_SECONDS
+            ):
+                changed_at = None
+                self._build_concepts(recall)
 
     def start(self) -> None:
         """Build or refresh the index in the background, now."""
@@ -156,6 +158,26 @@ class WarmRecall:
             else:
                 self._keep(recall)
         self._ready.set()
+        self._build_concepts(recall)
+
+    @staticmethod
+    def _build_concepts(recall: Recall) -> None:
+        """With the extra ``[semantic]`` and its model in the cache (``memoir-tui index
+        --concepts`` fetches it): embed what changed, after the lexical index is ready;
+        queries never wait for it. The server never reaches the network for it."""
+        from memoir_tui.core.recall import semantic
+
+        if not semantic.available():
+            return
+        try:
+            done = recall.build_concepts(fetch=False, progress=log.info)
+        except MemoirError as err:
+            log.warning("concept search is off: %s", err)
+        except Exception:
+            log.exception("building the concept index failed")
+        else:
+            if done is not None:
+                log.info("concept index: %d chunks embedded, %d reused", *done)
 
     def building(self) -> bool:
         """A background build started and has not finished."""
@@ -185,6 +207,22 @@ class WarmRecall:
 
                 self._interim = Recall(self.store_root, cwd=self.cwd)
             return self._interim, False
+
+    def use_roots(self, roots: Sequence[Path]) -> None:
+        """An MCP client's roots: when the server was started outside any project (in /
+        or home, as hosts do), its first root that is a folder becomes the current
+        project, indexed now with its own files."""
+        from memoir_tui.core.recall.service import working_project
+
+        home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+        if self.cwd is not None and working_project(self.cwd, home):
+            return  # started inside a project: that one stays
+        root = next((r for r in roots if r.is_dir() and working_project(r, home)), None)
+        if root is None:
+            return
+        self.cwd = root
+        recall = self.get()
+        recall.use_project(root)
 
     def close(self) -> None:
         self._stop.set()
@@ -286,27 +324,13 @@ class ListView(BaseModel):
 
 
 def resolve_tool(name: str | None) -> str | None:
-    """A tool name as a person or the JavaScript tool spells it → an adapter name."""
-    from memoir_tui.core.adapters import ADAPTERS, BY_NAME
+    """A tool name as a person or the JavaScript tool spells it → an adapter name (the
+    registry's one resolver); empty is every tool."""
+    from memoir_tui.core.adapters import resolve_tool as resolve
 
     if name is None or not name.strip():
         return None
-    key = " ".join(name.strip().lower().split())
-    if key in BY_NAME:
-        return key
-    if key in TOOL_ALIASES:
-        return TOOL_ALIASES[key]
-    for adapter in ADAPTERS:
-        if key == adapter.label.lower():
-            return adapter.name
-    # the JavaScript tool matches a substring of the tool's name
-    matches = [a.name for a in ADAPTERS if key in a.name or key in a.label.lower()]
-    if len(matches) == 1:
-        return matches[0]
-    known = ", ".join(a.name for a in ADAPTERS)
-    if matches:
-        raise MemoirError(f"tool {name!r} is ambiguous ({', '.join(matches)}); known: {known}")
-    raise MemoirError(f"unknown tool {name!r}; known: {known}")
+    return resolve(name)
 
 
 def _text_arg(value: str | None) -> str | None:
@@ -333,6 +357,14 @@ def _where(hit: PassageOut) -> str:
 # --- read-only tools ------------------------------------------------------------------------
 
 
+def _withheld_passage(hit: PassageOut) -> PassageOut:
+    """The passage with every line a secret touches shown as withheld, and the name (a
+    session item's name is its text) too."""
+    hit.passage = withhold_lines(hit.passage)[0]
+    hit.name = shown_text(hit.name)
+    return hit
+
+
 def recall(
     store: Store,
     warm: WarmRecall,
@@ -341,10 +373,15 @@ def recall(
     tool: str | None = None,
     project: str | None = None,
     all_projects: bool = False,
+    type: str | None = None,
+    since: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.store import clean_text
+    from memoir_tui.core.needle import clean_needle, shown
 
-    query = clean_text(query, "query")
+    query = clean_needle(query, "query")  # a needle, not a write: any text
+    echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]
+    type_name = _text_arg(type)
+    since = _text_arg(since)
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = _text_arg(project)
@@ -360,26 +397,32 @@ def recall(
         all_projects=all_projects,
         budget=PASSAGE_BUDGET,
         refresh=complete,
+        types=[type_name] if type_name else None,
+        since=since,
     )
     scope = _scope_label(engine, project, all_projects)
     building = "" if complete else _building_note(engine)
     data = RecallView(
-        query=query,
+        query=echoed,
         scope=scope,
-        hits=[PassageOut(**hit.to_json()) for hit in hits],
+        hits=[_withheld_passage(PassageOut(**hit.to_json())) for hit in hits],
         complete=complete,
         note=building,
     )
     where = f"{tool_name}'s files in " if tool_name else ""
+    if type_name:
+        where = f"{type_name} items of {where or ''}"
+    if since:
+        scope += f", changed since {since}"
     if not hits:
         hint = ""
         if not all_projects:
             counts = engine.count_elsewhere(query, tools=tools_filter, project=project)
             hint = f"; {elsewhere_hint(counts, cli=False)}" if counts else ""
             data.elsewhere = counts
-        text = f'Nothing found for "{query}" in {where}{scope}{hint}.'
+        text = f'Nothing found for "{echoed}" in {where}{scope}{hint}.'
         return Reply(f"{text}\n{building}" if building else text, data)
-    lines = [f'{len(hits)} passage(s) for "{query}", best first ({where}{scope}):']
+    lines = [f'{len(hits)} passage(s) for "{echoed}", best first ({where}{scope}):']
     if building:
         lines.insert(0, building)
     for number, hit in enumerate(data.hits, start=1):
@@ -495,6 +538,7 @@ def read(
             refusal = refusal or err
             continue
         _refuse_forgotten(store, found, text, tool_name)
+        text = withhold_lines(text)[0]  # never hands a secret on, whoever wrote it there
         return Reply(f"── {tool_name} / {found} ──\n\n{text}")
     assert refusal is not None
     raise refusal

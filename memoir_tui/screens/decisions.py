@@ -13,6 +13,7 @@ from textual.widgets import DataTable
 from memoir_tui.core.forget import Scan, forget_everywhere
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import Decision, WorkingSet
+from memoir_tui.core.needle import shown
 from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
@@ -24,6 +25,7 @@ from memoir_tui.screens.dialogs import (
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -205,6 +207,9 @@ class DecisionsPane(FilteredPane):
         self.show_tombstones = False
         self.filter_text = ""
         self._by_key: dict[str, Decision] = {}
+        # the forget scan reads every place off the UI thread: the shared read idiom, so
+        # no error in it can take the app down (it becomes a notification)
+        self._forget_scans: LatestRead[Scan] = LatestRead(self, "forget-scan", self._ask_forget)
 
     def compose(self) -> ComposeResult:
         yield FilterBar("filter decisions: text, why, rejected", id="decision-filter")
@@ -371,22 +376,18 @@ class DecisionsPane(FilteredPane):
             )
             return
         store = self.host.store
-        self.run_worker(
-            lambda: self._scanned(store.forget.scan(needle, purge=True)),
-            name="forget-scan",
-            thread=True,
-        )
-
-    def _scanned(self, scan: Scan) -> None:
-        self.app.call_from_thread(self._ask_forget, scan)
+        self._forget_scans.start(lambda: store.forget.scan(needle, purge=True))
 
     def _ask_forget(self, scan: Scan) -> None:
         if not scan.places:
-            self.app.notify(f"{scan.needle!r} is nowhere this tool can see.")
+            self.app.notify(
+                f"{shown(scan.needle)!r} is in none of the {len(scan.checked)} place(s) "
+                "this tool searched."
+            )
             return
         needle = scan.needle
         body = "\n".join(
-            [f"{len(scan.places)} place(s) hold {needle!r}:"]
+            [f"{len(scan.places)} place(s) hold {shown(needle)!r}:"]
             + [f"• {p.line()}  → {p.action or 'left as it is'}" for p in scan.places]
         )
 

@@ -10,8 +10,10 @@ validation findings, markdown body); ``e`` opens it in ``$EDITOR``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -87,6 +89,21 @@ class EntryFilter:
             haystack = f"{ref.name}\n{ref.description}\n{home_relative(ref.path)}".lower()
             return all(word in haystack for word in needle.split())
         return True
+
+
+def canonical_shown(ref: EntryRef) -> EntryRef:
+    """Today's memoir's canonical memory (``memories/<64 hex>.md``): its revision, its
+    project (memoir's id; "shared" is global) and whether it is live, hidden or purged."""
+    from memoir_tui.core.places import CANONICAL_NAME, read_canonical
+
+    if ref.tool != "memoir" or not CANONICAL_NAME.match(os.path.basename(ref.path)):
+        return ref
+    memory = read_canonical(Path(ref.path))
+    if memory is None:
+        return ref
+    state = "purged" if memory.purged else "hidden" if memory.hidden else "live"
+    project = memory.project if memory.project not in ("", "shared") else ref.project
+    return replace(ref, name=f"{memory.name} · r{memory.revision} · {state}", project=project)
 
 
 def entry_row(ref: EntryRef) -> TableRow:
@@ -304,7 +321,9 @@ class EntriesPane(Pane):
                     recall.notify_changed(changed)
                 every = recall.entries(all_projects=True)
                 scoped = recall.entries(refresh=False)
-                refs = tuple(EntryRef.from_info(e) for e in every if e.kind != "session")
+                refs = tuple(
+                    canonical_shown(EntryRef.from_info(e)) for e in every if e.kind != "session"
+                )
                 in_scope = frozenset(EntryRef.from_info(e).key for e in scoped)
                 return EntriesSnapshot(refs, in_scope, recall.current_project())
             except (MemoirError, OSError) as err:

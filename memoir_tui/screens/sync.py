@@ -101,8 +101,10 @@ def merge_counts(report: sync_core.MergeReport) -> str:
         f"{report.tombstones_applied} tombstone(s) applied",
         f"{report.conflicts_resolved} conflict(s) resolved",
     ]
-    if report.entries_added or report.entries_replaced:
-        parts.append(f"entries +{report.entries_added} ~{report.entries_replaced}")
+    if report.entries_added or report.entries_replaced or report.entries_deleted:
+        parts.append(
+            f"entries +{report.entries_added} ~{report.entries_replaced} -{report.entries_deleted}"
+        )
     parts.append(f"review queue {report.review}")
     return " · ".join(parts)
 
@@ -137,6 +139,14 @@ def status_grid(status: sync_core.SyncStatus, colours: dict[str, str]) -> Render
     rows.append(("Last push", long_date(status.last_push) if status.last_push else "never"))
     if status.last_merge is not None:
         rows.append(("Last merge", merge_counts(status.last_merge)))
+        if status.last_merge.conflict_copies:
+            copies = ", ".join(status.last_merge.conflict_copies)
+            rows.append(
+                (
+                    "Conflicts",
+                    Text(f"changed on both machines, both kept: {copies}", style=warn),
+                )
+            )
         for note in status.last_merge.notes:
             rows.append(("", Text(f"note: {note}", style="italic")))
     if status.last_rewrite:

@@ -55,7 +55,9 @@ class LatestRead(Generic[T]):
             try:
                 result: T = read()
             except Exception as err:
-                self._hand_over(request, None, f"{self._name}: {err}")
+                from memoir_tui.core.needle import shown  # an error may quote a needle
+
+                self._hand_over(request, None, f"{self._name}: {shown(str(err))}")
                 return
             self._hand_over(request, result, None)
 

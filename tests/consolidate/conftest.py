@@ -43,7 +43,9 @@ def fx(tmp_path: Path) -> Fx:
 BOOKKEEPING = ("audit.jsonl*", "machine.id", "*.flock", "*.lock")
 
 
-def tree_state(*roots: Path, skip: tuple[str, ...] = ("trash",)) -> dict[str, tuple[str, int]]:
+def tree_state(
+    *roots: Path, skip: tuple[str, ...] = ("trash", "session.json.queue")
+) -> dict[str, tuple[str, int]]:
     """sha256 and mtime of every memory file under the roots (trash and bookkeeping left out)."""
     out: dict[str, tuple[str, int]] = {}
     for root in roots:

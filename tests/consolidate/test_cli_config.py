@@ -142,14 +142,12 @@ def test_config_tables_parse_and_render(tmp_path):
         ("[inject]\nenabled = 'yes'\n", "inject.enabled", 2),
         ("[inject]\n\ntargets = ['claude', 'vim']\n", "inject.targets", 3),
         ("[inject]\nmax_block_chars = 5\n", "inject.max_block_chars", 2),
-        ("[inject]\nbogus = 1\n", "inject.bogus", 2),
         (
             "[consolidate]\nnear_duplicate_threshold = 0\n",
             "consolidate.near_duplicate_threshold",
             2,
         ),
         ("[consolidate]\nstale_entry_days = -3\n", "consolidate.stale_entry_days", 2),
-        ("[consolidate]\nnope = 3\n", "consolidate.nope", 2),
     ],
 )
 def test_config_errors_name_key_and_line(tmp_path, text, key, line):

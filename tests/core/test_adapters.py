@@ -45,7 +45,8 @@ def test_copilot_in_vscode_and_copilot_cli_are_two_hosts(tmp_path: Path) -> None
 
     cli = host("copilot-cli")
     assert cli in BY_NAME["copilot"].mcp
-    assert (cli.container, cli.project, cli.installable) == ("mcpServers", ".mcp.json", False)
+    # installable (issue 22); its project file is Claude Code's .mcp.json, left to that host
+    assert (cli.container, cli.project, cli.installable) == ("mcpServers", None, True)
     assert cli.user_file(home, {}, "linux") == home / ".copilot/mcp-config.json"
     moved = {"COPILOT_HOME": str(tmp_path / "cp")}
     assert cli.user_file(home, moved, "linux") == tmp_path / "cp/mcp-config.json"
@@ -53,7 +54,7 @@ def test_copilot_in_vscode_and_copilot_cli_are_two_hosts(tmp_path: Path) -> None
 
 def test_install_offers_only_installable_hosts() -> None:
     assert get_tool("copilot").name == "vscode"
-    for described in ("copilot-cli", "cline", "continue"):
+    for described in ("continue",):  # a YAML list: refused, never rewritten
         assert not host(described).installable
         with pytest.raises(UnknownToolError):
             get_tool(described)

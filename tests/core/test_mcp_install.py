@@ -82,6 +82,8 @@ def expected_entry(tool: str, server: ServerSpec | None = None) -> dict[str, Any
         entry["source"] = "custom"
     entry["command"] = server.command
     entry["args"] = list(server.args)
+    if tool == "codex":  # more than Codex's 10 s default: a loaded machine starts us slower
+        entry["startup_timeout_sec"] = 30
     if server.env:
         entry["env"] = dict(server.env)
     return entry
@@ -143,12 +145,17 @@ def test_tool_names_and_aliases() -> None:
     # The adapters' order; hosts they describe but install-mcp does not edit are left out.
     assert [t.name for t in known_tools()] == [
         "claude-code",
+        "claude-desktop",
         "cursor",
         "windsurf",
         "gemini",
         "codex",
         "vscode",
+        "copilot-cli",
+        "cline",
         "zed",
+        "kiro",
+        "opencode",
     ]
     assert get_tool("claude").name == "claude-code"
     assert get_tool("Claude-Code").name == "claude-code"
@@ -289,6 +296,7 @@ def test_fresh_json_and_toml_text(home: Path) -> None:
     apply_change(install("codex", home))
     assert (home / ".codex/config.toml").read_text() == (
         '[mcp_servers.memoir-tui]\ncommand = "memoir-tui"\nargs = ["--mcp"]\n'
+        "startup_timeout_sec = 30\n"
     )
 
 
@@ -741,3 +749,111 @@ def test_manual_snippets() -> None:
     assert tomllib.loads(manual_snippet("codex")) == {
         "mcp_servers": {"memoir-tui": expected_entry("codex")}
     }
+
+
+# --------------------------------------------------------------------------- more hosts
+
+# Lived-in files as each host writes them (its docs' shapes): other servers, the host's
+# own keys, comments where the host tolerates them.
+LIVED_IN = {
+    ("claude-desktop", "user"): (
+        ".config/Claude/claude_desktop_config.json",
+        '{\n  "mcpServers": {\n    "filesystem": {\n      "command": "npx",\n'
+        '      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n    }\n'
+        '  },\n  "preferences": { "quickEntryShortcut": "off" }\n}\n',
+    ),
+    ("copilot-cli", "user"): (
+        ".copilot/mcp-config.json",
+        '{\n  "mcpServers": {\n    "playwright": {\n      "type": "local",\n'
+        '      "command": "npx",\n      "args": ["@playwright/mcp@latest"],\n'
+        '      "tools": ["*"]\n    }\n  }\n}\n',
+    ),
+    ("cline", "user"): (
+        ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+        '{\n\t"mcpServers": {\n\t\t"github": {\n\t\t\t"command": "docker",\n'
+        '\t\t\t"args": ["run", "-i", "ghcr.io/github/github-mcp-server"],\n'
+        '\t\t\t"disabled": false,\n\t\t\t"autoApprove": []\n\t\t}\n\t}\n}',
+    ),
+    ("kiro", "user"): (
+        ".kiro/settings/mcp.json",
+        '{\n  "mcpServers": {\n    "fetch": {\n      "command": "uvx",\n'
+        '      "args": ["mcp-server-fetch"],\n      "disabled": false,\n'
+        '      "autoApprove": []\n    }\n  }\n}\n',
+    ),
+    ("kiro", "project"): (".kiro/settings/mcp.json", '{\n  "mcpServers": {}\n}\n'),
+}
+
+
+@pytest.mark.parametrize(("tool", "scope"), list(LIVED_IN), ids=[f"{t}-{s}" for t, s in LIVED_IN])
+def test_new_hosts_install_and_uninstall_byte_exact_in_lived_in_files(
+    tool: str, scope: str, home: Path, project: Path
+) -> None:
+    rel, text = LIVED_IN[(tool, scope)]
+    proj = project if scope == "project" else None
+    path = (project if proj else home) / rel
+    assert resolve_config_path(tool, home=home, project=proj, env=NO_ENV, platform="linux") == path
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    before = json.loads(text)
+    server = ServerSpec(command="/opt/memoir-tui", env={"MEMOIR_HOME": "/srv/memoir"})
+    apply_change(install(tool, home, proj, server=server))
+    after = json.loads(path.read_text())
+    entry = after["mcpServers"]["memoir-tui"]
+    assert entry["command"] == "/opt/memoir-tui" and entry["args"] == ["--mcp"]
+    assert entry["env"] == {"MEMOIR_HOME": "/srv/memoir"}
+    if tool == "copilot-cli":
+        assert entry["type"] == "local" and entry["tools"] == ["*"]
+    others = {k: v for k, v in after["mcpServers"].items() if k != "memoir-tui"}
+    assert others == before["mcpServers"]
+    assert {k: v for k, v in after.items() if k != "mcpServers"} == {
+        k: v for k, v in before.items() if k != "mcpServers"
+    }
+    assert not install(tool, home, proj, server=server).changed
+    apply_change(uninstall(tool, home, proj))
+    assert path.read_text() == text
+
+
+def test_claude_desktop_lives_in_each_platforms_app_data(home: Path) -> None:
+    mac = resolve_config_path("claude-desktop", home=home, env=NO_ENV, platform="darwin")
+    assert mac == home / "Library/Application Support/Claude/claude_desktop_config.json"
+    win = resolve_config_path(
+        "claude-desktop", home=home, env={"APPDATA": str(home / "AD")}, platform="win32"
+    )
+    assert win == home / "AD" / "Claude" / "claude_desktop_config.json"
+
+
+OPENCODE = """{
+  "$schema": "https://opencode.ai/config.json",
+  // my servers
+  "mcp": {
+    "everything": {
+      "type": "local",
+      "command": ["npx", "-y", "@modelcontextprotocol/server-everything"],
+    },
+  },
+  "theme": "opencode",
+}
+"""
+
+
+def test_opencode_gets_its_own_entry_shape_and_goes_away_byte_exact(home: Path) -> None:
+    path = home / ".config" / "opencode" / "opencode.json"
+    assert resolve_config_path("opencode", home=home, env=NO_ENV, platform="linux") == path
+    path.parent.mkdir(parents=True)
+    path.write_text(OPENCODE)
+    server = ServerSpec(command="/opt/memoir-tui", env={"MEMOIR_HOME": "/srv/memoir"})
+    apply_change(install("opencode", home, server=server))
+    from memoir_tui.core.config_splice import parse_jsonc_value
+
+    data = parse_jsonc_value(path.read_text())
+    assert data["mcp"]["memoir-tui"] == {
+        "type": "local",
+        "command": ["/opt/memoir-tui", "--mcp"],
+        "enabled": True,
+        "environment": {"MEMOIR_HOME": "/srv/memoir"},
+    }
+    assert data["mcp"]["everything"]["command"][0] == "npx" and data["theme"] == "opencode"
+    assert "// my servers" in path.read_text()
+    assert not install("opencode", home, server=server).changed
+    apply_change(uninstall("opencode", home))
+    assert path.read_text() == OPENCODE

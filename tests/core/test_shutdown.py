@@ -78,7 +78,12 @@ def test_release_for_exit_drops_our_lock_and_temps_and_starts_nothing_new(tmp_pa
     assert out["new_lock"].startswith("MemoirError: memoir-tui is shutting down")
     assert out["new_write"] == "ProcessExitingError"
     assert not (tmp_path / "x.json").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json", "session.json.flock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "session.json",
+        "session.json.flock",
+        "session.json.queue",  # the writers' FIFO (core/lock.py), no ticket left in it
+    ]
+    assert not [n for n in os.listdir(tmp_path / "session.json.queue") if n[0].isdigit()]
 
 
 def test_a_lock_another_process_holds_is_not_released(tmp_path: Path):

@@ -73,7 +73,7 @@ def test_store_problems_are_named(world: World) -> None:
     (world.store / "session.json.corrupted-1700000000000").write_text("{")
     doctor = world.cli("doctor")
     assert doctor.returncode == 1
-    assert _lines(doctor.stdout, "FAIL  store lock: session.json.lock has been held for")
+    assert _lines(doctor.stdout, "FAIL  store lock: session.json.lock (the write lock")
     assert _lines(doctor.stdout, "WARN  store: 1 quarantined copy(ies) kept")
 
 

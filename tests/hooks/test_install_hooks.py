@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,10 +181,17 @@ def test_the_javascript_memoirs_hooks_are_named(world: World) -> None:
     assert "JavaScript memoir's hook, SessionStart: npx memoir hook session-start" in status.stdout
 
 
-def test_project_scope_and_the_other_hosts(world: World) -> None:
+def test_project_scope_and_the_other_hosts(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a project's hooks name memoir-tui from PATH: put this venv's console script there
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     assert world.cli("install-hooks", "claude", "--project", str(world.project)).returncode == 0
     project_file = world.project / ".claude" / "settings.json"
     assert "hook session-start --host claude" in project_file.read_text()
+    # meant to be committed: memoir-tui from PATH, no path of this machine's
+    for group in json.loads(project_file.read_text())["hooks"].values():
+        command = group[0]["hooks"][0]["command"]
+        assert command.startswith("memoir-tui hook "), command
+        assert str(world.home) not in command and "/" not in command.split(" hook ")[0]
 
     gemini = world.cli("install-hooks", "gemini")
     assert gemini.returncode == 0, gemini.stdout
@@ -192,13 +200,14 @@ def test_project_scope_and_the_other_hosts(world: World) -> None:
     ][0]
     handler = entry["hooks"][0]
     assert handler["timeout"] == 10_000 and handler["name"] == "memoir-tui-session-start"
-    assert "brief only" in gemini.stdout
+    settings = json.loads((world.home / ".gemini" / "settings.json").read_text())
+    assert {"AfterAgent", "PreCompress", "SessionEnd"} <= set(settings["hooks"])
 
     codex = world.cli("install-hooks", "codex")
     assert codex.returncode == 0, codex.stdout
     assert "trust" in codex.stdout  # Codex asks before it runs a new hook
     hooks = json.loads((world.home / ".codex" / "hooks.json").read_text())["hooks"]
-    assert list(hooks) == ["SessionStart"]
+    assert list(hooks) == ["SessionStart", "Stop"]
 
 
 def test_a_host_setting_that_turns_hooks_off_fails_the_doctor(world: World) -> None:
@@ -239,3 +248,46 @@ def test_hook_files_are_private_when_we_create_them(world: World) -> None:
     created = world.home / ".codex" / "hooks.json"
     assert stat.S_IMODE(created.stat().st_mode) & 0o077 == 0
     assert os.access(created, os.R_OK)
+
+
+def test_project_mcp_files_name_memoir_tui_from_path_and_codex_waits_long_enough(
+    world: World,
+) -> None:
+    done = world.cli("install-mcp", "claude-code", "--project", str(world.project))
+    assert "meant to be committed" in done.stdout, done.stdout
+    entry = json.loads((world.project / ".mcp.json").read_text())["mcpServers"]["memoir-tui"]
+    assert entry["command"] == "memoir-tui" and "env" not in entry
+    assert str(world.home) not in (world.project / ".mcp.json").read_text()
+    assert world.cli("install-mcp", "codex").returncode in (0, 1)
+    import tomllib
+
+    codex = tomllib.loads((world.home / ".codex" / "config.toml").read_text())
+    assert codex["mcp_servers"]["memoir-tui"]["startup_timeout_sec"] >= 30
+
+
+@pytest.mark.parametrize("host", ["claude-desktop", "copilot-cli", "cline", "kiro", "opencode"])
+def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
+    world: World, host: str
+) -> None:
+    done = world.cli("install-mcp", host)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(f"PASS  mcp {host}:")]
+    assert "memoir answered" in line
+    doctor = world.cli("doctor")
+    assert f"PASS  mcp {host}" in doctor.stdout, doctor.stdout
+    gone = world.cli("uninstall-mcp", host)
+    assert gone.returncode == 0, gone.stdout
+    assert "Removed" in gone.stdout
+
+
+def test_continue_yaml_is_refused_with_what_to_add_by_hand(world: World) -> None:
+    config = world.home / ".continue" / "config.yaml"
+    config.parent.mkdir()
+    text = "name: mine\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: other\n    command: x\n"
+    config.write_text(text)
+    done = world.cli("install-mcp", "continue")
+    assert done.returncode == 2
+    said = done.stdout + done.stderr
+    assert "refuses rather than rewrite" in said and "~/.continue/config.yaml" in said
+    assert "  - name: memoir-tui" in said
+    assert config.read_text() == text

@@ -226,8 +226,13 @@ async def test_tools_carry_the_javascript_names_and_arguments(world: World) -> N
         "tool",
         "project",
         "all_projects",
+        "type",
+        "since",
     }
     assert schema["memoir_recall"]["required"] == ["query"]
+    # the agent is asked for paraphrases when it remembers (concept questions find them)
+    aliases = schema["memoir_remember"]["properties"]["aliases"]["description"]
+    assert "paraphrase" in aliases and "paraphrase" not in listed["memoir_recall"].description
     limit = schema["memoir_recall"]["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 30, 8)
     assert set(schema["memoir_list"]["properties"]) >= {"tool"}
@@ -285,6 +290,33 @@ async def test_recall_filters_by_tool_and_limit(world: World) -> None:
         nothing = await ok(client, "memoir_recall", {"query": "xylophonequartz"})
         assert nothing.structured_content["hits"] == []
         assert nothing.content[0].text.startswith('Nothing found for "xylophonequartz"')
+
+
+async def test_recall_filters_by_type_and_since_and_breaks_ties_by_recency(world: World) -> None:
+    mem = world.store / "memory"
+    for name, date in (("old", "2020-01-01"), ("new", "2026-04-01")):
+        write(
+            mem / f"decision_heron-{name}.md",
+            entry("decision", f"Heron {name}", "heron policy\n", created=date),
+        )
+    write(mem / "fact_heron-fact.md", entry("fact", "Heron fact", "heron policy\n"))
+    stale = mem / "fact_heron-fact.md"
+    os.utime(stale, (1_500_000_000, 1_500_000_000))  # 2017: a file with no date of its own
+    async with Client(build_server(world.store)) as client:
+        every = await ok(client, "memoir_recall", {"query": "heron policy"})
+        names = [h["name"] for h in every.structured_content["hits"]]
+        assert set(names) == {"Heron old", "Heron new", "Heron fact"}
+        # equal scores: the newer first
+        assert names.index("Heron new") < names.index("Heron old")
+        typed = await ok(client, "memoir_recall", {"query": "heron", "type": "decision"})
+        assert {h["type"] for h in typed.structured_content["hits"]} == {"decision"}
+        recent = await ok(client, "memoir_recall", {"query": "heron", "since": "2025-01-01"})
+        assert [h["name"] for h in recent.structured_content["hits"]] == ["Heron new"]
+        week = await ok(client, "memoir_recall", {"query": "heron", "since": "30d"})
+        assert week.structured_content["hits"] == []
+        assert "date or duration" in await refused(
+            client, "memoir_recall", {"query": "heron", "since": "last tuesday"}
+        )
 
 
 async def test_recall_never_returns_hidden_completed_or_out_of_scope(world: World) -> None:

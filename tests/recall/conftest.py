@@ -210,6 +210,20 @@ def build_world(tmp_path: Path) -> World:
     return w
 
 
+def stop_keepers(cache: Path) -> None:
+    """End the change-journal keepers CLI queries of this test left behind (by pid)."""
+    import signal
+
+    for keeper in cache.glob("memoir-tui/*-keeper"):
+        try:
+            pid = int(keeper.read_text().split()[0])
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, IndexError):
+            pass
+
+
 @pytest.fixture
-def world(tmp_path: Path) -> World:
-    return build_world(tmp_path)
+def world(tmp_path: Path):
+    w = build_world(tmp_path)
+    yield w
+    stop_keepers(w.cache)

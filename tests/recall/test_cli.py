@@ -100,6 +100,24 @@ def test_command_module_imports_stay_light():
     assert out.strip() == "[]"
 
 
+def test_a_recall_builds_no_other_commands_parser(world: World):
+    """The query path is lazy: no other command module is imported (issue 27)."""
+    env = world.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    code = (
+        "import sys; from memoir_tui.__main__ import main;"
+        f"main(['--store', {str(world.store)!r}, 'recall', 'postgres', '--json']);"
+        "mods = sorted(m for m in sys.modules if m.startswith('memoir_tui.commands.'));"
+        "print(mods, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=world.proj, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)
+    assert proc.stderr.strip().splitlines()[-1] == "['memoir_tui.commands.recall']"
+
+
 def test_recall_query_path_parses_no_yaml(world: World):
     """A fresh process answering from a built index never imports yaml."""
     env = world.cli_env()
@@ -163,3 +181,33 @@ def test_large_index_cli_revalidates_in_the_background(world: World):
         time.sleep(0.2)
         found = [r for r in recall("egrets") if r["path"] == str(note)]
     assert found, "the detached full check never picked up the in-place edit"
+
+
+def test_json_into_a_reader_that_stops_early_ends_without_a_traceback(world: World):
+    """``recall --json | head -c 100``: the reader closes the pipe long before the end."""
+    mem = world.store / "memory"
+    for i in range(60):
+        (mem / f"fact_heron-{i}.md").write_text(
+            f"---\ntype: fact\nname: Heron note {i}\n---\n" + "herons wade at dawn. " * 200
+        )
+    env = world.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memoir_tui", "recall", "herons", "--json", "--all-projects",
+         "--limit", "60", "--budget", "4000"],
+        env=env, cwd=world.proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    head = proc.stdout.read(100)
+    proc.stdout.close()  # 60 × 4 KB of JSON cannot fit the pipe: the writer meets EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert head.startswith(b"[") and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_outside_any_project_every_project_is_searched(world: World):
+    """README: started outside any project (home, /), every face shows them all."""
+    with world.recall(cwd=world.home) as recall:
+        assert recall.search("platypus")  # only the configured project holds it
+    with world.recall() as recall:  # inside the webshop project: its scope only
+        assert not recall.search("platypus")

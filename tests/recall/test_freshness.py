@@ -54,3 +54,33 @@ def test_candidates_are_rechecked_before_scoring_above_the_full_check_size(world
         _edit_in_place(b, entry("fact", "Other", "heron heron heron heron heron\n"))
         hits = r.search("heron", all_projects=True, limit=1)
         assert [h.path for h in hits] == [str(b)]
+
+
+def test_above_the_full_check_size_a_keeper_journals_in_place_edits(world: World):
+    """No server, too many files to stat: the first query leaves a keeper (inotify) that
+    journals writes; the very next query after an in-place edit finds it."""
+    import time
+
+    from memoir_tui.core.recall import keeper
+
+    if not keeper.can_watch():
+        import pytest
+
+        pytest.skip("inotify is Linux only")
+    (world.store / "memoir-tui.toml").write_text("[recall]\nfull_check_files = 0\n")
+    mem = world.store / "memory"
+    for i in range(200):
+        write(mem / f"fact_note-{i:03d}.md", entry("fact", f"Note {i}", f"Routine note {i}.\n"))
+    _cli(world, "index", "--json")
+    _cli(world, "recall", "routine", "--json", "--all-projects")  # leaves the keeper
+    index = next((world.cache / "memoir-tui").glob("recall-*.sqlite3"))
+    deadline = time.monotonic() + 60  # a safety net: the condition decides
+    while not keeper.alive(index):
+        assert time.monotonic() < deadline, "no keeper started"
+        time.sleep(0.05)
+    for n, word in enumerate(("kakapo", "takahe", "weka")):
+        target = mem / f"fact_note-{n * 50:03d}.md"
+        _edit_in_place(target, entry("fact", f"Note {n}", f"Now it mentions the {word}.\n"))
+        hits = json.loads(_cli(world, "recall", word, "--json", "--all-projects").stdout)
+        assert [h["path"] for h in hits] == [str(target)], word
+    assert keeper.alive(index)  # one keeper served them all

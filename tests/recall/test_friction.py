@@ -3,6 +3,7 @@ built in the background at start and answers from what it has meanwhile, saying 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -26,19 +27,25 @@ def _cli(world: World, cwd: Path, *argv: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_outside_any_project_a_miss_says_where_the_matches_are(world: World):
-    # "platypus" is only in the billing project (its AGENTS.md and an entry of its own)
-    out = _cli(world, world.home, "platypus")
+def test_outside_any_project_every_project_is_searched_and_inside_a_miss_says_where(
+    world: World,
+):
+    # "platypus" is only in the billing project (its AGENTS.md and an entry of its own).
+    # Outside any project (home) every project is searched, as the README says (issue 27)
+    out = _cli(world, world.home, "platypus", "--json")
+    assert len(json.loads(out.stdout)) == 2 and "other projects" not in out.stderr
+    # inside another project a miss says where the matches are
+    out = _cli(world, world.proj, "platypus")
     assert out.stdout == ""
     assert "nothing found for 'platypus'" in out.stderr
     assert "2 matches in other projects (billing 2): --all-projects" in out.stderr
     # JSON keeps stdout a list; the hint goes to stderr
-    out = _cli(world, world.home, "platypus", "--json")
+    out = _cli(world, world.proj, "platypus", "--json")
     assert out.stdout.strip() == "[]" and "--all-projects" in out.stderr
     # nothing anywhere: no hint
-    out = _cli(world, world.home, "xylophonist")
+    out = _cli(world, world.proj, "xylophonist")
     assert "other projects" not in out.stderr
-    assert "platypus" in _cli(world, world.home, "platypus", "--all-projects").stdout.lower()
+    assert "platypus" in _cli(world, world.proj, "platypus", "--all-projects").stdout.lower()
 
 
 @pytest.fixture

@@ -397,7 +397,8 @@ def test_reasons_do_not_cost_a_decision_its_rank(world: World, recall):
     assert rabbit and rabbit[0].name == "Redis streams carry domain events"
     assert set(rabbit[0].why) == {"rationale"}
     assert "rabbitmq" not in rabbit[0].description.lower()
-    assert recall.search("messaging", all_projects=True)[0].why == {"rationale": ["messaging"]}
+    # tags are labels the writer chose: they weigh as aliases do (issue 27)
+    assert recall.search("messaging", all_projects=True)[0].why == {"aliases": ["messaging"]}
 
 
 def test_lesson_trigger_and_how_to_apply_are_rationale(recall):
@@ -458,3 +459,85 @@ def test_four_letter_abbreviation_reaches_the_full_word_before_a_fragment(world:
         )
     ranked = names(recall.search("repo", all_projects=True))
     assert ranked.index("Mirror cron") > max(ranked.index(f"Ownership note {i}") for i in range(8))
+
+
+# --- issue 27: noise out of the top, questions, word forms --------------------------
+
+
+def test_a_host_loaded_memory_index_comes_after_every_other_match(world: World, recall):
+    from memoir_tui.core.adapters.guard import claude_slug
+
+    folder = world.home / ".claude" / "projects" / claude_slug(str(world.proj)) / "memory"
+    write(folder / "fact_toggles.md", entry("fact", "Unleash toggles", "Flags live in Unleash.\n"))
+    # the index repeats the words more often than the memory it points to
+    write(
+        folder / "MEMORY.md",
+        "- [Unleash toggles](fact_toggles.md) — unleash toggles, unleash flags, unleash\n",
+    )
+    hits = recall.search("unleash toggles", all_projects=True)
+    assert [Path(h.path).name for h in hits] == ["fact_toggles.md", "MEMORY.md"]
+    # still indexed: alone, it is found
+    (folder / "fact_toggles.md").unlink()
+    assert [Path(h.path).name for h in recall.search("unleash", all_projects=True)] == ["MEMORY.md"]
+
+
+def test_a_why_question_prefers_the_decision(world: World, recall):
+    mem = world.store / "memory"
+    write(
+        mem / "decision_queue.md",
+        entry("decision", "Task queue choice", "Work moved to Dramatiq.\n", why="lost tasks"),
+    )
+    write(
+        mem / "fact_dramatiq.md",
+        entry("fact", "Worker operations", "Dramatiq runs three Dramatiq workers.\n"),
+    )
+    assert names(recall.search("dramatiq", all_projects=True))[0] == "Worker operations"
+    assert names(recall.search("why dramatiq", all_projects=True))[0] == "Task queue choice"
+
+
+def test_query_words_standing_together_earn_credit(world: World, recall):
+    mem = world.store / "memory"
+    write(
+        mem / "fact_apart.md",
+        entry("fact", "Mail", "The letter queue is slow. Dead hosts are removed.\n"),
+    )
+    write(
+        mem / "fact_together.md",
+        entry("fact", "Failures", "Failed jobs land in the dead letter queue for a week.\n"),
+    )
+    assert names(recall.search("dead letter queue", all_projects=True))[0] == "Failures"
+
+
+def test_compound_words_meet_their_parts(world: World, recall):
+    mem = world.store / "memory"
+    write(
+        mem / "fact_hook.md",
+        entry("fact", "The useCartTotals hook", "Computes tax in the browser.\n"),
+    )
+    write(
+        mem / "fact_limiter.md",
+        entry("fact", "Token bucket", "The rate limiter refills every second.\n"),
+    )
+    assert names(recall.search("cart totals", all_projects=True)) == ["The useCartTotals hook"]
+    # a joined query word no document holds splits into words documents hold
+    assert names(recall.search("ratelimiter", all_projects=True)) == ["Token bucket"]
+    assert parse_query("ratelimiter")[0].word == "ratelimiter"  # the index decides, not a list
+
+
+@pytest.mark.parametrize(
+    "group",
+    [
+        ("index", "indexes", "indices"),
+        ("matrix", "matrices"),
+        ("deploy", "deployment", "deployments"),
+        ("authorize", "authorization", "authorizations"),
+        ("child", "children"),
+    ],
+)
+def test_near_forms_with_another_ending_fold_together(group):
+    assert len({fold(w) for w in group}) == 1, {w: fold(w) for w in group}
+
+
+def test_short_words_ending_in_ment_keep_it():
+    assert fold("comment") == "comment" and fold("document") == "document"
+    assert fold("payment") == "payment"

@@ -44,10 +44,26 @@ WRITE_ALLOWED: dict[tuple[str, str], str] = {
     ("memoir_tui/core/demo.py", "_copy_tree"): "a fresh mkdtemp folder",
     # A detached child's stdio goes to os.devnull.
     ("memoir_tui/core/recall/service.py", "revalidate_detached"): "os.devnull",
+    # A reader gone (EPIPE): stdout is pointed at os.devnull.
+    ("memoir_tui/cli.py", "reader_gone"): "os.devnull",
+    ("memoir_tui/commands/recall.py", "_write"): "os.devnull",
+    # The lock's FIFO ticket queue (issue 25): empty O_NOFOLLOW files in the private
+    # 0700 ``session.json.queue/`` folder, made only to be flocked and renamed there.
+    ("memoir_tui/core/lock.py", "_draw_ticket"): "O_NOFOLLOW ticket, renamed in the queue",
+    ("memoir_tui/core/lock.py", "_note_js_seen"): "O_NOFOLLOW empty marker in the queue",
+    ("memoir_tui/core/lock.py", "_leave_a_gap"): "O_NOFOLLOW empty marker in the queue",
+    # A journal never applied is renamed aside in the store: a rename never follows a link.
+    ("memoir_tui/core/transaction.py", "_set_aside"): "rename within the store",
+    # The concept model's download: an O_EXCL ("xb") part, renamed over the name.
+    ("memoir_tui/core/recall/semantic.py", "fetch_model"): "O_EXCL part, then rename",
 }
 
 # Reads outside safeio that cannot hang.
 READ_ALLOWED: dict[tuple[str, str], str] = {
+    # Opened O_NOFOLLOW | O_NONBLOCK only to take or probe an flock, never read.
+    ("memoir_tui/core/lock.py", "_wait_for_turn"): "a queue ticket's flock",
+    ("memoir_tui/core/lock.py", "sweep_queue"): "a queue ticket's flock",
+    ("memoir_tui/core/doctor.py", "_flock_held"): "an flock probe",
     ("memoir_tui/core/sync/*", "*"): "the sync copy (issue 25a): git files it wrote",
     ("memoir_tui/core/demo.py", "_copy_tree"): "the package's own bundled demo files",
 }

@@ -172,6 +172,11 @@ class McpHost:
     file_format: str = "json"  # "json" (comments and trailing commas tolerated) | "toml" | "yaml"
     container: str = "mcpServers"
     entry_extras: tuple[tuple[str, str], ...] = ()
+    # keys written on a new entry and added to one that lacks them; a user's value stays
+    entry_defaults: tuple[tuple[str, object], ...] = ()
+    # "stdio": command, args, env | "opencode": command is one list (program and
+    # arguments), the environment is "environment", and "enabled" switches it
+    entry_shape: str = "stdio"
     dedicated_user: bool = True
     dedicated_project: bool = True
     installable: bool = True
@@ -242,6 +247,24 @@ class HookEvent:
     matcher: str | None = None  # the host's matcher (session sources), None: every source
     timeout: int = 10  # in the host's ``timeout_unit``
     background: bool = False  # Claude Code's ``async``: the session does not wait for it
+    capture: bool = False  # the event's input is a turn (or a flush point) capture reads
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    """One settings file a host reads (at one level) that can switch hooks off or
+    trust a project: ``path`` is under ``root`` (user level) or relative to the
+    project (``root`` None); ``file_format`` is "json" (comments tolerated) or "toml"."""
+
+    path: str
+    root: Root | None = None
+    file_format: str = "json"
+
+    def locate(self, home: Path, env: Mapping[str, str], project: Path | None) -> Path | None:
+        if self.root is None:
+            return project / self.path if project is not None else None
+        root = self.root.resolve(home, env, None)
+        return root / self.path if root is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +289,23 @@ class HookHost:
     captures: bool = False
     disabled_by: tuple[tuple[tuple[str, ...], object], ...] = ()
     enable_note: str = ""
+    # How the host matches a lifecycle matcher against the event's source:
+    # "alternatives" (Claude Code, Codex: ``a|b`` of plain words are exact
+    # alternatives, anything else a full-match regex) or "exact" (Gemini CLI:
+    # ``matcher === trigger``). Absent, empty or "*" matches every source.
+    matcher_rule: str = "alternatives"
+    sources: tuple[str, ...] = ("startup", "resume", "clear")  # SessionStart's sources
+    # every settings file, lowest precedence first, read for ``disabled_by`` (the
+    # last level that sets a key wins) and for ``disabled_names``
+    levels: tuple[SettingsFile, ...] = ()
+    # a list of handler names (or commands) the host skips, in any level (Gemini)
+    disabled_names: tuple[tuple[str, ...], ...] = ()
+    # what a project-level hooks file needs before the host runs it: "" nothing,
+    # "codex" a trusted project in config.toml, "gemini" a trusted folder when
+    # folder trust is on
+    project_trust: str = ""
+    trust_file: SettingsFile | None = None  # where the host records trusted folders
+    max_timeout: float | None = None  # the host's cap on a handler's timeout (seconds)
 
     def user_file(self, home: Path, env: Mapping[str, str]) -> Path:
         root = self.user.root.resolve(home, env, None)
@@ -330,6 +370,7 @@ class Adapter:
 
 
 # Names more than one value below spells.
+MEMOIR_MEMORIES = "memories"  # today's memoir's canonical memories, in the store
 CLAUDE_DIR = ".claude"
 CLAUDE_MD = "CLAUDE.md"
 CLAUDE_PROJECTS = "projects"  # <claude dir>/projects/<project>/: transcripts and memory
@@ -364,7 +405,12 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_loads="No host loads the store's memory/ by itself: agents find it with "
         "memoir_recall and memoir_list ({where})",
         roots=(Root("", base="store"),),
-        global_files=(Location("memory/*.md", kind="memory", always=None),),
+        global_files=(
+            Location("memory/*.md", kind="memory", always=None),
+            # today's memoir's canonical memories (<64 hex>.md; FORMAT-LATEST §11): recalled
+            # and shown here; forget hides or purges them by memoir's own rules (PLACES)
+            Location(f"{MEMOIR_MEMORIES}/*.md", kind="memory", always=None),
+        ),
     ),
     Adapter(
         name="claude-code",
@@ -408,6 +454,23 @@ ADAPTERS: tuple[Adapter, ...] = (
                 entry_extras=(("type", "stdio"),),
                 dedicated_user=False,
             ),
+            # Claude Desktop: claude_desktop_config.json in its app-data folder (macOS
+            # ~/Library/Application Support/Claude, Windows %APPDATA%\Claude; Linux builds
+            # use ~/.config/Claude); "mcpServers", stdio entries; it also keeps its own
+            # preferences there, so the file is not dedicated. No project file.
+            McpHost(
+                name="claude-desktop",
+                user=(
+                    UserFile(
+                        Root("Library/Application Support/Claude"),
+                        "claude_desktop_config.json",
+                        "darwin",
+                    ),
+                    UserFile(Root("Claude", base="appdata"), "claude_desktop_config.json", "win"),
+                    UserFile(Root("Claude", base="config"), "claude_desktop_config.json"),
+                ),
+                dedicated_user=False,
+            ),
         ),
         hooks=(
             HookHost(
@@ -423,6 +486,12 @@ ADAPTERS: tuple[Adapter, ...] = (
                 ),
                 captures=True,
                 disabled_by=((("disableAllHooks",), True),),
+                # user < project < local (managed settings are not read here)
+                levels=(
+                    SettingsFile("settings.json", Root(CLAUDE_DIR, env="CLAUDE_CONFIG_DIR")),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.json"),
+                    SettingsFile(f"{CLAUDE_DIR}/settings.local.json"),
+                ),
             ),
         ),
     ),
@@ -492,6 +561,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         write_reads="Gemini CLI loads ~/.gemini/GEMINI.md and the GEMINI.md files of a "
         "project, one file each, not a folder of memory files",
         roots=(Root(".gemini"),),
+        transcripts="tmp",  # tmp/<project_hash>/chats/session-*.jsonl
         global_files=(Location(GEMINI_MD, kind="instructions"),),
         project_files=(
             Location(GEMINI_MD, kind="instructions"),
@@ -512,15 +582,30 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Gemini CLI",
                 user=UserFile(Root(".gemini"), "settings.json"),
                 project=".gemini/settings.json",
-                # its transcripts are not Claude Code's: only the brief is installed
+                # Gemini matches a lifecycle matcher by exact string (hookPlanner
+                # matchesTrigger: matcher === trigger), so no matcher: every source.
                 events=(
-                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10_000),
+                    HookEvent("SessionStart", "session-start", None, 10_000),
+                    # the turn itself (prompt, prompt_response) after each agent loop
+                    HookEvent("AfterAgent", "stop", None, 60_000),
+                    # flush points: the whole chat recording is read again
+                    HookEvent("PreCompress", "pre-compact", None, 60_000),
+                    HookEvent("SessionEnd", "session-end", None, 60_000),
                 ),
                 timeout_unit="ms",
+                captures=True,
                 disabled_by=(
                     (("hooksConfig", "enabled"), False),
                     (("tools", "enableHooks"), False),
                 ),
+                matcher_rule="exact",
+                levels=(
+                    SettingsFile("settings.json", Root(".gemini")),
+                    SettingsFile(".gemini/settings.json"),
+                ),
+                disabled_names=(("hooksConfig", "disabled"), ("hooks", "disabled")),
+                project_trust="gemini",
+                trust_file=SettingsFile("trustedFolders.json", Root(".gemini")),
             ),
         ),
     ),
@@ -531,6 +616,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "and each project's AGENTS.md; ~/.codex/memories is kept by Codex's own memory "
         "pipeline, so it has no folder a new memory file is read from",
         roots=(Root(".codex", env="CODEX_HOME"),),
+        transcripts="sessions",  # sessions/YYYY/MM/DD/rollout-*.jsonl
         global_files=(
             Location(AGENTS_OVERRIDE_MD, kind="instructions"),
             Location(AGENTS_MD, kind="instructions"),
@@ -545,6 +631,9 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".codex/config.toml",
                 file_format="toml",
                 container="mcp_servers",
+                # Codex drops a server that has not started within startup_timeout_sec
+                # (10 s by default); ours took 5-18 s on a loaded machine.
+                entry_defaults=(("startup_timeout_sec", 30),),
                 dedicated_user=False,
                 dedicated_project=False,
             ),
@@ -555,11 +644,24 @@ ADAPTERS: tuple[Adapter, ...] = (
                 label="Codex CLI",
                 user=UserFile(Root(".codex", env="CODEX_HOME"), "hooks.json"),
                 project=".codex/hooks.json",
-                # its transcripts are not Claude Code's: only the brief is installed
-                events=(HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),),
-                enable_note="Codex asks you to trust a new hook before it runs it; builds "
-                "before hooks were on by default also need [features] codex_hooks = true "
+                events=(
+                    HookEvent("SessionStart", "session-start", "startup|resume|clear", 10),
+                    # Stop ignores matchers; its input names the rollout (transcript_path)
+                    HookEvent("Stop", "stop", None, 60),
+                ),
+                captures=True,
+                enable_note="Codex asks you to trust a new hook before it runs it (/hooks); "
+                "builds before hooks were on by default also need [features] hooks = true "
                 "in config.toml",
+                disabled_by=(
+                    (("features", "hooks"), False),
+                    (("features", "codex_hooks"), False),
+                ),
+                levels=(
+                    SettingsFile("config.toml", Root(".codex", env="CODEX_HOME"), "toml"),
+                    SettingsFile(".codex/config.toml", file_format="toml"),
+                ),
+                project_trust="codex",
             ),
         ),
     ),
@@ -591,13 +693,15 @@ ADAPTERS: tuple[Adapter, ...] = (
                 container="servers",
                 entry_extras=(("type", "stdio"),),
             ),
-            # Copilot's portable format (Copilot CLI): "mcpServers". Not edited yet: the
-            # entry shape it wants (e.g. a "tools" list) is not in our notes.
+            # Copilot's portable format (Copilot CLI): $COPILOT_HOME/mcp-config.json,
+            # "mcpServers", entries {"type": "local"|"stdio", command, args, env, "tools":
+            # ["*"]} ("tools" limits what Copilot may call; "*" is all). Its project file is
+            # .mcp.json, Claude Code's: install-mcp claude-code --project serves both.
             McpHost(
                 name="copilot-cli",
                 user=(UserFile(Root(".copilot", env="COPILOT_HOME"), "mcp-config.json"),),
-                project=".mcp.json",
-                installable=False,
+                entry_extras=(("type", "local"),),
+                entry_defaults=(("tools", ("*",)),),
             ),
         ),
     ),
@@ -614,12 +718,16 @@ ADAPTERS: tuple[Adapter, ...] = (
             Location(".clinerules/**/*.md", kind="rules"),
             Location(".cline/rules/**/*.md", kind="rules"),
             Location(".clinerules", kind="rules"),
+            # Cline's memory bank: markdown the custom instructions tell Cline to read
+            Location("memory-bank/*.md", kind="memory", always=None),
         ),
         mcp=(
+            # Cline (VS Code extension): cline_mcp_settings.json in the extension's global
+            # storage, "mcpServers" with stdio entries (command, args, env; Cline adds
+            # "disabled" and "autoApprove" itself). No project file.
             McpHost(
                 name="cline",
                 user=_in_vscode(_CLINE_SETTINGS, "cline_mcp_settings.json"),
-                installable=False,
             ),
         ),
     ),
@@ -686,6 +794,24 @@ ADAPTERS: tuple[Adapter, ...] = (
         roots=(Root(".kiro"),),
         global_files=(Location("steering/*.md", kind="rules"),),
         project_files=(Location(".kiro/steering/*.md", kind="rules"),),
+        # Kiro: ~/.kiro/settings/mcp.json and <project>/.kiro/settings/mcp.json (the
+        # workspace file wins), "mcpServers" with command, args, env (and its own
+        # "disabled", "autoApprove").
+        mcp=(
+            McpHost(
+                name="kiro",
+                user=(UserFile(Root(".kiro"), "settings/mcp.json"),),
+                project=".kiro/settings/mcp.json",
+            ),
+        ),
+    ),
+    Adapter(
+        name="serena",
+        label="Serena",
+        write_reads="Serena keeps a project's memories in .serena/memories/ and writes them "
+        "itself (its write_memory tool); it reads them on demand",
+        roots=(Root(".serena"),),
+        project_files=(Location(".serena/memories/*.md", kind="memory", always=None),),
     ),
     Adapter(
         name="amazonq",
@@ -704,6 +830,27 @@ ADAPTERS: tuple[Adapter, ...] = (
         project_files=(Location("CONVENTIONS.md", kind="rules", always=None),),
     ),
     Adapter(
+        name="opencode",
+        label="OpenCode",
+        write_reads="OpenCode loads AGENTS.md (a project's, and ~/.config/opencode/AGENTS.md), "
+        "one file each, not a folder of memory files",
+        # OpenCode's config: ~/.config/opencode/opencode.json and a project's opencode.json;
+        # MCP servers under "mcp", a local one {"type": "local", "command": [program, …],
+        # "enabled": true, "environment": {…}} (opencode.ai/docs/mcp-servers).
+        mcp=(
+            McpHost(
+                name="opencode",
+                user=(UserFile(Root("opencode", base="config"), "opencode.json"),),
+                project="opencode.json",
+                container="mcp",
+                entry_extras=(("type", "local"),),
+                entry_shape="opencode",
+                dedicated_user=False,
+                dedicated_project=False,
+            ),
+        ),
+    ),
+    Adapter(
         name="agents-md",
         label="AGENTS.md",
         write_reads="AGENTS.md is one file per project (and ~/.agents/AGENTS.md), read by "
@@ -718,6 +865,115 @@ ADAPTERS: tuple[Adapter, ...] = (
 )
 
 BY_NAME: dict[str, Adapter] = {a.name: a for a in ADAPTERS}
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPlace:
+    """A place a tool keeps memory that forget treats by its owner's own rules.
+
+    ``scope``: ``store`` (relative to the memoir store), ``global`` (to the owner's
+    first root) or ``project`` (to a project directory). ``rule`` says what forget may
+    do there: ``canonical`` (hide or purge a memory as today's memoir does,
+    FORMAT-LATEST §11), ``git`` (the folder is a git repository: the lines removed by
+    the host-file pass are committed, and its history named) or ``read-only`` (never
+    edited here: named, with ``remedy``, the owner's own way to let go of it).
+    ``history`` is where earlier copies stay (``{id}``: a canonical memory's id).
+    """
+
+    name: str
+    owner: str  # the adapter
+    label: str
+    scope: str  # "store" | "global" | "project"
+    pattern: str  # "*" one segment, "**" any number of folders
+    rule: str  # "canonical" | "git" | "read-only"
+    history: str = ""
+    remedy: str = ""
+
+
+CODEX_CLEAR_MEMORIES = "codex debug clear-memories"  # openai/codex PR 13085
+CLAUDE_PROJECT_PURGE = "claude project purge"  # Claude Code 2.1.115+: a project's state
+
+PLACES: tuple[KeptPlace, ...] = (
+    KeptPlace(
+        "memoir-memories",
+        "memoir",
+        "today's memoir's canonical memories",
+        "store",
+        f"{MEMOIR_MEMORIES}/*.md",
+        "canonical",
+        history=f"{MEMOIR_MEMORIES}/history/{{id}}",
+    ),
+    KeptPlace(
+        "memoir-ledger",
+        "memoir",
+        "memoir's project ledger",
+        "project",
+        ".memoir/work.json",
+        "read-only",
+        remedy="today's memoir keeps every record's text in its ledger (a retraction hides "
+        "it from the active view, the text stays); delete the project's .memoir/work.json "
+        "and .memoir/work-backups/ to let go of it",
+    ),
+    KeptPlace(
+        "memoir-ledger-backups",
+        "memoir",
+        "memoir's project ledger backups",
+        "project",
+        ".memoir/work-backups/*.json",
+        "read-only",
+        remedy="the ledger's backups keep every saved revision; delete the named files",
+    ),
+    KeptPlace(
+        "memoir-handoff",
+        "memoir",
+        "memoir's handoff view",
+        "project",
+        ".memoir/HANDOFF.md",
+        "read-only",
+        remedy="memoir renders it from .memoir/work.json on its next save",
+    ),
+    KeptPlace(
+        "codex-memories",
+        "codex",
+        "Codex memories",
+        "global",
+        "memories",
+        "git",
+        history="memories/.git",
+    ),
+    KeptPlace(
+        "codex-memory-db",
+        "codex",
+        "Codex's memory database",
+        "global",
+        "memories_*.sqlite*",
+        "read-only",
+        remedy=f"`{CODEX_CLEAR_MEMORIES}` clears every Codex memory (its memories folder, this "
+        "database, and marks threads so they are not summarised again); Codex regenerates "
+        "memories/*.md from this database otherwise",
+    ),
+    KeptPlace(
+        "codex-rollouts",
+        "codex",
+        "Codex session rollouts",
+        "global",
+        "sessions/**/rollout-*.jsonl",
+        "read-only",
+        remedy="Codex has no command that edits a rollout: delete the named files (those "
+        "sessions can no longer be resumed)",
+    ),
+    KeptPlace(
+        "claude-transcripts",
+        "claude-code",
+        "Claude Code transcripts",
+        "global",
+        f"{CLAUDE_PROJECTS}/**/*.jsonl",
+        "read-only",
+        remedy=f"`{CLAUDE_PROJECT_PURGE} <project folder> --dry-run`, then without "
+        "--dry-run (Claude Code 2.1.115+), deletes a project's transcripts and state; or "
+        "delete the named files",
+    ),
+)
 
 # The always-loaded files inject writes the pinned block into, in the order it visits
 # them: the global files (under each tool's directory), then each project's. Order
@@ -854,15 +1110,93 @@ STARTUP_FILES: tuple[StartupFile, ...] = (
 )
 
 
-def get_adapter(name: str) -> Adapter:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        from memoir_tui.core.errors import MemoirError
+# What a person (or the JavaScript tool) may type for a tool, folded by ``fold_tool_name``,
+# beside each adapter's own name, label and its MCP and hook hosts' names and aliases.
+TOOL_ALIASES: dict[str, str] = {
+    "claude": "claude-code",
+    "claudecode": "claude-code",
+    "claude-desktop": "claude-code",
+    "cc": "claude-code",
+    "store": "memoir",
+    "memoir-tui": "memoir",
+    "agents": "agents-md",
+    "agents.md": "agents-md",
+    "agent.md": "agents-md",
+    "opencode": "agents-md",
+    "github-copilot": "copilot",
+    "copilot-chat": "copilot",
+    "vs-code": "copilot",
+    "code": "copilot",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+    "openai-codex": "codex",
+    "codeium": "windsurf",
+    "cascade": "windsurf",
+    "devin": "windsurf",
+    "zed-editor": "zed",
+    "amazon-q": "amazonq",
+    "amazon-q-developer": "amazonq",
+    "q": "amazonq",
+    "kiro-ide": "kiro",
+    "aider-chat": "aider",
+    "continue-dev": "continue",
+    "roo": "cline",
+    "claude-dev": "cline",
+}
 
-        raise MemoirError(
-            f"unknown tool {name!r}; known: {', '.join(a.name for a in ADAPTERS)}"
-        ) from None
+
+def fold_tool_name(name: str) -> str:
+    """``" Claude Code "`` → ``claude-code``: case, spaces and underscores folded."""
+    return "-".join(name.strip().lower().replace("_", " ").split())
+
+
+def tool_names() -> dict[str, str]:
+    """Every name a tool answers to (folded) → its adapter: its own name and label, its
+    MCP and hook hosts' names and aliases, and ``TOOL_ALIASES``."""
+    out: dict[str, str] = {}
+    for adapter in ADAPTERS:
+        names = [adapter.name, adapter.label]
+        for host in adapter.mcp:
+            names += [host.name, *host.aliases]
+        names += [h.name for h in adapter.hooks]
+        for n in names:
+            out.setdefault(fold_tool_name(n), adapter.name)
+    for alias, tool in TOOL_ALIASES.items():
+        out.setdefault(fold_tool_name(alias), tool)
+    return out
+
+
+def resolve_tool(name: str, *, among: tuple[str, ...] | None = None, what: str = "tool") -> str:
+    """The adapter a person means by ``name`` (any alias, any case); with ``among``, one
+    of those adapters only. Unknown or outside ``among``: a ``MemoirError`` that lists
+    the names that work. The one resolver every command, MCP argument and pane uses."""
+    from memoir_tui.core.errors import MemoirError
+
+    known = among if among is not None else tuple(a.name for a in ADAPTERS)
+    key = fold_tool_name(name) if isinstance(name, str) else ""
+    found = tool_names().get(key)
+    if found is None and key:
+        # the JavaScript tool matches a unique substring of a tool's name or label
+        hits = [
+            a.name
+            for a in ADAPTERS
+            if a.name in known and (key in a.name or key in fold_tool_name(a.label))
+        ]
+        if len(hits) > 1:
+            raise MemoirError(
+                f"{what} {name!r} is ambiguous ({', '.join(hits)}); known: {', '.join(known)}"
+            )
+        found = hits[0] if hits else None
+    if found is None or found not in known:
+        extra = f" ({BY_NAME[found].label} is not a {what} here)" if found in BY_NAME else ""
+        raise MemoirError(f"unknown {what} {name!r}{extra}; known: {', '.join(known)}")
+    return found
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter named ``name`` or any alias of it (``resolve_tool``)."""
+    found = BY_NAME.get(name)
+    return found if found is not None else BY_NAME[resolve_tool(name)]
 
 
 def tool_dir(name: str, home: Path, env: Mapping[str, str] | None = None) -> Path:
@@ -947,10 +1281,10 @@ def hook_hosts() -> tuple[HookHost, ...]:
 
 
 def hook_host(name: str) -> HookHost:
+    """The hook host ``name`` means: its own name (``claude``) or any name of its tool
+    (``claude-code``, ``Claude Code`` …); an unknown one is refused listing the known."""
     for host in hook_hosts():
         if host.name == name:
             return host
-    from memoir_tui.core.errors import MemoirError
-
-    known = ", ".join(h.name for h in hook_hosts())
-    raise MemoirError(f"unknown hook host {name!r}; known: {known}")
+    with_hooks = tuple(a.name for a in ADAPTERS if a.hooks)
+    return BY_NAME[resolve_tool(name, among=with_hooks, what="hook host")].hooks[0]

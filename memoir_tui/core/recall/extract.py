@@ -136,8 +136,8 @@ def doc_from_text(
 
     entry = parse_entry(Path(path), text)
     meta = entry.meta
-    if entry.type == "decision" and (meta.get("hidden") is True or meta.get("hidden_at")):
-        return None
+    if meta.get("hidden") in (True, "true") or (entry.type == "decision" and meta.get("hidden_at")):
+        return None  # memoir's rule (a hidden or purged canonical memory too)
     if entry.type in ("goal", "next_action") and meta.get("done_at"):
         return None
     fm, body = split(text)
@@ -153,7 +153,6 @@ def doc_from_text(
         _s(meta.get("rejected")),
         entry.trigger if entry.trigger != entry.description else "",
         entry.how_to_apply,
-        " ".join(entry.tags),
     ]
     ident = ""
     if entry.type == "decision":
@@ -172,7 +171,8 @@ def doc_from_text(
         description=entry.description,
         rationale=" ".join(p for p in extra if p),
         project=_project_value(entry_project) if entry_project else project,
-        aliases=" ".join(entry.aliases),
+        # tags are labels the writer chose, like aliases: they weigh as much
+        aliases=" ".join([*entry.aliases, *entry.tags]),
         headings=heads,
         body=rest,
         ident=ident,

@@ -52,9 +52,9 @@ from memoir_tui.core.cachedir import cache_dir
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
-from memoir_tui.core.recall.text import index_text
+from memoir_tui.core.recall.text import camel_parts, index_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: camelCase parts, near forms, tags weigh as aliases
 SESSION_SOURCE = "session"
 BATCH = 400
 DEFAULT_FULL_CHECK_FILES = 20_000
@@ -99,6 +99,9 @@ class Scope:
     store_root: Path
     tools: tuple[str, ...] | None = None
     project_roots: tuple[Path, ...] = ()
+    # the project the index was used from (the working directory's, an MCP client's
+    # roots): indexed with its own files on first use, and remembered (not in the key)
+    here: tuple[Path, ...] = ()
 
 
 @dataclass(slots=True)
@@ -353,6 +356,7 @@ class RecallIndex:
             return cwd
 
         projects = [Project(os.path.normpath(str(p)), "config") for p in scope.project_roots]
+        projects += [Project(p, "cwd") for p in self._here_projects(scope)]
         store_projects = self._store_projects()
         all_keys: set[str] = set()
         found_projects: list[Project] = []
@@ -399,6 +403,20 @@ class RecallIndex:
     def _set_meta_tx(self, key: str, value: str) -> None:
         with self._tx():
             self._set_meta(key, value)
+
+    def _here_projects(self, scope: Scope) -> list[str]:
+        """Every project the index was used from, this one included (kept in meta, so a
+        project stays indexed once used; a folder that is gone drops out)."""
+        try:
+            seen = json.loads(self.get_meta("here_projects", "[]"))
+        except ValueError:
+            seen = []
+        wanted = {p for p in seen if isinstance(p, str)}
+        wanted |= {os.path.normpath(str(p)) for p in scope.here}
+        kept = sorted(p for p in wanted if os.path.isdir(p))
+        if kept != seen:
+            self._set_meta_tx("here_projects", json.dumps(kept))
+        return kept
 
     def _store_projects(self) -> list[str]:
         rows = self.conn.execute(
@@ -621,7 +639,11 @@ class RecallIndex:
         conn = self.conn
         pending = self._pending
         for doc in docs:
-            fields = [index_text(t) for t in doc.field_texts()]
+            texts = doc.field_texts()
+            fields = [index_text(t) for t in texts]
+            parts = " ".join(filter(None, (camel_parts(t) for t in texts)))
+            if parts:  # camelCase parts count as body words (index 4)
+                fields[4] = f"{fields[4]} {parts}" if fields[4] else parts
             ls = [f.count(" ") + 1 if f else 0 for f in fields]
             cur = conn.execute(
                 "INSERT INTO docs(path, tool, type, kind, name, description, project, ident, "

@@ -26,9 +26,10 @@ import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS
-from memoir_tui.core.recall.text import QueryTerm
+from memoir_tui.core.recall.text import QueryTerm, fold
 
 # aliases, name, description, headings, body, rationale, project
 FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0, 1.0, 1.5)
@@ -42,6 +43,9 @@ COVERAGE_FLOOR = 0.2
 CANDIDATES = 60
 COMMON_SHARE = 0.08  # a term in more documents than this counts only in names, aliases …
 COMMON_MIN = 400
+PROXIMITY = 0.3  # full credit when every pair of neighbouring query words stands together
+PREFER = 2.0  # a "why" question: decisions (they carry the reasons) weigh this much more
+SPLIT_MIN = 3  # a joined query word splits into parts of at least this many letters
 
 DOC_COLUMNS = (
     "d.id, d.path, d.tool, d.type, d.kind, d.name, d.description, d.project, d.ident, "
@@ -74,6 +78,7 @@ class Scored:
     row: Row
     score: float
     why: dict[str, list[str]]  # field → query words matched ("auth*": as a prefix)
+    coverage: float = 1.0  # the IDF-weighted share of the query's terms it matched
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +86,21 @@ class Filters:
     tools: tuple[str, ...] | None = None
     types: tuple[str, ...] | None = None
     projects: tuple[str, ...] | None = None  # None = every project; else these plus global
+    # changed at or after: (UTC "YYYY-MM-DDTHH:MM:SS", the same in ns since the epoch); an
+    # item's own date when it has one, else its file's modification time
+    since: tuple[str, int] | None = None
 
-    def sql(self) -> tuple[str, list[str]]:
+    def sql(self) -> tuple[str, list]:
         clauses: list[str] = []
-        args: list[str] = []
+        args: list = []
+        if self.since is not None:
+            clauses.append(
+                "(CASE WHEN d.updated = '' THEN d.path IN "
+                "(SELECT f.path FROM files f WHERE f.mtime_ns >= ?) "
+                "WHEN length(d.updated) = 10 THEN d.updated || 'T23:59:59' >= ? "
+                "ELSE d.updated >= ? END)"
+            )
+            args += [self.since[1], self.since[0], self.since[0]]
         if self.tools is not None:
             clauses.append(f"d.tool IN ({','.join('?' * len(self.tools))})")
             args += self.tools
@@ -190,6 +206,40 @@ def _first_stage(
     return [r[0] for r in conn.execute(sql, (*args, *filter_args, k))]
 
 
+def split_compounds(
+    conn: sqlite3.Connection, terms: Sequence[QueryTerm], n: int, generation: int = -1
+) -> list[QueryTerm]:
+    """A query word no document holds, which joins two words documents do hold
+    (``ratelimiter``, ``lockfile``, ``healthcheck``), becomes those two words; the split
+    whose rarer part is most common wins (known words, not fragments)."""
+    out: list[QueryTerm] = []
+    for t in terms:
+        w = t.word
+        if not (w.isalpha() and len(w) >= 2 * SPLIT_MIN) or _df(conn, t, n, generation)[1]:
+            out.append(t)
+            continue
+        best: tuple[int, QueryTerm, QueryTerm] | None = None
+        for i in range(SPLIT_MIN, len(w) - SPLIT_MIN + 1):
+            a, b = w[:i], w[i:]
+            ta = QueryTerm(a, fold(a), False)
+            tb = QueryTerm(b, fold(b), True)
+            da = _df(conn, ta, n, generation)[0]
+            db = _df(conn, tb, n, generation)[1]
+            if da and db and (best is None or min(da, db) > best[0]):
+                best = (min(da, db), ta, tb)
+        if best is None:
+            out.append(t)
+        else:
+            out += [best[1], best[2]]
+    return out
+
+
+def _adjacent(fields: Sequence[str], a: QueryTerm, b: QueryTerm) -> bool:
+    """Whether ``a`` then ``b`` stand next to each other in some field."""
+    pair = f" {a.stem} {b.stem}" + ("" if b.prefix else " ")
+    return any(pair in text for text in fields)
+
+
 def rank(
     conn: sqlite3.Connection,
     terms: Sequence[QueryTerm],
@@ -201,16 +251,22 @@ def rank(
     hidden: frozenset[str] = frozenset(),
     generation: int = -1,
     check: Callable[[set[str]], bool] | None = None,
+    prefer: frozenset[str] = frozenset(),
 ) -> list[Scored] | None:
     """The best ``limit`` documents for ``terms``; ``generation`` (any int that changes
     whenever the index does) lets document frequencies be cached between queries.
 
     ``check`` is shown the candidates' paths before any is scored; when it returns
     True (it re-indexed some: their rows were stale) nothing is scored and ``None`` is
-    returned, so the caller ranks again over the fresh rows."""
+    returned, so the caller ranks again over the fresh rows.
+
+    ``prefer``: document types a question asks for (a "why" question: decisions).
+    Host-loaded index files (Claude Code's ``MEMORY.md``: a memory folder's file its
+    tool always loads) come after every other match: the agent already has them."""
     if not terms:
         return []
     n = max(n_docs, 1)
+    terms = split_compounds(conn, terms, n, generation)
     idfs: list[float] = []  # the IDF a term counts with (first stage, coverage)
     exact_idfs: list[float] = []
     prefix_idfs: list[float] = []
@@ -285,15 +341,27 @@ def rank(
             continue
         coverage = covered / total_idf
         score *= COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * coverage * coverage
+        if len(terms) > 1:
+            pairs = sum(_adjacent(fields, a, b) for a, b in pairwise(terms))
+            score *= 1.0 + PROXIMITY * pairs / (len(terms) - 1)
+        if prefer and r[3] in prefer:
+            score *= PREFER
         if not r[10]:
             score *= NON_MARKDOWN
         row = Row(
             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), bool(r[10]),
             r[11], r[12], r[13],
         )  # fmt: skip
-        out.append(Scored(row, score, why))
-    out.sort(key=lambda s: (-s.score, s.row.path, s.row.id))
+        out.append(Scored(row, score, why, coverage))
+    # recency breaks ties: the newer of two equally good answers first
+    out.sort(key=lambda s: (s.row.updated, s.row.path), reverse=True)
+    out.sort(key=lambda s: (_host_index(s.row), -round(s.score, 6)))
     return out[:limit]
+
+
+def _host_index(row: Row) -> bool:
+    """A memory file its tool always loads: a folder's index (``MEMORY.md``)."""
+    return row.kind == "memory" and row.always
 
 
 def bm25_baseline(

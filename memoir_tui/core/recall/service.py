@@ -104,6 +104,21 @@ class IndexStatus:
     watching: bool = False
 
 
+def working_project(cwd: Path, home: Path) -> tuple[Path, ...]:
+    """The working directory's project (its git work tree, else the folder), so the
+    project's own CLAUDE.md, AGENTS.md, rules … are recallable with no transcript naming
+    it; none in the home folder, / or above home (where hosts start their servers)."""
+    from memoir_tui.core.scope import find_git_dir, is_outside_projects
+
+    try:
+        if is_outside_projects(cwd, home=home):
+            return ()
+        tree = find_git_dir(cwd)
+    except OSError:
+        return ()
+    return (Path(tree[0]) if tree else cwd,)
+
+
 def elsewhere_hint(counts: dict[str, int], *, cli: bool) -> str:
     """``3 matches in other projects (billing 2, webshop 1): --all-projects``."""
     total = sum(counts.values())
@@ -122,6 +137,38 @@ def default_store_dir(env: Mapping[str, str]) -> Path:
     if override:
         return Path(os.path.expanduser(override))
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".config" / "memoir"
+
+
+def parse_since(text: str, *, now: float | None = None) -> tuple[str, int]:
+    """``since`` as (UTC ``YYYY-MM-DDTHH:MM:SS``, ns since the epoch): a duration back from
+    now (``30m``, ``12h``, ``7d``, ``2w``) or a date (``2026-05-01``, ISO date-time)."""
+    import datetime as dt
+
+    from memoir_tui.core.errors import MemoirError
+
+    raw = text.strip()
+    if raw and raw[0].isdigit() and raw[-1].isalpha() and "-" not in raw:
+        from memoir_tui.core.capture.run import parse_duration
+
+        moment = (time.time() if now is None else now) - parse_duration(raw)
+        at = dt.datetime.fromtimestamp(moment, tz=dt.UTC)
+    else:
+        try:
+            at = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            raise MemoirError(
+                f"not a date or duration: {text!r} (use e.g. 7d, 12h or 2026-05-01)"
+            ) from None
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=dt.UTC)
+        at = at.astimezone(dt.UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S"), int(at.timestamp() * 1_000_000_000)
+
+
+def sqlite3_error() -> type[Exception]:
+    import sqlite3
+
+    return sqlite3.Error
 
 
 class Recall:
@@ -177,8 +224,12 @@ class Recall:
             store_root=self.store_root,
             tools=tuple(config.tools),
             project_roots=tuple(config.project_roots),
+            here=working_project(self.cwd, self.home),
         )
         directory = Path(cache_dir) if cache_dir is not None else default_cache_dir(self.env)
+        self.cache_dir = directory
+        self.concept_model: Any = None  # the static model, once a fallback loaded it
+        self.weak = False  # the last search's lexical evidence was weak (concept territory)
         if full_check_files is None:
             full_check_files = getattr(config, "recall_full_check_files", DEFAULT_FULL_CHECK_FILES)
         limit = full_check_files
@@ -241,6 +292,15 @@ class Recall:
             self._last_full = time.monotonic()
         return report
 
+    def use_project(self, path: str | os.PathLike[str]) -> None:
+        """Make ``path`` (an MCP client's root) the current project: its own files are
+        indexed now and it is the default scope of a search."""
+        import dataclasses
+
+        self.cwd = Path(path)
+        self.scope = dataclasses.replace(self.scope, here=working_project(self.cwd, self.home))
+        self._guarded(self._refresh, None)
+
     def rebuild(self) -> RefreshReport:
         """Delete the cache and index every file again."""
 
@@ -278,6 +338,13 @@ class Recall:
             interval = self.full_check_seconds if small else max(60.0, self.full_check_seconds)
             full = time.monotonic() - self._last_full >= interval
         self._refresh(full)
+        if watcher is None and self.index.file_count() > self.index.full_check_files:
+            # too many files to stat: a keeper left by an earlier query journals writes
+            from memoir_tui.core.recall import keeper
+
+            written = keeper.catch_up(self.index.path)
+            if written:
+                self.index.recheck(written, self.scope)
         if watcher is not None:
             watcher.sync(self._watched_dirs())
 
@@ -333,6 +400,10 @@ class Recall:
         if all_projects:
             return None
         if not project:
+            from memoir_tui.core.scope import is_outside_projects
+
+            if is_outside_projects(self.cwd, home=self.home):
+                return None  # home, / and above: no project, so every one is shown (README)
             return tuple(sorted(self._labels_of(self.current_project()) - {""}))
         given = os.path.expanduser(str(project))
         if given.split(":", 1)[0] in ("git", "path", "home"):
@@ -359,16 +430,19 @@ class Recall:
         budget: int = 700,
         refresh: bool = True,
         record: bool = True,
+        since: str | None = None,
     ) -> list[Hit]:
         """Ranked passages for ``query``, best first (at most ``limit``, ≤ 100).
 
         ``refresh=False`` answers from the index as it is, never writing it (another
         thread or process may be building it): documents of files changed since they
         were indexed are left out rather than shown from their stale rows. ``record``
-        notes the memory files returned as used (consolidate reads that)."""
+        notes the memory files returned as used (consolidate reads that). ``since``
+        (``7d``, ``12h``, ``2026-05-01``) keeps what changed at or after then."""
+        cutoff = parse_since(since) if since else None
         return self._guarded(
             self._search, query, limit, tools, types, project, all_projects, budget, refresh,
-            record,
+            record, cutoff,
         )  # fmt: skip
 
     def count_elsewhere(
@@ -413,12 +487,15 @@ class Recall:
         budget: int,
         refresh: bool,
         record: bool = True,
+        since: tuple[str, int] | None = None,
     ) -> list[Hit]:
         from memoir_tui.core.recall.rank import Filters, rank
-        from memoir_tui.core.recall.text import parse_query
+        from memoir_tui.core.recall.text import parse_query, words
 
         limit = max(1, min(int(limit), MAX_LIMIT))
         terms = parse_query(query)
+        # a "why" question asks for reasons: decisions carry them
+        prefer = frozenset({"decision"}) if "why" in words(query) else frozenset()
         if refresh:
             self._ensure_fresh()
         if not terms:
@@ -427,6 +504,7 @@ class Recall:
             tools=tuple(tools) if tools else None,
             types=tuple(types) if types else None,
             projects=self._project_filter(project, all_projects),
+            since=since,
         )
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
@@ -458,10 +536,16 @@ class Recall:
                 hidden=hidden,
                 generation=index.generation,
                 check=check,
+                prefer=prefer,
             )
             if scored is not None:
                 break
         assert scored is not None  # the last attempt never checks
+        from memoir_tui.core.recall import semantic
+
+        self.weak = bool(scored) and scored[0].coverage < semantic.WEAK_COVERAGE
+        if self.weak:
+            scored = self._with_concepts(query, scored, filters, hidden, limit)
         hits = [
             self._hit(s.row, s.score, s.why, terms, budget)
             for s in scored
@@ -470,6 +554,73 @@ class Recall:
         if record:
             self._record(hits)
         return hits
+
+    def _with_concepts(self, query: str, scored: list, filters, hidden, limit: int) -> list:
+        """Weak lexical evidence: the concept ranking interleaved with the lexical one, when
+        the extra, its model and the vectors are there; otherwise the lexical list as is."""
+        from itertools import zip_longest
+
+        from memoir_tui.core.recall import semantic
+        from memoir_tui.core.recall.rank import DOC_COLUMNS, Row, Scored
+
+        if not semantic.available() or not semantic.vectors_path(self.index.path).exists():
+            return scored
+        try:
+            if self.concept_model is None:
+                self.concept_model = semantic.load_model(self.cache_dir, fetch=False)
+            if self.concept_model is None:
+                return scored
+            near = semantic.search(self.index.path, self.concept_model, query)
+        except (MemoirError, OSError, ValueError, sqlite3_error()):
+            return scored
+        where, args = filters.sql()
+        concept: list = []
+        for path, name, cosine in near:
+            r = self.index.conn.execute(
+                f"SELECT {DOC_COLUMNS} FROM docs d WHERE d.path = ? AND d.name = ?{where}",
+                (path, name, *args),
+            ).fetchone()
+            if r is None or (r[8] and r[8] in hidden):
+                continue
+            row = Row(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), bool(r[10]),
+                r[11], r[12], r[13],
+            )  # fmt: skip
+            concept.append(Scored(row, cosine, {"concept": []}, 0.0))
+        # a concept match needs some similarity: at least half the best one's
+        best = max((c.score for c in concept), default=0.0)
+        concept = [c for c in concept if c.score > 0 and c.score >= best / 2]
+        # interleaved, the concept ranking first: the lexical best stays in the top two
+        out: list = []
+        seen: set[int] = set()
+        for pair in zip_longest(concept, scored):
+            for s in pair:
+                if s is not None and s.row.id not in seen:
+                    seen.add(s.row.id)
+                    out.append(s)
+        return out[:limit]
+
+    def build_concepts(self, *, fetch: bool = True, progress=None) -> tuple[int, int] | None:
+        """Embed what changed since the last build (the extra only; off the query path):
+        (chunks embedded, chunks reused), or None without the extra."""
+        from memoir_tui.core.recall import semantic
+
+        if not semantic.available():
+            return None
+        model = semantic.load_model(self.cache_dir, fetch=fetch, progress=progress)
+        if model is None:
+            return None
+
+        import sqlite3
+
+        # its own read-only connection: queries never wait while chunks are embedded
+        conn = sqlite3.connect(f"file:{self.index.path}?mode=ro", uri=True, timeout=30)
+        try:
+            result = semantic.build(conn, self.index.path, model, progress=progress)
+        finally:
+            conn.close()
+        self.concept_model = model
+        return result
 
     def _record(self, hits: Sequence[Hit]) -> None:
         """Note the entry files returned, so consolidate never calls them stale."""
@@ -634,14 +785,20 @@ class Recall:
 
         if not hasattr(os, "fork") or self._watcher is not None or _threading.active_count() > 1:
             return False  # forking a process with other threads is not safe
+        from memoir_tui.core.recall import keeper
+
         with self._lock:
             index = self.index
             try:
                 if index.file_count() <= index.full_check_files:
                     return False
+                if keeper.alive(index.path):
+                    return False  # it journals every write and checked every file once
+                watch = keeper.can_watch()
                 last = float(index.get_meta("last_full_check", "0") or 0)
-                if time.time() - last < min_interval:
+                if not watch and time.time() - last < min_interval:
                     return False
+                dirs = self._watched_dirs()
             except Exception:
                 return False
             index.close()
@@ -662,7 +819,19 @@ class Recall:
                     os.dup2(devnull, fd)
                 with contextlib.suppress(OSError):
                     os.nice(10)
-                self.index.refresh(self.scope, full=True)
+
+                def check() -> None:
+                    self.index.refresh(self.scope, full=True)
+
+                def directories() -> list[str]:
+                    try:
+                        return self._watched_dirs()
+                    except Exception:
+                        return dirs
+
+                code = keeper.run(self.index.path, directories, check) if watch else 0
+                if not watch:
+                    check()
             except BaseException:
                 code = 1
             finally:

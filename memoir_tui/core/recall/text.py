@@ -50,9 +50,24 @@ _KEEP = frozenset(
         "bus",
     ]
 )
-_IRREGULAR = {"apis": "api", "aliases": "alias", "biases": "bias", "lenses": "lens"}
+_IRREGULAR = {
+    "apis": "api",
+    "aliases": "alias",
+    "biases": "bias",
+    "lenses": "lens",
+    # plurals whose ending changes (issue 27's near forms)
+    "indices": "index",
+    "matrices": "matrix",
+    "vertices": "vertex",
+    "appendices": "appendix",
+    "analyses": "analysis",
+    "children": "child",
+    "schemata": "schema",
+}
 
 _WORD_RE = re.compile(r"[^\W_]+")
+# a camelCase or PascalCase identifier's parts: useCartTotals → use, Cart, Totals
+_CAMEL_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _VOWELS = frozenset("aeiouy")
 _NO_UNDOUBLE = frozenset("lsz")
 
@@ -121,6 +136,10 @@ def _fold(w: str) -> str:
         s = s[:-1]
         if s in _KEEP:
             return s
+    if s.endswith("ment") and len(s) - 4 >= MIN_STEM + 2:
+        s = s[:-4]  # deployment(s) → deploy (six letters left: never comment, document)
+    if s.endswith(("izat", "isat")) and len(s) - 2 >= MIN_STEM:
+        s = s[:-2]  # authorization → authoriz, as authorize
     if s.endswith("e") and len(s) - 1 >= MIN_STEM:
         s = s[:-1]
     return s
@@ -147,6 +166,20 @@ def words(text: str) -> list[str]:
     if not text.isascii():
         out = [w if w.isascii() else _strip_diacritics(w) for w in out]
     return out
+
+
+def camel_parts(text: str) -> str:
+    """The parts of ``text``'s camelCase identifiers, folded (``useCartTotals`` →
+    ``use cart total``), so a query in plain words meets the identifier. They are
+    indexed as body words wherever the identifier stands: weaker than a name's words."""
+    out: list[str] = []
+    for w in _WORD_RE.findall(text):
+        if w.islower() or w.isupper() or (w.istitle() and sum(c.isupper() for c in w) == 1):
+            continue
+        parts = _CAMEL_RE.findall(w)
+        if len(parts) > 1:
+            out += [fold(x.lower()) for x in parts if len(x) > 1 and x.isascii()]
+    return " ".join(out)
 
 
 def terms(text: str) -> list[str]:

@@ -18,6 +18,7 @@ import select
 import struct
 import sys
 import threading
+from collections.abc import Callable
 
 IN_MODIFY = 0x002
 IN_ATTRIB = 0x004
@@ -52,6 +53,7 @@ class Watcher:
         self._lock = threading.Lock()
         self._stop_r, self._stop_w = os.pipe()
         self.healthy = True
+        self.on_event: Callable[[], None] | None = None  # called after events were collected
         self._thread = threading.Thread(target=self._run, name="memoir-recall-watch", daemon=True)
         self._thread.start()
 
@@ -159,6 +161,8 @@ class Watcher:
                     self._dirs.add(directory)
                 if name and mask & (_FILE_EVENTS | IN_MOVED_TO):
                     self._files.add(os.path.join(directory, name))
+        if self.on_event is not None:
+            self.on_event()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

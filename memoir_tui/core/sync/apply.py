@@ -1,8 +1,8 @@
 """Merging a remote snapshot into the local store, in one store transaction.
 
-The session merges with ``merge_sessions`` (FORMAT §4), entry files with the
-semantics of ``plan_entry_merge`` (union by link name, newer wins, ``done_at``
-sticky), and the review queue with ``core.review.merge_review``. Everything the
+The session merges with ``merge_sessions`` (FORMAT §4), entry files three-way
+against the last synced base (``entry_sync``: a one-sided edit or delete wins,
+both sides changed keeps both, ``done_at`` sticky), and the review queue with ``core.review.merge_review``. Everything the
 remote holds was read and verified before this module is called, so a bad
 remote never gets here; the transaction commits every file or none (a kill at
 any instant is rolled forward by the next transaction), is audited, and
@@ -49,6 +49,9 @@ class MergeReport:
     conflicts_resolved: int = 0
     entries_added: int = 0
     entries_replaced: int = 0
+    entries_deleted: int = 0
+    conflict_copies: tuple[str, ...] = ()  # entry files changed on both sides: the copies kept
+    withheld: tuple[str, ...] = ()  # remote entry files not copied in (secret, unreadable here)
     review: str = "unchanged"  # unchanged | added | merged
     session_changed: bool = False
     notes: tuple[str, ...] = ()
@@ -59,12 +62,15 @@ class MergeReport:
             self.session_changed
             or self.entries_added > 0
             or self.entries_replaced > 0
+            or self.entries_deleted > 0
             or self.review != "unchanged"
         )
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["notes"] = list(self.notes)
+        out["conflict_copies"] = list(self.conflict_copies)
+        out["withheld"] = list(self.withheld)
         return out
 
     @classmethod
@@ -72,7 +78,8 @@ class MergeReport:
         if not isinstance(raw, dict):
             return None
         known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
-        known["notes"] = tuple(known.get("notes") or ())
+        for name in ("notes", "conflict_copies", "withheld"):
+            known[name] = tuple(known.get(name) or ())
         try:
             return cls(**known)
         except TypeError:
@@ -81,17 +88,26 @@ class MergeReport:
     def summary(self) -> str:
         if not self.changed:
             return "nothing new from the remote"
-        if not (self.items_added or self.tombstones_applied or self.conflicts_resolved):
+        if not (
+            self.items_added
+            or self.tombstones_applied
+            or self.conflicts_resolved
+            or self.entries_deleted
+            or self.conflict_copies
+        ):
             return "merged (no item was added, hidden or replaced)"
         parts = [
             f"{self.items_added} item(s) added",
             f"{self.tombstones_applied} tombstone(s) applied",
             f"{self.conflicts_resolved} conflict(s) resolved",
         ]
-        if self.entries_added or self.entries_replaced:
+        if self.entries_added or self.entries_replaced or self.entries_deleted:
             parts.append(
-                f"{self.entries_added} entry file(s) added, {self.entries_replaced} replaced"
+                f"{self.entries_added} entry file(s) added, {self.entries_replaced} replaced, "
+                f"{self.entries_deleted} deleted"
             )
+        if self.conflict_copies:
+            parts.append("changed on both machines, both kept: " + ", ".join(self.conflict_copies))
         if self.review != "unchanged":
             parts.append(f"review queue {self.review}")
         return ", ".join(parts)
@@ -246,19 +262,33 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _stage_entries(files: dict[str, bytes], staging: Path) -> Path:
-    memory = staging / "memory"
-    memory.mkdir(parents=True, exist_ok=True)
-    for path, data in files.items():
-        if is_entry_path(path):
-            (memory / path[len(MEMORY_PREFIX) :]).write_bytes(data)
-    return memory
+def _local_entries(store: Any) -> dict[str, bytes]:
+    """The store's readable entry files with a syncable name, as logical paths."""
+    from memoir_tui.core.entries import iter_entry_files
+    from memoir_tui.core.sync.layout import ENTRY_NAME_RE
+
+    out: dict[str, bytes] = {}
+    for path in iter_entry_files(store.memory_dir):
+        if ENTRY_NAME_RE.match(path.name):
+            with contextlib.suppress(OSError):
+                out[MEMORY_PREFIX + path.name] = path.read_bytes()
+    return out
 
 
-def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeReport:
-    """Merge the remote's plaintext ``files`` into ``store``; return what changed."""
-    from memoir_tui.core.entries import plan_entry_merge
+def apply_snapshot(
+    store: Any,
+    files: dict[str, bytes],
+    staging: Path,
+    base: dict[str, str] | None = None,
+) -> MergeReport:
+    """Merge the remote's plaintext ``files`` into ``store``; return what changed.
+
+    ``base`` (path → digest of what the remote held at the last sync) makes the
+    entry merge three-way (``entry_sync``); without it every difference is kept
+    both ways.
+    """
     from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.sync.entry_sync import plan_entry_sync
 
     remote_session = parse_session_bytes(files.get(SESSION))
     notes: list[str] = []
@@ -273,7 +303,6 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
         remote_session, held = withhold_secrets(remote_session)
         notes.extend(f"the remote session.json, {note}; not copied in" for note in held)
     shutil.rmtree(staging, ignore_errors=True)
-    remote_memory = _stage_entries(files, staging)
     try:
         with store.transaction("sync_apply", files=(TX_SESSION, TX_REVIEW, TX_FILES)) as tx:
             # No machine stamp here: a stamp would be a change of its own, and
@@ -292,32 +321,54 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
                     state.update(merged)
                     session_changed = True
 
-            entries_added = entries_replaced = 0
-            for change in plan_entry_merge(store.memory_dir, remote_memory):
-                if change.action not in ("add", "replace"):
+            entries_added = entries_replaced = entries_deleted = 0
+            conflict_copies: list[str] = []
+            withheld: list[str] = []
+            local_entries = _local_entries(store)
+            remote_entries = {p: d for p, d in files.items() if is_entry_path(p)}
+            for act in plan_entry_sync(local_entries, remote_entries, base):
+                target = store.memory_dir / act.path[len(MEMORY_PREFIX) :]
+                if act.action == "keep":
+                    notes.append(act.note)
                     continue
-                target = store.memory_dir / change.source.name
-                if change.action == "add" and os.path.lexists(target):
+                if act.action == "delete":
+                    if os.path.lexists(target):
+                        tx.remove(target)
+                        entries_deleted += 1
+                    continue
+                if act.path not in local_entries and os.path.lexists(target):
                     # Unreadable here (too large, not UTF-8, a symlink): never overwrite it.
-                    notes.append(f"memory/{target.name} is unreadable locally; kept as it is")
+                    notes.append(f"{act.path} is unreadable locally; kept as it is")
+                    withheld.append(act.path)
                     continue
-                data = change.source.read_bytes()
+                data = act.data or b""
                 found = find_secrets(data.decode("utf-8", "replace"))
                 if found:
                     rules = ", ".join(dict.fromkeys(f.rule for f in found))
                     notes.append(
-                        f"memory/{target.name} from the remote holds a secret ({rules}); "
-                        "not copied in"
+                        f"{act.path} from the remote holds a secret ({rules}); not copied in"
                     )
+                    withheld.append(act.path)
                     continue
                 tx.write_bytes(target, data, scan=False)  # scanned just above
-                if change.action == "add":
+                if act.note:
+                    notes.append(act.note)
+                if act.action == "conflict":
+                    conflict_copies.append(act.path)
                     entries_added += 1
-                else:
+                elif act.path in local_entries:
                     entries_replaced += 1
+                else:
+                    entries_added += 1
 
             review_result = _merge_review_in(tx, store, files.get(REVIEW))
-            if session_changed or entries_added or entries_replaced or review_result != "unchanged":
+            if (
+                session_changed
+                or entries_added
+                or entries_replaced
+                or entries_deleted
+                or review_result != "unchanged"
+            ):
                 tx.audit("sync_apply", "session" if session_changed else "entries")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -327,6 +378,9 @@ def apply_snapshot(store: Any, files: dict[str, bytes], staging: Path) -> MergeR
         conflicts_resolved=conflicts + entries_replaced,
         entries_added=entries_added,
         entries_replaced=entries_replaced,
+        entries_deleted=entries_deleted,
+        conflict_copies=tuple(conflict_copies),
+        withheld=tuple(withheld),
         review=review_result,
         session_changed=session_changed,
         notes=tuple(notes),

@@ -69,11 +69,13 @@ from memoir_tui.core.sync.git import Git
 from memoir_tui.core.sync.layout import (
     HEADER,
     MACHINES,
+    MEMORY_PREFIX,
     REVIEW,
     SESSION,
     RemoteSnapshot,
     build_tree,
     encode_json,
+    is_entry_path,
     read_snapshot,
     verify_remote_key,
 )
@@ -211,8 +213,12 @@ class _Run:
         allow_secrets: bool,
         progress: Progress | None,
         key_file: str | None = None,
+        rewrite_history: bool = False,
     ) -> None:
         self.store = store
+        # a purge of words the session does not hold (an entry file's lines): the
+        # push replaces the remote history all the same
+        self.rewrite_history = rewrite_history
         self.action = action
         self.config = load_sync_config(store.root)
         if key_file:
@@ -277,6 +283,7 @@ class _Run:
         attempts = 0
         head: str | None = None
         rewritten_remote = False  # sticky: a rewrite seen on any attempt needs a rebuild
+        base = dict(state.remote_digests)
         while True:
             attempts += 1
             self.progress("fetching from the remote", 0.05)
@@ -307,7 +314,12 @@ class _Run:
                     "was pushed. Upgrade memoir-tui on this machine."
                 )
             self.progress("merging into the store", 0.35)
-            report = apply_snapshot(self.store, snap.files, copy.staging())
+            # The base of the three-way entry merge: what the remote held at the end
+            # of this machine's last sync; on a retry, the head merged by the attempt
+            # before (the store has taken it in: it is the common ancestor now).
+            attempt_base = base
+            report = apply_snapshot(self.store, snap.files, copy.staging(), base=attempt_base)
+            base = _base_after(snap.files, report)
             reports.append(report)
             local, skipped = local_files(self.store)
             purged_now = purged_hashes(parse_session_bytes(local.get(SESSION)))
@@ -325,8 +337,8 @@ class _Run:
                 return self._result(message, reports, attempts, skipped)
 
             self.progress("preparing the push", 0.5)
-            outgoing, changed = self._outgoing(snap, local)
-            if not changed:
+            outgoing, changed = self._outgoing(snap, local, attempt_base, report)
+            if not changed and not (self.rewrite_history and head is not None):
                 if head:
                     git.update_ref(copy.synced, head)
                 message = f"up to date; {_combine(reports).summary()}"
@@ -351,7 +363,9 @@ class _Run:
             tree = build_tree(outgoing, snap, encrypted=cfg.encrypt, keys=keys)
             outgoing_purged = purged_hashes(parse_session_bytes(outgoing.get(SESSION)))
             remote_purged = purged_hashes(parse_session_bytes(snap.files.get(SESSION)))
-            rewrite = head is not None and bool(outgoing_purged - remote_purged)
+            rewrite = head is not None and (
+                self.rewrite_history or bool(outgoing_purged - remote_purged)
+            )
             self.progress("committing", 0.7)
             if rewrite:
                 message = "memoir sync: history replaced after a purge"
@@ -412,16 +426,34 @@ class _Run:
         return digests == state.remote_digests
 
     def _outgoing(
-        self, snap: RemoteSnapshot, local: dict[str, bytes]
+        self,
+        snap: RemoteSnapshot,
+        local: dict[str, bytes],
+        base: dict[str, str],
+        report: MergeReport,
     ) -> tuple[dict[str, bytes], list[str]]:
-        """The remote's files with the store's merged files over them, and what changed."""
+        """The remote's files with the store's merged files over them, and what changed.
+
+        An entry file the remote holds unchanged since the base but the merged store
+        no longer has was deleted here: it leaves the remote too (a file withheld
+        from the store, or unreadable here, is not a deletion).
+        """
         out = dict(snap.files)
+        for path, data in snap.files.items():
+            if (
+                is_entry_path(path)
+                and path not in local
+                and path not in report.withheld
+                and base.get(path) == file_digest(path, data)
+                and not os.path.lexists(self.store.memory_dir / path[len(MEMORY_PREFIX) :])
+            ):
+                del out[path]
         for path, data in local.items():
             theirs = snap.files.get(path)
             if theirs is not None and file_digest(path, theirs) == file_digest(path, data):
                 continue  # same content (a session differing only in updated_at is the same)
             out[path] = data
-        changed = [p for p in sorted(out) if out[p] != snap.files.get(p)]
+        changed = [p for p in sorted(set(out) | set(snap.files)) if out.get(p) != snap.files.get(p)]
         machine = self.store.machine
         book = _machines_book(snap.files.get(MACHINES))
         entry = book["machines"].get(machine.id)
@@ -448,9 +480,7 @@ class _Run:
         state.last_commit = commit
         state.remote_head = commit
         state.known_purged = sorted(purged_now)
-        state.remote_digests = {
-            p: file_digest(p, d) for p, d in files.items() if p not in (MACHINES, HEADER)
-        }
+        state.remote_digests = _base_after(files, _combine(reports))
         state.last_sync = self.store.clock()
         state.last_action = self.action
         state.last_ok = True
@@ -477,6 +507,17 @@ class _Run:
             skipped=tuple(skipped),
             **extra,
         )
+
+
+def _base_after(files: dict[str, bytes], report: MergeReport) -> dict[str, str]:
+    """The three-way base once ``files`` (a remote state) has been merged in: their
+    digests. Files withheld from the store (a secret, unreadable here) are left out, so
+    the next merge offers them again instead of taking their absence for a delete."""
+    return {
+        p: file_digest(p, d)
+        for p, d in files.items()
+        if p not in (MACHINES, HEADER) and p not in report.withheld
+    }
 
 
 def _quarantine(snap: RemoteSnapshot) -> str | None:
@@ -541,6 +582,9 @@ def _combine(reports: list[MergeReport]) -> MergeReport:
         conflicts_resolved=sum(r.conflicts_resolved for r in reports),
         entries_added=sum(r.entries_added for r in reports),
         entries_replaced=sum(r.entries_replaced for r in reports),
+        entries_deleted=sum(r.entries_deleted for r in reports),
+        conflict_copies=tuple(dict.fromkeys(c for r in reports for c in r.conflict_copies)),
+        withheld=tuple(dict.fromkeys(c for r in reports for c in r.withheld)),
         review=reviews[-1] if reviews else "unchanged",
         session_changed=any(r.session_changed for r in reports),
         notes=tuple(notes),
@@ -605,8 +649,14 @@ def sync(
     allow_secrets: bool = False,
     key_file: str | None = None,
     progress: Progress | None = None,
+    rewrite_history: bool = False,
 ) -> SyncResult:
-    """Pull then push, in one cycle under one lock."""
+    """Pull then push, in one cycle under one lock.
+
+    ``rewrite_history`` (after ``forget --everywhere --purge``): the push is an
+    orphan commit replacing the remote branch, as for a purged session item, so
+    the remote's reachable history no longer holds words removed from any file.
+    """
     run = _Run(
         store,
         "sync",
@@ -615,6 +665,7 @@ def sync(
         allow_secrets=allow_secrets,
         progress=progress,
         key_file=key_file,
+        rewrite_history=rewrite_history,
     )
     return run.execute(push=True)
 

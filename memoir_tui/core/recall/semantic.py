@@ -1,0 +1,342 @@
+"""Concept recall: the optional extra ``memoir-tui[semantic]`` (numpy, tokenizers, safetensors).
+
+A question in a person's own words often shares no word with the note that
+answers it. With the extra installed, recall keeps a static embedding of every
+document (model2vec's format: one vector per token, a document is the mean of
+its tokens' vectors) beside the lexical index, and uses it **only as a fallback**:
+when the best lexical match covers less than ``WEAK_COVERAGE`` of the query's
+weight (the rule was read off the judged queries in ``bench/recall``, see the
+bench README), the concept ranking is interleaved with the lexical one, concept
+first (so the lexical best stays in the top two). A query no
+document shares any word with gets no fallback: random letters find nothing.
+
+The model is what its authors publish (Minish Lab's ``potion-base-8M``: a
+tokenizer, a safetensors table, a config), fetched once into the user cache when
+the user turns concept search on (``memoir-tui index --concepts``, with
+progress), or put there by hand; offline, one sentence says so and where the
+files go. Nothing else ever reaches the network: ``index`` and the MCP server
+embed only when the model is already there. Vectors are stored per chunk fingerprint (model +
+text), so a rebuild embeds only the chunks that changed. Building happens off
+the query path (``memoir-tui index``, the MCP server's background thread); a
+query embeds only itself. The vector file (``…sqlite3-vectors``, 0600) is a
+cache like the index: deleting it loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.safeio import read_text_safely
+
+MODEL_ID = "minishlab/potion-base-8M"  # its authors' own repository
+MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
+MODEL_URL = "https://huggingface.co/{model}/resolve/main/{file}"
+MODEL_SIZE_HINT = "about 30 MB"
+WEAK_COVERAGE = 0.4  # the best lexical match covers less than this share: fall back
+CHUNK_CHARS = 2000  # a document's chunk: name, description, the start of its body
+CANDIDATES = 30  # concept matches fused with the lexical ones
+BATCH = 256
+HINT_MARKER = "concept-search-hint"
+
+Progress = Callable[[str], None]
+
+
+def available() -> bool:
+    """The extra is installed (nothing is imported)."""
+    return all(
+        importlib.util.find_spec(m) is not None for m in ("numpy", "tokenizers", "safetensors")
+    )
+
+
+def model_dir(cache: Path) -> Path:
+    return cache / "models" / MODEL_ID.replace("/", "--")
+
+
+def vectors_path(index_path: Path) -> Path:
+    return Path(f"{index_path}-vectors")
+
+
+# --- the model ----------------------------------------------------------------------------
+
+
+class StaticModel:
+    """A model2vec-format static model: token vectors, mean-pooled, normalised."""
+
+    def __init__(self, tokenizer: Any, vectors: Any, *, normalize: bool, key: str) -> None:
+        self.tokenizer = tokenizer
+        self.vectors = vectors
+        self.normalize = normalize
+        self.key = key  # changes when the model does: part of every chunk's fingerprint
+
+    @classmethod
+    def load(cls, folder: Path) -> StaticModel:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        missing = [f for f in MODEL_FILES if not (folder / f).is_file()]
+        if missing:
+            raise MemoirError(f"the concept model in {folder} lacks {', '.join(missing)}")
+        try:
+            config = json.loads(read_text_safely(folder / "config.json", max_bytes=1 << 20))
+            tensors = load_file(str(folder / "model.safetensors"))
+            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except Exception as err:  # a damaged download: say which folder to delete
+            raise MemoirError(
+                f"the concept model in {folder} cannot be read ({err}); delete the folder "
+                "and it is fetched again"
+            ) from None
+        table = tensors.get("embeddings")
+        if table is None:
+            table = next(iter(tensors.values()))
+        st = (folder / "model.safetensors").stat()
+        key = hashlib.sha256(
+            f"{MODEL_ID}:{st.st_size}:{read_text_safely(folder / 'config.json')}".encode()
+        ).hexdigest()[:16]
+        return cls(
+            tokenizer,
+            np.asarray(table, dtype=np.float32),
+            normalize=bool(config.get("normalize", True)),
+            key=key,
+        )
+
+    def encode(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        out = np.zeros((len(texts), self.vectors.shape[1]), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self.tokenizer.encode_batch(texts, add_special_tokens=False)
+        limit = self.vectors.shape[0]
+        for i, enc in enumerate(encodings):
+            ids = [t for t in enc.ids if 0 <= t < limit]
+            if ids:
+                out[i] = self.vectors[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def fetch_model(
+    folder: Path,
+    *,
+    progress: Progress | None = None,
+    opener: Callable[..., Any] | None = None,
+) -> None:
+    """Download the model's files its authors publish into ``folder`` (once)."""
+    import urllib.error
+    import urllib.request
+
+    open_url = opener or urllib.request.urlopen
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for name in MODEL_FILES:
+        target = folder / name
+        if target.is_file():
+            continue
+        url = MODEL_URL.format(model=MODEL_ID, file=name)
+        part = folder / f"{name}.part"
+        with contextlib.suppress(OSError):
+            part.unlink()  # a killed fetch's part (or anything planted there): never followed
+        try:
+            # "xb": O_EXCL, so a link at the name is never written through
+            with open_url(url, timeout=30) as response, open(part, "xb") as out:
+                total = int(response.headers.get("Content-Length") or 0)
+                done = 0
+                while chunk := response.read(1 << 20):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if progress is not None:
+                        size = f" / {total / 1e6:.1f}" if total else ""
+                        progress(f"fetching {MODEL_ID} {name}: {done / 1e6:.1f}{size} MB")
+            os.replace(part, target)
+        except (urllib.error.URLError, OSError, ValueError) as err:
+            with contextlib.suppress(OSError):
+                part.unlink()
+            reason = getattr(err, "reason", None) or err
+            raise MemoirError(
+                f"concept search needs its model ({MODEL_ID}, {MODEL_SIZE_HINT}) and it could "
+                f"not be fetched ({reason}); connect once and run `memoir-tui index`, or put "
+                f"its files ({', '.join(MODEL_FILES)}) in {folder}"
+            ) from None
+
+
+def load_model(cache: Path, *, fetch: bool, progress: Progress | None = None) -> StaticModel | None:
+    """The model from the cache; fetched first when ``fetch`` (never on the query path)."""
+    folder = model_dir(cache)
+    if not all((folder / f).is_file() for f in MODEL_FILES):
+        if not fetch:
+            return None
+        fetch_model(folder, progress=progress)
+    return StaticModel.load(folder)
+
+
+# --- the vectors beside the index -------------------------------------------------------------
+
+
+def _fingerprint(model: StaticModel, text: str) -> str:
+    return hashlib.sha256(f"{model.key}\0{text}".encode()).hexdigest()[:32]
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    from memoir_tui.core.safeio import create_exclusive, write_target
+
+    write_target(path, within=path.parent)  # a link out is refused before SQLite opens it
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):
+            create_exclusive(path, b"", within=path.parent)
+    conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
+    conn.executescript(
+        "CREATE TABLE IF NOT EXISTS chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
+        "CREATE TABLE IF NOT EXISTS docs(key TEXT PRIMARY KEY, fp TEXT NOT NULL) WITHOUT ROWID;"
+    )
+    return conn
+
+
+def _doc_key(path: str, name: str) -> str:
+    return f"{path}\0{name}"
+
+
+def _chunks(index_conn: sqlite3.Connection) -> Iterable[tuple[str, str]]:
+    """(key, chunk text) for every document: name, description, the start of the body."""
+    from memoir_tui.core.fsutil import read_regular
+
+    for path, name, description, text, body_line in index_conn.execute(
+        "SELECT path, name, description, text, body_line FROM docs ORDER BY path"
+    ):
+        body = text
+        if not body:
+            try:
+                data = read_regular(path, max_bytes=CHUNK_CHARS * 4 + 4096)
+                lines = data.decode("utf-8", errors="replace").splitlines()
+                body = "\n".join(lines[body_line:])
+            except OSError:
+                body = ""
+        chunk = "\n".join(p for p in (name, description, body[:CHUNK_CHARS]) if p)
+        yield _doc_key(path, name), chunk
+
+
+def build(
+    index_conn: sqlite3.Connection,
+    index_path: Path,
+    model: StaticModel,
+    *,
+    progress: Progress | None = None,
+) -> tuple[int, int]:
+    """Bring the vectors up to date with the index: (chunks embedded, chunks reused)."""
+    import numpy as np
+
+    conn = _open(vectors_path(index_path))
+    try:
+        have = {r[0] for r in conn.execute("SELECT fp FROM chunks")}
+        docs: dict[str, str] = {}
+        todo: dict[str, str] = {}
+        for key, chunk in _chunks(index_conn):
+            fp = _fingerprint(model, chunk)
+            docs[key] = fp
+            if fp not in have:
+                todo[fp] = chunk
+        items = list(todo.items())
+        for start in range(0, len(items), BATCH):
+            batch = items[start : start + BATCH]
+            vecs = model.encode([c for _fp, c in batch]).astype(np.float16)
+            with conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO chunks(fp, vec) VALUES (?, ?)",
+                    [(fp, v.tobytes()) for (fp, _c), v in zip(batch, vecs, strict=True)],
+                )
+            if progress is not None:
+                progress(f"concept index: {min(start + BATCH, len(items))}/{len(items)} chunks")
+        with conn:
+            conn.execute("DELETE FROM docs")
+            conn.executemany("INSERT INTO docs(key, fp) VALUES (?, ?)", list(docs.items()))
+            conn.execute("DELETE FROM chunks WHERE fp NOT IN (SELECT fp FROM docs)")
+        return len(items), len(docs) - len(items)
+    finally:
+        conn.close()
+
+
+_MATRICES: dict[str, tuple[tuple[int, int, int], list[str], Any]] = {}
+
+
+def _matrix(path: Path, dim: int) -> tuple[list[str], Any] | None:
+    """The document keys and their vectors (float32), read once per change of the file:
+    a long-lived process (the MCP server) keeps them in memory between queries."""
+    import numpy as np
+
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    hit = _MATRICES.get(str(path))
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        rows = conn.execute(
+            "SELECT d.key, c.vec FROM docs d JOIN chunks c ON c.fp = d.fp"
+        ).fetchall()
+    finally:
+        conn.close()
+    if not rows:
+        return None
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(-1, dim)
+    keys = [r[0] for r in rows]
+    _MATRICES.clear()
+    _MATRICES[str(path)] = (stamp, keys, matrix.astype(np.float32))
+    return keys, _MATRICES[str(path)][2]
+
+
+def search(
+    index_path: Path, model: StaticModel, query: str, *, limit: int = CANDIDATES
+) -> list[tuple[str, str, float]]:
+    """(path, name, cosine) of the documents nearest ``query``, best first."""
+    import numpy as np
+
+    loaded = _matrix(vectors_path(index_path), model.vectors.shape[1])
+    if loaded is None:
+        return []
+    keys, matrix = loaded
+    q = model.encode([query])[0]
+    scores = matrix @ q
+    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+    top = top[np.argsort(-scores[top])]
+    out = []
+    for i in top:
+        p, _, name = keys[int(i)].partition("\0")
+        out.append((p, name, float(scores[int(i)])))
+    return out
+
+
+def hint_once(cache: Path) -> bool:
+    """True the first time (per cache): the caller says concept search is available."""
+    marker = cache / HINT_MARKER
+    if marker.exists():
+        return False
+    try:
+        cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from memoir_tui.core.safeio import create_exclusive
+
+        create_exclusive(marker, b"", within=cache)
+    except OSError:
+        return False
+    return True
+
+
+def status(index_path: Path, cache: Path) -> Mapping[str, Any]:
+    """What the extra has: installed, model present, vectors built."""
+    folder = model_dir(cache)
+    return {
+        "installed": available(),
+        "model": all((folder / f).is_file() for f in MODEL_FILES),
+        "vectors": vectors_path(index_path).exists(),
+    }

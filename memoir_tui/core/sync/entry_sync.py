@@ -1,0 +1,154 @@
+"""Three-way merge of entry files against the last synced base.
+
+A store under sync is under version control, so the format's "newer
+``updated`` wins" (FORMAT §4.2) gives way to a three-way merge (the format
+allows it: "unless the store is under version control"). The base is what the
+remote held at the end of this machine's last successful sync: the digest of
+every file, kept in the sync copy's ``state.json`` (it survives the history
+being discarded after a purge, and holds no text).
+
+Per file, with ``B`` the base digest, ``L`` the local bytes, ``R`` the remote's:
+
+* ``L == R``: nothing to do.
+* only one side changed since ``B``: that side wins, whether it edited,
+  created or deleted the file — so a local edit is never reverted by an
+  unchanged remote copy, and a delete (a person's ``rm``, a clean-up, a
+  ``forget``) propagates instead of coming back from the other side.
+* both changed (or both created the name, or no base is known): a goal or
+  next action completed on one side stays completed (``done_at`` is a
+  temporal tombstone), otherwise both are kept — the version that sorts first
+  by (``updated``, bytes) keeps the name and the other is kept beside it as
+  ``<name>.conflict-<digest>.md``. Both machines compute the same names, so the
+  store converges, and the result and the Sync pane name the copy.
+* one side deleted and the other edited: the edit is kept (nothing a person
+  wrote is lost silently) and the result says so.
+
+Pure: bytes in, a plan out; the caller writes it through the one door.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
+
+CONFLICT_MARK = ".conflict-"
+
+
+@dataclass(frozen=True, slots=True)
+class EntryAction:
+    """One local change: write ``data`` at ``path`` (a logical path), or delete it."""
+
+    path: str
+    action: str  # "write" | "delete" | "conflict" (a copy written beside the kept one)
+    data: bytes | None = None
+    note: str = ""
+    kept: str = ""  # for "conflict": the path that kept the name
+
+
+def conflict_path(path: str, data: bytes) -> str:
+    """The name a conflict copy of ``data`` gets beside ``path`` (same on every machine)."""
+    name = path[len(MEMORY_PREFIX) :] if path.startswith(MEMORY_PREFIX) else path
+    stem = name[: -len(".md")] if name.endswith(".md") else name
+    if CONFLICT_MARK in stem:  # a copy of a copy keeps one mark
+        stem = stem[: stem.index(CONFLICT_MARK)]
+    out = f"{stem[:180]}{CONFLICT_MARK}{sha256(data)[:10]}.md"
+    assert ENTRY_NAME_RE.match(out), out
+    return MEMORY_PREFIX + out
+
+
+def _entry(path: str, data: bytes):  # -> Entry
+    from memoir_tui.core.entries import parse_entry
+
+    return parse_entry(Path(path), data.decode("utf-8", "replace"))
+
+
+def _completion_winner(path: str, mine: bytes, theirs: bytes) -> str | None:
+    """'mine' or 'theirs' when one side completed a goal/next action the other began before."""
+    from memoir_tui.core.entries import _done_at_ms, _start_ms
+
+    a, b = _entry(path, mine), _entry(path, theirs)
+    a_done, b_done = _done_at_ms(a), _done_at_ms(b)
+    if b_done is not None and a_done is None and _start_ms(a) <= b_done:
+        return "theirs"
+    if a_done is not None and b_done is None and _start_ms(b) <= a_done:
+        return "mine"
+    return None
+
+
+def _order_key(path: str, data: bytes) -> tuple[int, bytes]:
+    return (_entry(path, data).updated_ms, data)
+
+
+def plan_entry_sync(
+    local: Mapping[str, bytes],
+    remote: Mapping[str, bytes],
+    base: Mapping[str, str] | None,
+) -> list[EntryAction]:
+    """What to change locally so the store holds the three-way merge of its entry files.
+
+    ``local`` and ``remote`` map logical entry paths (``memory/<name>.md``) to
+    bytes; ``base`` maps them to the sha256 of the base bytes (``None``: no base
+    known, every difference is a conflict of two creations).
+    """
+    base = base or {}
+    actions: list[EntryAction] = []
+    for path in sorted(set(local) | set(remote)):
+        mine, theirs = local.get(path), remote.get(path)
+        if mine == theirs:
+            continue
+        was = base.get(path)
+        mine_changed = (sha256(mine) if mine is not None else None) != was
+        theirs_changed = (sha256(theirs) if theirs is not None else None) != was
+        if not theirs_changed:
+            continue  # only this side changed: it stands (and is pushed)
+        if not mine_changed:
+            if theirs is None:
+                actions.append(EntryAction(path, "delete", note=f"{path} deleted on the remote"))
+            else:
+                actions.append(EntryAction(path, "write", theirs))
+            continue
+        # both sides changed since the base
+        if theirs is None:
+            actions.append(
+                EntryAction(
+                    path, "keep", note=f"{path} was deleted on the remote but edited here; kept"
+                )
+            )
+            continue
+        if mine is None:
+            actions.append(
+                EntryAction(
+                    path,
+                    "write",
+                    theirs,
+                    note=f"{path} was deleted here but edited on the remote; the edit is kept",
+                )
+            )
+            continue
+        winner = _completion_winner(path, mine, theirs)
+        if winner == "mine":
+            continue
+        if winner == "theirs":
+            actions.append(EntryAction(path, "write", theirs, note=f"{path} completed elsewhere"))
+            continue
+        first, second = sorted((mine, theirs), key=lambda d: _order_key(path, d), reverse=True)
+        if first != mine:
+            actions.append(EntryAction(path, "write", first))
+        copy = conflict_path(path, second)
+        if local.get(copy) != second:
+            actions.append(
+                EntryAction(
+                    copy,
+                    "conflict",
+                    second,
+                    kept=path,
+                    note=(
+                        f"{path} was changed on both machines: both are kept, "
+                        f"the other version as {copy}"
+                    ),
+                )
+            )
+    return actions

@@ -1,0 +1,205 @@
+"""Concept recall (issue 27): the real loading code on a tiny model the test builds.
+
+The model has the layout its authors publish (tokenizer.json, model.safetensors,
+config.json); its vectors put words of one concept on one axis, so a question in
+other words lands on the note that answers it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import typing
+import urllib.error
+from pathlib import Path
+
+import pytest
+
+from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.recall import semantic
+
+from .conftest import World, entry, write
+
+REPO = Path(__file__).resolve().parents[2]
+
+CONCEPTS = (
+    ("pager", "pagerduty", "rotation", "rotates", "woken", "night", "oncall", "breaks"),
+    ("invoice", "bill", "spend", "cost", "hosting", "aws", "jump", "spike"),
+    ("deploys", "tuesdays", "release", "ship"),
+    ("production", "prod"),
+)
+
+
+def make_model(folder: Path) -> None:
+    """A model2vec-format static model: one axis per concept, the unknown token zero."""
+    import numpy as np
+    from safetensors.numpy import save_file
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    vocab = {"[UNK]": 0}
+    rows = [np.zeros(len(CONCEPTS) + 1, dtype=np.float32)]
+    for axis, words in enumerate(CONCEPTS):
+        for word in words:
+            vocab[word] = len(vocab)
+            vec = np.zeros(len(CONCEPTS) + 1, dtype=np.float32)
+            vec[axis] = 1.0
+            rows.append(vec)
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.save(str(folder / "tokenizer.json"))
+    save_file({"embeddings": np.stack(rows)}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"normalize": True}))
+
+
+@pytest.fixture
+def concepts(world: World):
+    mem = world.store / "memory"
+    write(
+        mem / "fact_pager.md",
+        entry("fact", "Pager rotation", "PagerDuty rotates weekly; the secondary covers.\n"),
+    )
+    write(
+        mem / "lesson_bill.md",
+        entry("lesson", "Cloud bill spike", "NAT traffic doubled the AWS invoice in March.\n"),
+    )
+    write(
+        mem / "fact_deploys.md",
+        entry("fact", "Release days", "Production deploys happen on Tuesdays.\n"),
+    )
+    make_model(semantic.model_dir(world.cache))  # the cache the Recall of world.recall() uses
+    return world
+
+
+def test_a_question_in_other_words_finds_its_note_only_through_the_fallback(concepts: World):
+    question = "who gets woken up at night when production breaks"
+    with concepts.recall() as recall:
+        lexical = [h.name for h in recall.search(question, all_projects=True)]
+        assert lexical == ["Release days"]  # "production" alone: weak evidence
+        assert recall.weak
+        strong = [h.name for h in recall.search("deploys tuesdays", all_projects=True)]
+        assert recall.build_concepts(fetch=False) == (len(recall.index.conn.execute(
+            "SELECT 1 FROM docs").fetchall()), 0)  # fmt: skip
+        hits = recall.search(question, all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+        assert "Release days" in [h.name for h in hits]  # the lexical match stays
+        # strong lexical evidence: exactly as without concept search
+        assert [h.name for h in recall.search("deploys tuesdays", all_projects=True)] == strong
+        assert not recall.weak
+        # no word any note shares: no fallback, nothing found
+        assert recall.search("xqzvbrt wkpplo", all_projects=True) == []
+        # the filters hold for concept matches too
+        assert all(
+            h.type == "fact" for h in recall.search(question, all_projects=True, types=["fact"])
+        )
+        assert "Cloud bill spike" not in [
+            h.name for h in recall.search(question, all_projects=True, types=["fact"])
+        ]
+
+
+def test_only_changed_chunks_are_embedded_and_the_file_is_private(concepts: World):
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        embedded, reused = recall.build_concepts(fetch=False)
+        assert embedded >= 3 and reused == 0
+        assert recall.build_concepts(fetch=False) == (0, embedded)
+        note = concepts.store / "memory" / "fact_pager.md"
+        note.write_text(entry("fact", "Pager rotation", "Rotates every Monday now.\n"))
+        recall.refresh(full=True)
+        assert recall.build_concepts(fetch=False) == (1, embedded - 1)
+        vectors = semantic.vectors_path(recall.index.path)
+        assert stat.S_IMODE(vectors.stat().st_mode) == 0o600
+        # a cache: deleted, it is rebuilt from the index
+        vectors.unlink()
+        assert recall.build_concepts(fetch=False) == (embedded, 0)
+
+
+def test_offline_the_model_fetch_fails_in_one_sentence(tmp_path: Path):
+    def offline(url, timeout):
+        assert url.startswith("https://huggingface.co/minishlab/potion-base-8M/resolve/")
+        raise urllib.error.URLError("Temporary failure in name resolution")
+
+    folder = tmp_path / "models" / "m"
+    with pytest.raises(MemoirError) as err:
+        semantic.fetch_model(folder, opener=offline)
+    text = str(err.value)
+    assert "could not be fetched" in text and str(folder) in text and "\n" not in text
+    assert not list(folder.glob("*.part"))
+
+
+def test_the_fetch_writes_each_file_once_with_progress(tmp_path: Path):
+    import io
+
+    class Response(io.BytesIO):
+        headers: typing.ClassVar[dict[str, str]] = {"Content-Length": "5"}
+
+    calls: list[str] = []
+
+    def opener(url, timeout):
+        calls.append(url.rsplit("/", 1)[-1])
+        return Response(b"hello")
+
+    lines: list[str] = []
+    folder = tmp_path / "m"
+    semantic.fetch_model(folder, progress=lines.append, opener=opener)
+    assert calls == list(semantic.MODEL_FILES)
+    assert all((folder / f).read_bytes() == b"hello" for f in semantic.MODEL_FILES)
+    assert any("model.safetensors" in line and "MB" in line for line in lines)
+    semantic.fetch_model(folder, opener=opener)  # present: nothing fetched again
+    assert len(calls) == len(semantic.MODEL_FILES)
+
+
+def test_without_the_extra_recall_is_unchanged_and_says_once_that_it_exists(world: World):
+    env = world.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    # the extra's modules hidden: a process that cannot import them
+    blocker = world.root / "noextra"
+    for name in ("numpy", "tokenizers", "safetensors"):
+        write(blocker / name / "__init__.py", "raise ImportError('not installed')\n")
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda n, *a: None if n in "
+        "('numpy', 'tokenizers', 'safetensors') else real(n, *a)\n"
+        "from memoir_tui.__main__ import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+
+    def run(*words: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", code, "recall", *words, "--json", "--all-projects"],
+            env=env, cwd=world.proj, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+
+    first = run("who", "decided", "postgres", "tomorrow", "lunch", "weather")
+    assert "concept search" in first.stderr and "memoir-tui[semantic]" in first.stderr
+    second = run("who", "decided", "postgres", "tomorrow", "lunch", "weather")
+    assert "concept search" not in second.stderr  # once
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+    assert json.loads(first.stdout)[0]["name"] == "Postgres is the primary database"
+    assert os.path.exists(world.cache / "memoir-tui" / semantic.HINT_MARKER)
+
+
+def test_index_embeds_with_the_model_in_the_cache_and_recall_then_answers(concepts: World):
+    """The CLI: ``index`` embeds (model present, no network), a fresh ``recall`` falls back."""
+    env = concepts.cli_env()
+    env["PYTHONPATH"] = str(REPO)
+    make_model(semantic.model_dir(concepts.cache / "memoir-tui"))  # the CLI's cache
+
+    def cli(*args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "memoir_tui", *args],
+            env=env, cwd=concepts.proj, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+
+    report = json.loads(cli("index", "--json"))
+    assert report["concepts"]["embedded"] >= 3 and report["concepts"]["reused"] == 0
+    assert json.loads(cli("index", "--json"))["concepts"]["embedded"] == 0  # nothing changed
+    hits = json.loads(
+        cli("recall", "who", "gets", "woken", "when", "production", "breaks", "--json")
+    )
+    assert hits[0]["name"] == "Pager rotation" and hits[0]["why"] == {"concept": []}
