@@ -125,11 +125,14 @@ def stage_cache_scrub(tx: Transaction) -> None:
     marker = scrub_marker(tx.store)
     try:
         from memoir_tui.core.fsutil import private_dir
-        from memoir_tui.core.safeio import write_file_safely, write_target
+        from memoir_tui.core.safeio import create_exclusive, write_target
 
         write_target(marker, within=marker.parent.parent)  # the cache folder linked out: no
         private_dir(marker.parent)  # caches are private (0600 in 0700), like the index
-        write_file_safely(marker, b"recall sync\n", within=marker.parent.parent, mode=0o600)
+        # Created in place (O_EXCL, never through a link): no temp file a kill could leave
+        # outside the folders the store's sweep knows; one already there says the same.
+        with contextlib.suppress(FileExistsError):
+            create_exclusive(marker, b"recall sync\n", within=marker.parent.parent)
     except OSError as exc:  # the caches are still dropped after the commit
         log.warning("could not mark the caches for dropping: %s", exc)
 

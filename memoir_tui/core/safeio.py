@@ -369,7 +369,8 @@ def nesting_depth(text: str, opening: str = "[{", closing: str = "]}") -> int:
 def _check_depth(path: PathLike, text: str, max_depth: int) -> None:
     if nesting_depth(text) > max_depth:
         raise UnsafeFileError(
-            errno.EINVAL, f"{os.fspath(path)} is nested more than {max_depth} deep; not read"
+            errno.EINVAL,
+            f"{os.fspath(path)} is nested too deeply (more than {max_depth} levels); not read",
         )
 
 
@@ -378,7 +379,7 @@ def parse_json_bounded(text: str | bytes, *, max_depth: int = DEFAULT_MAX_DEPTH)
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     if nesting_depth(text) > max_depth:
-        raise ValueError(f"nested more than {max_depth} deep")
+        raise ValueError(f"nested too deeply (more than {max_depth} levels)")
     return json.loads(text)
 
 
