@@ -203,7 +203,9 @@ def load_config(store_dir: Path) -> Config:
     from memoir_tui.core.safeio import DEFAULT_MAX_DEPTH, nesting_depth
 
     if nesting_depth(text) > DEFAULT_MAX_DEPTH:
-        raise ConfigError(path, "file", f"is nested too deeply (more than {DEFAULT_MAX_DEPTH} levels); not read")
+        raise ConfigError(
+            path, "file", f"is nested too deeply (more than {DEFAULT_MAX_DEPTH} levels); not read"
+        )
     try:
         data = tomllib.loads(text)
     except RecursionError:
