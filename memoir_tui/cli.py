@@ -7,7 +7,6 @@ sentence on stderr and exit 1; usage errors exit 2 (argparse's convention).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -236,7 +235,9 @@ def cmd_validate(ns: argparse.Namespace) -> int:
 
 def _read_session_arg(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from memoir_tui.core.safeio import read_json_safely
+
+        data = read_json_safely(path)  # a FIFO or a folder: a sentence, never a hang
     except FileNotFoundError:
         raise MemoirError(f"{path}: no such file") from None
     except (ValueError, UnicodeDecodeError) as exc:

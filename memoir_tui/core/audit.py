@@ -156,7 +156,9 @@ def append_audit(
         size = 0
     if size and size + len(line) > max_bytes:
         _rotate(root, max_bytes, len(line))
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    from memoir_tui.core.safeio import open_for_append
+
+    fd = open_for_append(path, within=root)  # never through a link out of the store
     try:
         end = os.fstat(fd).st_size
         # A crash can leave a torn line without its newline; start on a fresh line
@@ -172,7 +174,9 @@ def append_audit(
 
 def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
     paths = audit_paths(root)
-    lock_fd = os.open(root / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    from memoir_tui.core.safeio import open_for_append
+
+    lock_fd = open_for_append(root / LOCK_FILE, within=root)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         try:
@@ -181,7 +185,10 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
             return
         if not size or size + incoming <= max_bytes:
             return  # another writer rotated while we waited for the lock
+        from memoir_tui.core.safeio import write_target
+
         for older, newer in zip(reversed(paths[1:]), reversed(paths[:-1]), strict=True):
+            write_target(older, within=root)  # a rename replaces a link; checked anyway
             with contextlib.suppress(FileNotFoundError):
                 os.replace(newer, older)
     finally:
@@ -189,9 +196,11 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
 
 
 def _records_in(path: Path) -> list[AuditRecord]:
+    from memoir_tui.core.safeio import read_file_safely
+
     try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        data = read_file_safely(path, max_bytes=1 << 30)
+    except OSError:  # missing, unreadable, a FIFO or a folder: no records
         return []
     records = []
     for raw in data.split(b"\n"):

@@ -191,7 +191,10 @@ def js_footprint(store_dir: Path) -> str:
             return name
     lock = store_dir / "session.json.lock"
     try:
-        content = lock.read_bytes()[:64].strip()
+        from memoir_tui.core.safeio import open_for_reading
+
+        with open_for_reading(lock) as fh:  # a FIFO as the lock: never blocks
+            content = fh.read(64).strip()
     except OSError:
         return ""
     if content.isdigit():
@@ -231,12 +234,20 @@ def _line_of(text: str, table: str, key: str) -> int | None:
 def load_config(store_dir: Path) -> Config:
     path = config_path(store_dir)
     try:
-        text = path.read_text(encoding="utf-8")
+        from memoir_tui.core.safeio import read_text_safely
+
+        text = read_text_safely(path, max_bytes=1024 * 1024)  # a FIFO: a sentence, no hang
     except FileNotFoundError:
         values, source, found = _effective_caps(store_dir, {})
         return Config(path=path, caps=Caps(**values), caps_source=source, js_footprint=found)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "file", f"cannot be read: {exc}") from None
+    from memoir_tui.core.safeio import DEFAULT_MAX_DEPTH, nesting_depth
+
+    if nesting_depth(text) > DEFAULT_MAX_DEPTH:
+        raise ConfigError(
+            path, "file", f"is nested too deeply (more than {DEFAULT_MAX_DEPTH} levels); not read"
+        )
     try:
         data = tomllib.loads(text)
     except RecursionError:

@@ -40,7 +40,10 @@ from memoir_tui.core.entries import (
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import identity, parse_date_ms, parse_iso_ms
 from memoir_tui.core.items import FILES, SESSION, Undo
+from memoir_tui.core.safeio import read_file_safely, read_json_safely, read_text_safely
 from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
+
+MAX_READ_BYTES = 64 * 1024 * 1024  # any file consolidate reads (regular-only, bounded)
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -230,7 +233,7 @@ def _read_dir(directory: Path, skipped: list[str]) -> list[_File]:
         if path.name == INDEX_NAME:
             continue
         try:
-            raw = path.read_bytes()
+            raw = read_file_safely(path, max_bytes=MAX_READ_BYTES)
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             skipped.append(f"{path}: not UTF-8 text")
@@ -632,7 +635,7 @@ def read_index(directory: Path, text: str | None = None) -> IndexState | None:
     path = directory / INDEX_NAME
     if text is None:
         try:
-            text = path.read_bytes().decode("utf-8")  # bytes: keep CRLF exactly
+            text = read_file_safely(path, max_bytes=MAX_READ_BYTES).decode("utf-8")  # keep CRLF
         except (OSError, UnicodeDecodeError):
             return None
     lines = tuple(text.splitlines(keepends=True))
@@ -726,7 +729,7 @@ def _index_problems(directory: Path, refs: _Refs, s: ConsolidateSettings) -> lis
 
 def _index_line(path: Path) -> str:
     try:
-        entry = parse_entry(path, path.read_text(encoding="utf-8"))
+        entry = parse_entry(path, read_text_safely(path, max_bytes=MAX_READ_BYTES))
         title, hook = entry.name, entry.description
     except (OSError, UnicodeDecodeError):
         title, hook = path.stem, ""
@@ -786,7 +789,7 @@ def _dismissed_path(store: Store) -> Path:
 
 def load_dismissed(store: Store) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(_dismissed_path(store).read_text(encoding="utf-8"))
+        data = read_json_safely(_dismissed_path(store), max_bytes=MAX_READ_BYTES)
     except (OSError, ValueError):
         return {}
     table = data.get("dismissed") if isinstance(data, dict) else None

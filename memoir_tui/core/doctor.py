@@ -30,6 +30,7 @@ import os
 import select
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -63,6 +64,139 @@ class Check:
 
 
 # --- the store ------------------------------------------------------------------------
+
+PERMISSION_WALK_LIMIT = 20_000  # entries looked at (lstat only, never opened)
+# The store's own files: each must be a regular file (a folder there is named too).
+STORE_FILE_NAMES = (
+    "session.json",
+    "review.json",
+    "machine.id",
+    "memoir-tui.toml",
+    "sync.json",
+    "capture-state.json",
+    "audit.jsonl",
+    ".memoir-tui-commit.json",
+    "session.json.lock",
+)
+
+
+def _mode_words(mode: int) -> str:
+    return f"{stat.S_IMODE(mode):04o}"
+
+
+def check_permissions(store: Store) -> list[Check]:
+    """The store's permissions and kinds, looked at with ``lstat`` only (nothing opened,
+    nothing changed): the doctor prints the exact command that fixes what it finds.
+
+    The rule (ARCHITECTURE, Trust): the store holds memory, so its folder is the
+    owner's alone (0700, what memoir-tui makes). A folder or file that others may
+    *write* fails (they could plant a link or change memory); a folder others may
+    enter with files they may *read* (the JavaScript tool makes 0755 folders and
+    0644 files) warns, naming the files. Inside a 0700 folder a file's own bits
+    cannot be used by others, so they are not reported. A FIFO, a device or a socket
+    among the store's files fails (nothing reads it; remove it); a link leading out of
+    the store warns (memoir-tui never writes through it).
+    """
+    import shlex
+
+    from memoir_tui.core.config import js_footprint
+
+    root = store.root
+    try:
+        root_st = os.stat(root)
+    except OSError:
+        return []
+    out: list[Check] = []
+    quoted = shlex.quote(str(root))
+    fix_all = f"chmod -R go-rwx {quoted}"
+    made_by = ""
+    if js_footprint(root):
+        made_by = " (a folder first made by the JavaScript tool keeps its 0755/0644)"
+    writable: list[str] = []
+    readable: list[str] = []
+    special: list[str] = []
+    links_out: list[str] = []
+    real_root = os.path.realpath(root)
+    seen = 0
+    for dirpath, dirs, names in os.walk(root):  # never follows a folder link
+        for name in [*dirs, *names]:
+            seen += 1
+            if seen > PERMISSION_WALK_LIMIT:
+                break
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            rel = os.path.relpath(path, root)
+            if stat.S_ISLNK(st.st_mode):
+                target = os.path.realpath(path)
+                if not (target == real_root or target.startswith(real_root + os.sep)):
+                    links_out.append(f"{rel} → {target}")
+                continue
+            known_file = dirpath == str(root) and name in STORE_FILE_NAMES
+            if not (stat.S_ISREG(st.st_mode) or (stat.S_ISDIR(st.st_mode) and not known_file)):
+                special.append(rel)
+                continue
+            if st.st_mode & 0o022:
+                writable.append(f"{rel} ({_mode_words(st.st_mode)})")
+            elif stat.S_ISREG(st.st_mode) and st.st_mode & 0o044:
+                readable.append(rel)
+    root_mode = root_st.st_mode
+    if root_mode & 0o022:
+        out.append(
+            Check(
+                "permissions",
+                FAIL,
+                f"{root} is {_mode_words(root_mode)}: others may write in it (plant a link, "
+                f"change memory){made_by}; fix: {fix_all}",
+            )
+        )
+    if writable:
+        shown = ", ".join(writable[:4]) + (" …" if len(writable) > 4 else "")
+        out.append(
+            Check(
+                "permissions",
+                FAIL,
+                f"{len(writable)} file(s) or folder(s) others may write: {shown}; fix: {fix_all}",
+            )
+        )
+    if root_mode & 0o055 and not root_mode & 0o022:
+        shown = ", ".join(readable[:4]) + (" …" if len(readable) > 4 else "")
+        what = f"; {len(readable)} file(s) others may read: {shown}" if readable else ""
+        out.append(
+            Check(
+                "permissions",
+                WARN,
+                f"{root} is {_mode_words(root_mode)}: others may list it{what}{made_by}; "
+                f"fix: {fix_all}",
+            )
+        )
+    if special:
+        shown = ", ".join(special[:4]) + (" …" if len(special) > 4 else "")
+        rm = " ".join(shlex.quote(os.path.join(str(root), s)) for s in special[:4])
+        out.append(
+            Check(
+                "store files",
+                FAIL,
+                f"not regular files (a FIFO, a device, a socket, or a folder where the store "
+                f"keeps a file; never read): {shown}; fix: rm -r {rm}",
+            )
+        )
+    if links_out:
+        shown = ", ".join(links_out[:4]) + (" …" if len(links_out) > 4 else "")
+        out.append(
+            Check(
+                "store files",
+                WARN,
+                f"links out of the store (never written through, left as they are): {shown}",
+            )
+        )
+    if not out:
+        out.append(
+            Check("permissions", PASS, f"{root} is {_mode_words(root_mode)}: only you can use it")
+        )
+    return out
 
 
 def check_store(store: Store) -> list[Check]:
@@ -242,7 +376,9 @@ def _registrations(
             paths.append(host.project_file(project))  # type: ignore[arg-type]
         for path in paths:
             try:
-                text = path.read_text(encoding="utf-8")
+                from memoir_tui.core.safeio import read_text_safely
+
+                text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
             except FileNotFoundError:
                 continue
             except (OSError, UnicodeDecodeError) as exc:
@@ -603,7 +739,9 @@ def _snake(name: str) -> str:
 def _read_settings(path: Path, file_format: str) -> tuple[Any, str]:
     """(data, "") or (None, why it cannot be parsed); (None, "") when there is no file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        from memoir_tui.core.safeio import read_text_safely
+
+        text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
     except FileNotFoundError:
         return None, ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -803,6 +941,7 @@ def run_doctor(
     checks: list[Check] = []
     for part in (
         lambda: check_store(store),
+        lambda: check_permissions(store),
         lambda: check_recall(store, env=env),
         lambda: check_sync(store),
         lambda: check_mcp(home=home, env=env, project=project),

@@ -34,6 +34,7 @@ OPAQUE = "opaque"  # legacy dossiers and files without frontmatter
 LEGACY_TYPES = {"user": "preference", "feedback": "lesson", "reference": "fact", "project": OPAQUE}
 
 MAX_ENTRY_BYTES = 1024 * 1024
+MAX_EDIT_BYTES = 16 * 1024 * 1024  # a file opened in $EDITOR (read regular-only)
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _HOW_TO_APPLY_RE = re.compile(
     r"^\s*\*\*How to apply:\*\*\s*(?P<inline>.*?)\s*$(?P<rest>(?:\n(?!\s*\*\*[^*]+:\*\*|#).*)*)",
@@ -266,6 +267,12 @@ def _start_ms(entry: Entry) -> int:
     return parse_date_ms(entry.meta.get(key)) or entry.updated_ms
 
 
+def _bytes(path: Path) -> bytes:
+    from memoir_tui.core.safeio import read_file_safely
+
+    return read_file_safely(path, max_bytes=MAX_EDIT_BYTES)
+
+
 def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
     """Union by link name; the newer ``updated``/``created`` wins; ``done_at`` is sticky.
 
@@ -282,7 +289,7 @@ def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
         if mine is None:
             changes.append(EntryChange(name, "add", theirs.path, "only on the remote"))
             continue
-        if mine.path.read_bytes() == theirs.path.read_bytes():
+        if _bytes(mine.path) == _bytes(theirs.path):
             continue
         my_done, their_done = _done_at_ms(mine), _done_at_ms(theirs)
         if their_done is not None and my_done is None and _start_ms(mine) <= their_done:
@@ -290,8 +297,8 @@ def plan_entry_merge(local_dir: Path, remote_dir: Path) -> list[EntryChange]:
             continue
         if my_done is not None and their_done is None and _start_ms(theirs) <= my_done:
             continue  # ours is the tombstone; theirs began before it
-        mine_key = (mine.updated_ms, mine.path.read_bytes())
-        theirs_key = (theirs.updated_ms, theirs.path.read_bytes())
+        mine_key = (mine.updated_ms, _bytes(mine.path))
+        theirs_key = (theirs.updated_ms, _bytes(theirs.path))
         if theirs_key > mine_key:
             changes.append(EntryChange(name, "replace", theirs.path, "newer on the remote"))
     return changes
@@ -358,18 +365,29 @@ class EntryFiles:
 
         The editor never writes the real file: ``finish_edit`` brings the change
         in through the store's door (locked, scanned, atomic, audited)."""
+        from memoir_tui.core.safeio import (
+            LinkOutsideError,
+            create_exclusive,
+            home_folder,
+            owner_folder,
+            read_file_safely,
+            write_target,
+        )
+
         target = Path(os.path.abspath(path))
         try:
-            before: bytes | None = target.read_bytes()
+            # a link out of the store (or the home) is never copied into an editor
+            write_target(target, within=owner_folder(target, self.store.root, home_folder()))
+            before: bytes | None = read_file_safely(target, max_bytes=MAX_EDIT_BYTES)
         except FileNotFoundError:
             before = None
+        except LinkOutsideError:
+            raise
         except OSError as exc:
-            raise EntryError(f"{target}: cannot be read ({exc.strerror})") from None
+            raise EntryError(f"{target}: cannot be read ({exc})") from None
         folder = Path(tempfile.mkdtemp(prefix="memoir-edit-"))
         draft = folder / target.name  # same name, so the editor knows the file type
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(before or b"")
+        create_exclusive(draft, before or b"", within=folder)
         return EntryEdit(target, draft, before)
 
     def finish_edit(self, edit: EntryEdit) -> Outcome:
@@ -379,7 +397,9 @@ class EntryFiles:
         on disk while it was being edited, or when the edit adds a secret.
         """
         try:
-            after = edit.draft.read_bytes()
+            from memoir_tui.core.safeio import read_file_safely
+
+            after = read_file_safely(edit.draft, max_bytes=MAX_EDIT_BYTES)
         except OSError as exc:
             raise EntryError(f"the edited copy {edit.draft} cannot be read ({exc})") from None
         if after == (edit.before or b""):

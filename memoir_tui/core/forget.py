@@ -242,7 +242,7 @@ class Forgetter:
                     "host-link",
                     str(link),
                     f"a link to {target}, outside the tool's folders",
-                    _context(text, needle),
+                    "",  # a link's target is never quoted (only named)
                     "",
                 )
 
@@ -476,17 +476,48 @@ class Forgetter:
 
     @staticmethod
     def _bytes_hold(path: Path, folded: str) -> bool:
+        from memoir_tui.core.safeio import read_file_safely
+
         try:
-            data = path.read_bytes()
+            data = read_file_safely(path, max_bytes=1 << 30)
         except OSError:
             return False
         return folded.encode("utf-8") in data.lower()
 
+    _STORE_KINDS = ("entry", "quarantine", "trash", "js-events", "store-file")
+
+    def _owner(self, path: Path, kind: str) -> Path:
+        """The folder whose owner reads ``path``: the store for its files; for a host's
+        file its project folder, else the home."""
+        if kind in self._STORE_KINDS:
+            return self.store.root
+        here = os.path.abspath(path)
+        for project in getattr(self, "project_dirs", ()):
+            if here.startswith(project.rstrip(os.sep) + os.sep):
+                return Path(project)
+        return self._home_env()[0]
+
     def _file_place(
         self, kind: str, path: Path, needle: str, how: str, purge: bool = False
     ) -> Place | None:
+        from memoir_tui.core.adapters import MAX_FILE_BYTES
+        from memoir_tui.core.safeio import LinkOutsideError, read_file_safely, write_target
+
+        owner = self._owner(path, kind)
         try:
-            data = path.read_bytes()
+            write_target(path, within=owner)
+        except LinkOutsideError as exc:
+            if kind == "transcript":
+                return None  # never read through a link out
+            try:  # read (never edited) only to say whether it holds the text; no context
+                data = read_file_safely(exc.target, max_bytes=MAX_FILE_BYTES)
+            except OSError:
+                return None
+            if needle.lower() not in data.decode("utf-8", "replace").lower():
+                return None
+            return Place("link-out", str(path), f"a link to {exc.target}, outside {owner}", "")
+        try:
+            data = read_file_safely(path, max_bytes=MAX_FILE_BYTES)
         except OSError:
             return None
         text = data.decode("utf-8", "replace")
@@ -591,7 +622,7 @@ class Forgetter:
         if not purge and any(p.kind == "session" for p in remaining):
             notes.append("hidden items keep their words in session.json; --purge removes them")
         for place in remaining:
-            if place.kind == "host-link":
+            if place.kind in ("host-link", "link-out"):
                 notes.append(
                     f"{place.path} is {place.where}: links out are never followed to edit; "
                     "remove the lines there by hand"
@@ -723,7 +754,14 @@ class Forgetter:
         return [f"review queue: {removed} candidate(s) removed"] if removed else []
 
     def _forget_lines(self, tx: Transaction, path: Path, needle: str) -> list[str]:
-        data = tx.read_bytes(path)
+        from memoir_tui.core.safeio import LinkOutsideError
+
+        kind = "entry" if path.parent == self.store.memory_dir else "host"
+        within = self.store.root if path.name == JS_EVENTS else self._owner(path, kind)
+        try:
+            data = tx.read_bytes(path, within=within)
+        except LinkOutsideError:
+            return []  # a link made out since the scan: left alone (the receipt's rescan names it)
         if data is None:
             return []
         try:
@@ -738,7 +776,7 @@ class Forgetter:
         if left is None and path.is_symlink():
             # removing the link would leave its target (a dotfiles repository's file)
             # holding the text: the target is emptied through the link instead
-            tx.write_text(path, "", scan=False)
+            tx.write_text(path, "", scan=False, within=within)
             return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
         if left is None:
             tx.remove(path)
@@ -748,7 +786,7 @@ class Forgetter:
             from memoir_tui.core.entries import stamp_updated
 
             left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
-        tx.write_text(path, left, scan=False)
+        tx.write_text(path, left, scan=False, within=within)
         return [f"removed {max(removed, 1)} line(s) from {path}"]
 
     def _purge_words(self, tx: Transaction, needle: str) -> list[str]:

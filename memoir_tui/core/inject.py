@@ -103,8 +103,10 @@ class InjectTarget:
 
 def _imports(path: Path, name: str) -> bool:
     """A file that imports ``@name`` (e.g. a CLAUDE.md importing AGENTS.md) reads it."""
+    from memoir_tui.core.safeio import read_file_safely
+
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_file_safely(path, max_bytes=MAX_TARGET_BYTES).decode("utf-8", "replace")
     except OSError:
         return False
     return bool(re.search(rf"(?m)^\s*@(?:\./)?{re.escape(name)}\s*$", text))
@@ -434,15 +436,26 @@ def measure(text: str, unit: str) -> int:
     return len(text.encode("utf-8")) if unit == "bytes" else len(text)
 
 
-def _read_target(path: Path) -> str | None:
+def _owner_folder(path: Path, scope: Path | None) -> Path:
+    """The folder whose owner reads an instruction file: its project, or (a global file)
+    the host tool's folder it sits in. A link out of it is never read nor written."""
+    return Path(scope) if scope is not None else Path(path).parent
+
+
+def _read_target(path: Path, scope: Path | None = None) -> str | None:
+    from memoir_tui.core.safeio import read_file_safely, write_target
+
+    write_target(path, within=_owner_folder(path, scope))  # a link out: named, never read
     try:
-        size = path.stat().st_size
+        data = read_file_safely(path, max_bytes=MAX_TARGET_BYTES)
     except FileNotFoundError:
         return None
-    if size > MAX_TARGET_BYTES:
-        raise InjectError(f"{path}: larger than 4 MiB; left untouched")
+    except OSError as exc:
+        if "larger than" in str(exc):
+            raise InjectError(f"{path}: larger than 4 MiB; left untouched") from None
+        raise
     try:
-        return path.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InjectError(f"{path}: not UTF-8 text; left untouched") from None
 
@@ -480,7 +493,7 @@ def _plan_one(
         )
 
     try:
-        old = _read_target(target.path)
+        old = _read_target(target.path, target.scope)
     except (InjectError, OSError) as exc:
         return fail(str(exc))
     try:
@@ -615,7 +628,7 @@ def apply_inject(store: Store, changes: Iterable[InjectChange]) -> list[InjectCh
                 out.append(change)
                 continue
             try:
-                current = _read_target(change.path)
+                current = _read_target(change.path, change.scope)
             except (InjectError, OSError) as exc:
                 out.append(dataclasses.replace(change, error=str(exc)))
                 continue
@@ -637,11 +650,13 @@ def apply_inject(store: Store, changes: Iterable[InjectChange]) -> list[InjectCh
                     )
                 )
                 continue
+            within = _owner_folder(change.path, change.scope)
             if change.delete:
                 tx.remove(change.path)
             else:
                 assert change.new_text is not None
-                tx.write_text(change.path, change.new_text, scan=False)  # the block: just above
+                # the block: scanned just above; a link out of ``within`` is refused
+                tx.write_text(change.path, change.new_text, scan=False, within=within)
             tx.audit("inject_write", "instructions", text_hash(str(change.path)))
             out.append(change)
     return out

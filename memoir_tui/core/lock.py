@@ -96,7 +96,9 @@ def _flock_for(path: Path) -> FileLock:
 def _holder_is_dead(lock_file: Path) -> bool:
     """True when the lock file names a PID on this host that no longer runs."""
     try:
-        content = lock_file.read_text(encoding="utf-8", errors="replace").strip()
+        from memoir_tui.core.safeio import read_text_safely
+
+        content = read_text_safely(lock_file, max_bytes=4096, errors="replace").strip()
     except OSError:
         return False
     if not content:
@@ -144,7 +146,7 @@ def _try_create(lock_file: Path) -> bool:
 
 def _link_lock(lock_file: Path, tmp: Path, content: bytes) -> bool:
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
             os.write(fd, content)
         finally:
@@ -185,7 +187,9 @@ def release_own_locks() -> list[Path]:
         _exiting = True
         for lock_file in sorted(_lock_files):
             try:
-                with open(lock_file, "rb") as fh:  # a lock file is tiny and regular
+                from memoir_tui.core.safeio import open_for_reading
+
+                with open_for_reading(lock_file) as fh:  # never blocks on a FIFO
                     held = fh.read(300).strip() == ours
             except OSError:
                 continue
@@ -220,7 +224,9 @@ def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> i
             if st.st_size:
                 if st.st_size > 300:
                     continue
-                with open(entry.path, "rb") as fh:  # regular, tiny: checked just above
+                from memoir_tui.core.safeio import open_for_reading
+
+                with open_for_reading(entry.path) as fh:  # regular, tiny: checked again
                     if not _HOLDER.fullmatch(fh.read().strip()):
                         continue
             os.unlink(entry.path)
@@ -330,7 +336,7 @@ def _wait_for_turn(queue: Path, mine: str, deadline: float) -> None:
             return
         pred = queue / ahead[-1]
         try:
-            fd = os.open(pred, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(pred, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue  # it just went
         try:
@@ -373,7 +379,7 @@ def sweep_queue(session_path: str | os.PathLike[str], *, only_unnamed: bool = Fa
         if not (ticket or name.startswith("tmp.")):
             continue
         try:
-            fd = os.open(queue / name, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(queue / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
@@ -453,7 +459,9 @@ def _js_uses_store(session_path: Path) -> bool:
 def _note_js_seen(session_path: Path, js_lock: Path) -> None:
     """Under our flock, a live lock file is never ours: remember the JavaScript tool."""
     try:
-        content = js_lock.read_bytes()[:64].strip()
+        from memoir_tui.core.safeio import read_file_safely
+
+        content = read_file_safely(js_lock, max_bytes=4096)[:64].strip()
     except OSError:
         return
     if content == _our_content():
@@ -502,7 +510,9 @@ def js_session_lock(
 
 def _holder(js_lock: Path) -> str:
     try:
-        content = js_lock.read_bytes()[:64].decode("utf-8", "replace").strip()
+        from memoir_tui.core.safeio import read_file_safely
+
+        content = read_file_safely(js_lock, max_bytes=4096)[:64].decode("utf-8", "replace").strip()
     except OSError:
         return ""
     if content.isdigit():

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import atomic_write_text, private_dir
+from memoir_tui.core.fsutil import private_dir
+from memoir_tui.core.safeio import read_text_safely, write_file_safely
 
 MACHINE_ID_FILE = "machine.id"
 
@@ -27,7 +28,7 @@ def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | Non
     try:
         if not stat.S_ISREG(os.stat(store_dir / MACHINE_ID_FILE).st_mode):
             return None  # a folder or a FIFO (which would block a read): no identity
-        machine_id = (store_dir / MACHINE_ID_FILE).read_text(encoding="utf-8").strip()
+        machine_id = _read_id(store_dir / MACHINE_ID_FILE)
     except (OSError, UnicodeDecodeError):
         return None
     return Machine(id=machine_id, label=label or socket.gethostname()) if machine_id else None
@@ -42,10 +43,15 @@ def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
     _refuse_odd(path)
     machine_id = ""
     with contextlib.suppress(OSError, UnicodeDecodeError):
-        machine_id = path.read_text(encoding="utf-8").strip()
+        machine_id = _read_id(path)
     if not machine_id:
         machine_id = _create_once(path, str(uuid.uuid4()))
     return Machine(id=machine_id, label=label or socket.gethostname())
+
+
+def _read_id(path: Path) -> str:
+    """``machine.id``'s text: a regular file of the store only (a FIFO never blocks)."""
+    return read_text_safely(path, max_bytes=4096, within=path.parent).strip()
 
 
 class MachineIdError(MemoirError):
@@ -78,7 +84,7 @@ def _create_once(path: Path, candidate: str) -> str:
     """
     private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    atomic_write_text(tmp, candidate)
+    write_file_safely(tmp, candidate.encode("utf-8"), within=path.parent, mode=0o600)
     try:
         os.link(tmp, path)
     except FileExistsError:
@@ -86,4 +92,7 @@ def _create_once(path: Path, candidate: str) -> str:
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-    return path.read_text(encoding="utf-8").strip() or candidate
+    try:
+        return _read_id(path) or candidate
+    except (OSError, UnicodeDecodeError):  # not a regular file: this run's own id
+        return candidate

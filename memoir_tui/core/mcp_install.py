@@ -383,8 +383,9 @@ def apply_change(store: Store, change: ConfigChange) -> Path | None:
     if change.new_text is None:  # pragma: no cover - plans never delete files
         raise ValueError("a change that deletes the file is not supported")
     path = change.path
-    # Written through a symlink (dotfile managers): the transaction keeps the link.
-    target = path.resolve() if path.is_symlink() else path
+    # Written through a symlink (dotfile managers) only when it stays inside the home:
+    # the transaction resolves it (``safeio.write_target``) and keeps the link.
+    target = path
     backup_created: Path | None = None
     op = f"{'uninstall' if change.action == 'uninstall' else 'install'}_{change.kind}"
     with store.transaction(op, files=(FILES,)) as tx:
@@ -405,8 +406,12 @@ def apply_change(store: Store, change: ConfigChange) -> Path | None:
 
 
 def _read_bytes(path: Path) -> bytes | None:
+    from memoir_tui.core.safeio import home_folder, owner_folder, read_file_safely, write_target
+
+    # a link out of the home is named, never read (nor written: the transaction refuses)
+    write_target(path, within=owner_folder(path, home_folder()))
     try:
-        return path.read_bytes()
+        return read_file_safely(path, max_bytes=64 * 1024 * 1024)
     except FileNotFoundError:
         return None
 
@@ -414,8 +419,12 @@ def _read_bytes(path: Path) -> bytes | None:
 def read_config_text(path: Path) -> str | None:
     if path.is_dir():
         raise ConfigParseError(path, "is a directory, not a config file")
+    from memoir_tui.core.safeio import LinkOutsideError
+
     try:
         data = _read_bytes(path)
+    except LinkOutsideError:
+        raise
     except OSError as exc:
         raise ConfigRefusedError(path, f"cannot read: {exc.strerror or exc}") from exc
     if data is None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.adapters import BY_NAME, PLACES, KeptPlace
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.needle import shown
+from memoir_tui.core.safeio import open_for_reading, read_file_safely
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -342,7 +343,7 @@ def canonical_files(store_root: Path) -> list[Path]:
 
 def read_canonical(path: Path) -> CanonicalMemory | None:
     try:
-        raw = path.read_bytes().decode("utf-8", "replace")
+        raw = read_file_safely(path, max_bytes=MAX_READ).decode("utf-8", "replace")
     except OSError:
         return None
     parsed = parse_canonical(raw)
@@ -392,7 +393,7 @@ def _holds(path: Path, folded: bytes) -> bool:
     try:
         if path.stat().st_size > MAX_READ:
             return False
-        return folded in path.read_bytes().lower()
+        return folded in read_file_safely(path, max_bytes=MAX_READ).lower()
     except OSError:
         return False
 
@@ -402,7 +403,8 @@ def _context(path: Path, needle: str) -> str:
     if ".sqlite" in path.name:
         return "(in the database)"
     try:
-        data = path.read_bytes()[: 4 * 1024 * 1024]
+        with open_for_reading(path) as fh:  # a FIFO is refused, never blocks
+            data = fh.read(4 * 1024 * 1024)
     except OSError:
         return ""
     return context(data.decode("utf-8", "replace"), needle)

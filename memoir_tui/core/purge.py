@@ -47,11 +47,17 @@ def drop_recall_indexes(failures: list[str] | None = None) -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query).
     What could not be removed is added to ``failures`` (one phrase each)."""
     from memoir_tui.core.cachedir import cache_dir
+    from memoir_tui.core.safeio import LinkOutsideError, write_target
 
     removed = 0
     directory = cache_dir()
     try:
+        write_target(directory / "x", within=directory.parent)  # a cache folder linked out
         names = os.listdir(directory)
+    except LinkOutsideError as exc:
+        # Linked out of the cache: no index of ours is there (recall never writes through it).
+        log.warning("recall indexes not dropped: %s", exc)
+        return 0
     except FileNotFoundError:
         return 0
     except OSError as exc:
@@ -61,7 +67,7 @@ def drop_recall_indexes(failures: list[str] | None = None) -> int:
     for name in names:
         if name.startswith("recall-") and ".sqlite3" in name:
             path = directory / name
-            try:
+            try:  # a link is removed, never its target
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path)
                 else:
@@ -119,11 +125,14 @@ def stage_cache_scrub(tx: Transaction) -> None:
     marker = scrub_marker(tx.store)
     try:
         from memoir_tui.core.fsutil import private_dir
+        from memoir_tui.core.safeio import create_exclusive, write_target
 
+        write_target(marker, within=marker.parent.parent)  # the cache folder linked out: no
         private_dir(marker.parent)  # caches are private (0600 in 0700), like the index
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(b"recall sync\n")
+        # Created in place (O_EXCL, never through a link): no temp file a kill could leave
+        # outside the folders the store's sweep knows; one already there says the same.
+        with contextlib.suppress(FileExistsError):
+            create_exclusive(marker, b"recall sync\n", within=marker.parent.parent)
     except OSError as exc:  # the caches are still dropped after the commit
         log.warning("could not mark the caches for dropping: %s", exc)
 

@@ -325,7 +325,9 @@ def _reply(
         parts.append(adapter.write_loads.format(where=scope) + ".")
     if index is not None:
         try:
-            text = index.index.read_text(encoding="utf-8")
+            from memoir_tui.core.safeio import read_text_safely
+
+            text = read_text_safely(index.index, max_bytes=64 * 1024 * 1024)
         except OSError:
             text = ""
         number, loaded = index_position(adapter, text, index.link)

@@ -136,9 +136,17 @@ def find_git_dir(path: Path, *, stop_at: Path | None = None) -> tuple[Path, Path
         current = current.parent
 
 
+def _small_text(path: Path, errors: str = "strict") -> str:
+    """A small git file (``.git``, ``commondir``): regular only, never blocking."""
+    from memoir_tui.core.safeio import open_for_reading
+
+    with open_for_reading(path) as fh:
+        return fh.read(64 * 1024).decode("utf-8", errors)
+
+
 def _read_gitdir_file(dot_git: Path) -> Path | None:
     try:
-        content = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
+        content = _small_text(dot_git, errors="replace")[:4096]
     except OSError:
         return None
     for line in content.splitlines():
@@ -153,7 +161,7 @@ def _read_gitdir_file(dot_git: Path) -> Path | None:
 def _common_dir(git_dir: Path) -> Path:
     """A worktree's git dir points at the shared one through ``commondir``."""
     try:
-        rel = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        rel = _small_text(git_dir / "commondir").strip()
     except (OSError, UnicodeDecodeError):
         return git_dir
     if not rel:
@@ -223,7 +231,9 @@ def read_remote_url(git_dir: Path) -> str | None:
     """The ``origin`` URL from the repository's config, else the first remote's URL."""
     config = _common_dir(git_dir) / "config"
     try:
-        with open(config, "rb") as fh:
+        from memoir_tui.core.safeio import open_for_reading
+
+        with open_for_reading(config) as fh:  # a FIFO as .git/config: never blocks
             text = fh.read(_MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None

@@ -29,11 +29,11 @@ from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import (
     FileTooLargeError,
     NotRegularFileError,
-    atomic_write_bytes,
     read_regular,
 )
 from memoir_tui.core.identity import is_iso_date, iso_now
 from memoir_tui.core.items import LIST_KEYS, SESSION_VERSION, empty_session
+from memoir_tui.core.safeio import read_file_safely
 
 SESSION_FILE = "session.json"
 BACKUPS_KEPT = 3
@@ -327,7 +327,7 @@ def _existing_copy(path: Path, kind: str, raw_bytes: bytes) -> Path | None:
     prefix = f"{path.name}.{kind}-"
     for entry in sorted(path.parent.glob(prefix + "*"), reverse=True):
         with contextlib.suppress(OSError):
-            if entry.read_bytes() == raw_bytes:
+            if read_file_safely(entry, max_bytes=len(raw_bytes)) == raw_bytes:
                 return entry
     return None
 
@@ -350,15 +350,19 @@ def save_session(
     out = dict(state)
     out["version"] = SESSION_VERSION
     out["updated_at"] = now or iso_now()
-    atomic_write_bytes(path, encode_session(out))
+    from memoir_tui.core.safeio import write_file_safely
+
+    write_file_safely(path, encode_session(out), within=Path(path).parent)
 
 
 def write_session_copy(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
     """Write a session that is not a store's (``merge -o other.json``): atomically, 0600,
     never over a newer-format file."""
+    from memoir_tui.core.safeio import write_file_safely
+
     path = Path(path)
     guard_not_newer(path)
-    atomic_write_bytes(path, encode_session(state), mode=0o600)
+    write_file_safely(path, encode_session(state), within=path.parent, mode=0o600)
 
 
 def session_is_newer(path: Path) -> bool:

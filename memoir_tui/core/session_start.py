@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.safeio import read_file_safely, read_text_safely
+
 STORE_ENV = "MEMOIR_HOME"
 CONFIG_FILE = "memoir-tui.toml"  # core.config.CONFIG_FILE (a test holds them equal)
 REVIEW_FILE = "review.json"
@@ -62,7 +64,7 @@ def inject_enabled(root: Path) -> bool | None:
     import tomllib
 
     try:
-        data = tomllib.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text_safely(root / CONFIG_FILE, max_bytes=1024 * 1024))
     except FileNotFoundError:
         return False
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -74,7 +76,7 @@ def inject_enabled(root: Path) -> bool | None:
 def waiting_in_scope(root: Path, project: str | None) -> int:
     """Candidates waiting for review in ``project`` and global (as ``review.waiting_count``)."""
     try:
-        data = json.loads((root / REVIEW_FILE).read_bytes())
+        data = json.loads(read_file_safely(root / REVIEW_FILE, max_bytes=256 * 1024 * 1024))
     except (OSError, ValueError):
         return 0
     items = data.get("items") if isinstance(data, dict) else None

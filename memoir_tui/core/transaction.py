@@ -66,7 +66,6 @@ from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
 from memoir_tui.core.fsutil import (
-    atomic_write_bytes,
     fsync_directory,
     is_our_temp,
     owned_temp,
@@ -77,6 +76,14 @@ from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
+from memoir_tui.core.safeio import (
+    home_folder,
+    open_for_reading,
+    owner_folder,
+    read_file_safely,
+    write_file_safely,
+    write_target,
+)
 from memoir_tui.core.session import (
     NOT_REGULAR,
     LoadedSession,
@@ -97,6 +104,7 @@ JOURNAL_FILE = ".memoir-tui-commit.json"
 JOURNAL_VERSION = 2  # 1 (unauthenticated) is never applied: it is set aside
 JOURNAL_MAX_BYTES = 1 << 30
 SET_ASIDE = ".set-aside-"  # a journal never applied: ``.memoir-tui-commit.json.set-aside-…``
+_MAX_FILE_BYTES = 256 * 1024 * 1024  # any file a transaction reads (safeio: never blocks)
 
 _open = threading.local()  # .by_root: {store root: the transaction this thread holds}
 
@@ -165,19 +173,18 @@ class _Write:
         )
 
 
-def _key(path: Path | str) -> Path:
-    """Where a staged path is written: absolute, through a symlink to its target (so a
-    dotfile manager's link survives), never resolving the parent directories otherwise."""
+def _key(path: Path | str, within: Path | str | None = None) -> Path:
+    """Where a staged path is written (``safeio.write_target``): its real parent, through
+    a symlink to its target only when that is inside ``within`` (default: the path's own
+    folder); a link out raises ``LinkOutsideError``, naming the link and its target."""
     path = Path(os.path.abspath(path))
-    if path.is_symlink():
-        return Path(os.path.realpath(path))
-    return path
+    return write_target(path, within=path.parent if within is None else within)
 
 
 def _read(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return read_file_safely(path, max_bytes=_MAX_FILE_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 
@@ -311,9 +318,16 @@ class Transaction:
     def machine(self) -> Machine:
         return self.store.machine
 
-    def read_bytes(self, path: Path | str) -> bytes | None:
+    def _within(self, path: Path | str) -> Path:
+        """The folder a link may lead into: the store for its files; else the home for a
+        file under it (a dotfiles checkout there is followed, a link out of the home is
+        not), else the file's own folder. Callers writing a host's instruction file name
+        the host's or the project's folder (``within=``), which is stricter."""
+        return owner_folder(path, self.store.root, home_folder())
+
+    def read_bytes(self, path: Path | str, *, within: Path | str | None = None) -> bytes | None:
         """A file as this transaction will leave it: staged bytes, else the disk's."""
-        key = _key(path)
+        key = _key(path, within or self._within(path))
         if key in self._staged:
             return self._staged[key].data
         return _read(key)
@@ -324,8 +338,8 @@ class Transaction:
             raise FileNotFoundError(str(path))
         return data.decode("utf-8")
 
-    def exists(self, path: Path | str) -> bool:
-        key = _key(path)
+    def exists(self, path: Path | str, *, within: Path | str | None = None) -> bool:
+        key = _key(path, within or self._within(path))
         if key in self._staged:
             return self._staged[key].data is not None
         return key.is_file()
@@ -341,10 +355,15 @@ class Transaction:
         mtime_ns: int | None = None,
         scan: bool = True,
         create_only: bool = False,
+        within: Path | str | None = None,
     ) -> None:
-        """Stage new bytes for ``path`` (any file the store owns or edits)."""
+        """Stage new bytes for ``path`` (any file the store owns or edits). A link is
+        followed only to a target inside ``within`` (default ``_within``); else
+        ``LinkOutsideError``."""
         self._require(FILES)
-        self._staged[_key(path)] = _Staged(data, mode, mtime_ns, scan, create_only)
+        self._staged[_key(path, within or self._within(path))] = _Staged(
+            data, mode, mtime_ns, scan, create_only
+        )
 
     def write_text(self, path: Path | str, text: str, **kwargs: Any) -> None:
         self.write_bytes(path, text.encode("utf-8"), **kwargs)
@@ -360,7 +379,7 @@ class Transaction:
     def remove(self, path: Path | str) -> None:
         self._require(FILES)
         key = Path(os.path.abspath(path))  # a link is removed, not its target
-        if not self.exists(key):
+        if not os.path.lexists(key) and not self.exists(key):
             raise FileNotFoundError(str(path))
         self._staged[key] = _Staged(None)
 
@@ -569,9 +588,9 @@ def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
 
     private_dir(record.parent, tighten=True)
     digest = hashlib.sha256(data).hexdigest()
-    atomic_write_bytes(record, f"{digest} {store_root}\n".encode(), mode=0o600)
+    write_file_safely(record, f"{digest} {store_root}\n".encode(), within=record.parent, mode=0o600)
     # Atomic and private: the journal holds the new bytes (never more than the files will).
-    atomic_write_bytes(journal_path(root), data, mode=0o600)
+    write_file_safely(journal_path(root), data, within=root, mode=0o600)
 
 
 def _drop_journal(root: Path) -> None:
@@ -587,20 +606,13 @@ def _recorded_digest(root: Path) -> str | None:
     or one that is not a private regular file of ours)."""
     path = commit_record_path(root)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        with open_for_reading(path, follow_symlinks=False) as fh:  # never a link, never blocks
+            info = os.fstat(fh.fileno())
+            if info.st_mode & 0o077 or (hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
+                return None
+            raw = fh.read(4096)
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or info.st_mode & 0o077
-            or (hasattr(os, "geteuid") and info.st_uid != os.geteuid())
-        ):
-            return None
-        raw = os.read(fd, 4096)
-    finally:
-        os.close(fd)
     digest, _, rest = raw.decode("ascii", "replace").partition(" ")
     if rest.strip() != os.path.abspath(root) or len(digest) != 64:
         return None
@@ -626,19 +638,12 @@ def _always_swept(root: Path, directory: str) -> bool:
 def _recorded_write_dirs(root: Path) -> set[str]:
     path = write_dirs_record_path(root)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-    except OSError:
-        return set()
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022:
-            return set()
-        with os.fdopen(os.dup(fd), "rb") as fh:
+        with open_for_reading(path, follow_symlinks=False) as fh:  # never a link, never blocks
+            if os.fstat(fh.fileno()).st_mode & 0o022:
+                return set()
             raw = fh.read(1 << 20)
     except OSError:
         return set()
-    finally:
-        os.close(fd)
     return {line for line in raw.decode("utf-8", "replace").splitlines() if os.path.isabs(line)}
 
 
@@ -656,7 +661,9 @@ def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> bool:
         from memoir_tui.core.fsutil import private_dir
 
         private_dir(record.parent, tighten=True)
-        atomic_write_bytes(record, ("\n".join(every) + "\n").encode("utf-8"), mode=0o600)
+        write_file_safely(
+            record, ("\n".join(every) + "\n").encode("utf-8"), within=record.parent, mode=0o600
+        )
     except OSError as exc:
         log.info("could not record the folders written into: %s", exc)
     return True
@@ -790,26 +797,18 @@ def _read_journal(root: Path) -> tuple[str, list[_Write]] | None:
     if recorded is None:  # not even read: nothing of this machine's writer is pending
         _set_aside(root, "no commit of this store on this machine recorded it")
         return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > JOURNAL_MAX_BYTES:
-                raw = None
-            else:
-                with os.fdopen(os.dup(fd), "rb") as fh:
-                    raw = fh.read(JOURNAL_MAX_BYTES + 1)
-        finally:
-            os.close(fd)
+    try:  # safeio: a regular file only (never a link, never blocks), its size bounded
+        raw = read_file_safely(path, max_bytes=JOURNAL_MAX_BYTES, follow_symlinks=False)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO):
+        if exc.errno == errno.EFBIG:
+            _set_aside(root, "too large")
+            return None
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EINVAL):
             _set_aside(root, "not a regular file")
             return None
         raise
-    if raw is None or len(raw) > JOURNAL_MAX_BYTES:
-        _set_aside(root, "too large")
-        return None
     if recorded != hashlib.sha256(raw).hexdigest():
         _set_aside(root, "no commit of this store on this machine recorded it")
         return None
@@ -850,8 +849,8 @@ def _apply(writes: Iterable[_Write]) -> None:
             continue
         if w.create_only:
             _create_exclusively(w.path, w.data, w.mode)
-        else:
-            atomic_write_bytes(w.path, w.data, mode=w.mode)
+        else:  # through the real parent's descriptor, O_NOFOLLOW (safeio)
+            write_file_safely(w.path, w.data, within=w.path.parent, mode=w.mode)
         if w.mtime_ns is not None:
             with contextlib.suppress(OSError):
                 os.utime(w.path, ns=(w.mtime_ns, w.mtime_ns))
@@ -866,7 +865,7 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.create-{os.getpid()}-{threading.get_ident()}.tmp")
     with owned_temp(staging):  # removed if a signal stops the process meanwhile
-        atomic_write_bytes(staging, data, mode=mode)
+        write_file_safely(staging, data, within=path.parent, mode=mode)
         try:
             try:
                 os.link(staging, path)

@@ -41,6 +41,9 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.items import FILES, Outcome, Undo
+from memoir_tui.core.safeio import read_file_safely
+
+MAX_TRASH_READ = 256 * 1024 * 1024  # a kept file or the trash's journal (regular-only)
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -64,7 +67,7 @@ def sha256_bytes(data: bytes) -> str:
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
     try:
-        return sha256_bytes(path.read_bytes())
+        return sha256_bytes(read_file_safely(path, max_bytes=MAX_TRASH_READ))
     except FileNotFoundError:
         return None
 
@@ -133,7 +136,7 @@ class Trash:
     def _raw_records(self, data: bytes | None = None) -> list[dict[str, Any]]:
         if data is None:
             try:
-                data = self.journal_path.read_bytes()
+                data = read_file_safely(self.journal_path, max_bytes=MAX_TRASH_READ)
             except FileNotFoundError:
                 return []
         out = []
@@ -221,7 +224,7 @@ class Trash:
         if item.blob is None:
             raise TrashError(f"{item.path}: no saved copy (it did not exist before)")
         try:
-            return (self.root / record.id / item.blob).read_bytes()
+            return read_file_safely(self.root / record.id / item.blob, max_bytes=MAX_TRASH_READ)
         except FileNotFoundError:
             raise TrashError(
                 f"trash {record.id}: the saved copy of {item.path} is missing"
@@ -245,7 +248,7 @@ class Trash:
                 continue
             new = tx.read_bytes(path)
             try:
-                old = path.read_bytes()
+                old = read_file_safely(path, max_bytes=MAX_TRASH_READ)
                 st = path.stat()
             except FileNotFoundError:
                 old, st = None, None

@@ -143,8 +143,13 @@ class WarmRecall:
     def _build(self) -> None:
         try:
             recall = self._make()
-        except Exception:
-            log.exception("building the recall index in the background failed")
+        except Exception as exc:
+            from memoir_tui.core.errors import MemoirError
+
+            if isinstance(exc, MemoirError):  # a sentence for people (a FIFO as the config)
+                log.error("building the recall index in the background failed: %s", exc)
+            else:
+                log.exception("building the recall index in the background failed")
             self._ready.set()  # the next get() tries again, inside the call
             return
         with self._lock:

@@ -34,6 +34,7 @@ from memoir_tui.core.consolidate import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.safeio import read_text_safely
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.core.trash import TrashRecord
 from memoir_tui.screens.base import Pane, PaneCommand
@@ -245,7 +246,8 @@ class ProposalDetailScreen(DialogScreen[bool]):
             return None
         try:
             return tuple(  # type: ignore[return-value]
-                p.read_text(encoding="utf-8", errors="replace") for p in self.proposal.paths[:2]
+                read_text_safely(p, max_bytes=4 * 1024 * 1024, errors="replace")
+                for p in self.proposal.paths[:2]
             )
         except OSError:
             return None

@@ -1,5 +1,7 @@
-"""``inject`` on a CLAUDE.md that is a symlink (a dotfiles manager's): written through
-the link, which stays a link, and ``--dry-run`` names only the host's own path."""
+"""``inject`` on a CLAUDE.md that is a symlink: a link out of the host's folder (to a
+dotfiles checkout, a shell rc file, ``/etc/passwd``) is named with its target and left
+alone, its target never printed nor written; a link inside the folder is written through
+and stays a link."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def memoir(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_inject_writes_through_a_symlinked_claude_md_and_dry_run_names_only_the_link(
+def test_inject_refuses_a_claude_md_linked_out_of_its_folder_naming_link_and_target(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "home"
@@ -46,15 +48,27 @@ def test_inject_writes_through_a_symlinked_claude_md_and_dry_run_names_only_the_
     assert memoir(home, "goal", "Ship the symlink fix").returncode == 0
 
     dry = memoir(home, "inject", "--dry-run")
-    assert dry.returncode == 0, dry.stderr
-    assert str(link) in dry.stdout and "Ship the symlink fix" in dry.stdout
-    assert str(dotfiles) not in dry.stdout + dry.stderr
+    said = dry.stdout + dry.stderr
+    assert str(link) in said and str(real) in said and "outside" in said
+    assert "Be terse" not in said  # a link's target content is never printed
+    done = memoir(home, "inject")
+    said = done.stdout + done.stderr
+    assert str(link) in said and str(real) in said and "left as it is" in said
     assert real.read_text() == "# My rules\n\nBe terse.\n"
+    assert link.is_symlink() and os.readlink(link) == str(real)
 
+
+def test_inject_writes_through_a_link_inside_the_host_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shared = home / ".claude" / "shared"
+    shared.mkdir(parents=True)
+    real = shared / "CLAUDE.md"
+    real.write_text("# My rules\n\nBe terse.\n")
+    link = home / ".claude" / "CLAUDE.md"
+    link.symlink_to(real)
+    assert memoir(home, "goal", "Ship the symlink fix").returncode == 0
     done = memoir(home, "inject")
     assert done.returncode == 0, done.stderr
-    assert str(dotfiles) not in done.stdout + done.stderr
     assert link.is_symlink() and os.readlink(link) == str(real)
     text = real.read_text()
     assert text.startswith("# My rules\n") and "Ship the symlink fix" in text
-    assert text.endswith("Be terse.\n")

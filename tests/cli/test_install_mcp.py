@@ -130,7 +130,7 @@ def test_cli_write_failure_exits_1(home: Path, monkeypatch: pytest.MonkeyPatch) 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(transaction, "atomic_write_bytes", refuse)  # every write of the door
+    monkeypatch.setattr(transaction, "write_file_safely", refuse)  # every write of the door
     code, output = cli("cursor", home)
     assert code == 1 and "could not write" in output and "Permission denied" in output
     assert path.read_bytes() == (FIXTURES / "cursor_mcp.json").read_bytes()

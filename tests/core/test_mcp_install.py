@@ -481,8 +481,10 @@ def test_stale_plan_is_refused(home: Path) -> None:
     assert not backup_path_for(path).exists()
 
 
-def test_symlinked_config_is_written_through(home: Path, tmp_path: Path) -> None:
-    real = tmp_path / "dotfiles" / "zed-settings.json"
+def test_symlinked_config_is_written_through(home: Path, monkeypatch) -> None:
+    """A dotfiles checkout inside the home: written through, the link kept."""
+    monkeypatch.setenv("HOME", str(home))
+    real = home / "dotfiles" / "zed-settings.json"
     real.parent.mkdir()
     real.write_bytes((FIXTURES / "zed_settings.jsonc").read_bytes())
     link = home / ".config/zed/settings.json"
@@ -492,6 +494,25 @@ def test_symlinked_config_is_written_through(home: Path, tmp_path: Path) -> None
     assert link.is_symlink()
     assert "memoir-tui" in load(real)["context_servers"]
     assert backup_path_for(link).read_bytes() == (FIXTURES / "zed_settings.jsonc").read_bytes()
+
+
+def test_a_config_linked_out_of_the_home_is_named_and_left(
+    home: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from memoir_tui.core.safeio import LinkOutsideError
+
+    monkeypatch.setenv("HOME", str(home))
+    real = tmp_path / "elsewhere" / "zed-settings.json"
+    real.parent.mkdir()
+    before = (FIXTURES / "zed_settings.jsonc").read_bytes()
+    real.write_bytes(before)
+    link = home / ".config/zed/settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+    with pytest.raises(LinkOutsideError) as caught:
+        apply_change(install("zed", home))
+    assert str(link) in str(caught.value) and str(real) in str(caught.value)
+    assert real.read_bytes() == before and not backup_path_for(link).exists()
 
 
 # --------------------------------------------------------------------------- what we leave alone

@@ -185,18 +185,19 @@ def _killing_sync(machine, step: str):
             os.kill(os.getpid(), signal.SIGKILL)
 
         if step == "mid-merge":
-            # The merge is one store transaction: its journal, then each file. Die
-            # once the journal and the first file are written.
-            real_write = transaction.atomic_write_bytes
+            # The merge is one store transaction: its record, its journal, then each
+            # file (every one through safeio's writer). Die once the record, the
+            # journal and the first file are written.
+            real_write = transaction.write_file_safely
             writes = []
 
             def write_then_die(*args, **kwargs):
                 real_write(*args, **kwargs)
                 writes.append(args[0])
-                if len(writes) == 2:
+                if len(writes) == 3:
                     die()
 
-            transaction.atomic_write_bytes = write_then_die
+            transaction.write_file_safely = write_then_die
 
         def progress(message, _fraction):
             if message.startswith(step):

@@ -210,7 +210,10 @@ def writable_file(
     while not os.path.lexists(probe) and _inside(probe, base) and probe != base:
         probe = os.path.dirname(probe)
     if os.path.lexists(probe) and not _inside(os.path.realpath(probe), real_base):
-        raise PathRefused(f"{directory}: a symlink leads outside {base}")
+        raise PathRefused(
+            f"{directory}: a symlink leads to {os.path.realpath(probe)}, outside {base}; "
+            "nothing was written"
+        )
     if os.path.islink(target):
         raise PathRefused(f"{target}: is a symlink; refusing to write through it")
     if adapter.write_index and os.path.islink(os.path.join(directory, adapter.write_index)):

@@ -143,7 +143,9 @@ def gemini_chat_messages(
 
 def read_jsonl(path: Path, *, max_bytes: int = MAX_CHAT_BYTES) -> list[dict[str, Any]]:
     """Every complete JSON-object line of ``path`` (a half-written last line is left)."""
-    with open(path, "rb") as handle:
+    from memoir_tui.core.safeio import open_for_reading
+
+    with open_for_reading(path) as handle:  # a FIFO is refused, never blocks
         data = handle.read(max_bytes)
     lines = data.split(b"\n")
     if not data.endswith(b"\n"):

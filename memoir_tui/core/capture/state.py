@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 STATE_FILE = "capture-state.json"
@@ -84,8 +83,10 @@ def head_hash(path: str | os.PathLike[str], length: int) -> str:
     """SHA-256 of the first ``length`` bytes ("" when the file is shorter or unreadable)."""
     if length <= 0:
         return ""
+    from memoir_tui.core.safeio import open_for_reading
+
     try:
-        with open(path, "rb") as fh:
+        with open_for_reading(path) as fh:  # a FIFO or a device: never opened
             data = fh.read(length)
     except OSError:
         return ""
@@ -104,7 +105,9 @@ def start_offset(path: str | os.PathLike[str], entry: FileState, size: int) -> i
 def load_state(path: str | os.PathLike[str]) -> dict[str, FileState]:
     """Per-file states; a missing or unreadable file is an empty state."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        from memoir_tui.core.safeio import read_json_safely
+
+        data = read_json_safely(path, max_bytes=64 * 1024 * 1024)
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):

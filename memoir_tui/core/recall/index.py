@@ -196,8 +196,13 @@ class RecallIndex:
 
     def _open(self) -> sqlite3.Connection:
         # The index holds entry text: 0600 in a 0700 folder (SQLite gives its -wal and
-        # -shm files the database's own mode).
+        # -shm files the database's own mode). Never through a link out of the user's
+        # cache folder (the folder or the database planted as a link elsewhere).
+        from memoir_tui.core.safeio import write_target
+
+        write_target(self.path, within=self.path.parent.parent)
         private_dir(self.path.parent, tighten=True)
+        write_target(self.path, within=self.path.parent.parent)
         private_file(self.path)
         for suffix in ("-wal", "-shm"):
             if os.path.exists(f"{self.path}{suffix}"):

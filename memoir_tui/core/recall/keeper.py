@@ -42,18 +42,23 @@ def paths_for(index_path: Path) -> tuple[Path, Path]:
 
 
 def _write_private(path: Path, text: str) -> None:
-    tmp = Path(f"{path}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    from memoir_tui.core.safeio import write_file_safely
+
+    write_file_safely(path, text.encode("utf-8"), within=path.parent, mode=0o600)
+
+
+def _read(path: Path) -> str:
+    """A keeper file's text (safeio: a regular file only, never blocks; bounded)."""
+    from memoir_tui.core.safeio import read_text_safely
+
+    return read_text_safely(path, max_bytes=64 * 1024 * 1024, errors="replace")
 
 
 def alive(index_path: Path) -> bool:
     """A keeper is watching for this index (its process lives and says so)."""
     keeper, _journal = paths_for(index_path)
     try:
-        pid_text, state = keeper.read_text(encoding="utf-8").split()[:2]
+        pid_text, state = _read(keeper).split()[:2]
         pid = int(pid_text)
     except (OSError, ValueError):
         return False
@@ -86,8 +91,9 @@ def catch_up(index_path: Path, *, timeout: float = SYNC_TIMEOUT) -> list[str] | 
     token = secrets.token_hex(8)
     marker = Path(f"{index_path}-sync-{token}")
     try:
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
+        from memoir_tui.core.safeio import create_exclusive
+
+        create_exclusive(marker, b"", within=marker.parent)
     except OSError:
         return None
     want = f"sync {token}"
@@ -96,7 +102,7 @@ def catch_up(index_path: Path, *, timeout: float = SYNC_TIMEOUT) -> list[str] | 
     try:
         while True:
             try:
-                lines = journal.read_text(encoding="utf-8").splitlines()
+                lines = _read(journal).splitlines()
             except OSError:
                 lines = []
             if want in lines:
@@ -148,7 +154,7 @@ def run(
             if "*" in dirs or not watcher.healthy:
                 return 0  # events were lost: queries fall back to checking files
             try:  # purged, rebuilt or taken over: stop before writing anything
-                mine = keeper.read_text(encoding="utf-8").split()[0] == str(os.getpid())
+                mine = _read(keeper).split()[0] == str(os.getpid())
             except (OSError, IndexError):
                 mine = False
             if not mine or not index_path.exists():
@@ -163,7 +169,9 @@ def run(
                 if os.path.dirname(f) == cache_dir and os.path.basename(f).startswith(prefix)
             ]
             if paths or syncs:
-                fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                from memoir_tui.core.safeio import open_for_append
+
+                fd = open_for_append(journal, within=journal.parent)
                 with os.fdopen(fd, "a", encoding="utf-8") as fh:
                     fh.write("".join(f"{p}\n" for p in sorted(paths)))
                     fh.write("".join(f"{s}\n" for s in syncs))
@@ -176,5 +184,5 @@ def run(
     finally:
         watcher.close()
         with contextlib.suppress(OSError, IndexError):
-            if keeper.read_text(encoding="utf-8").split()[0] == str(os.getpid()):
+            if _read(keeper).split()[0] == str(os.getpid()):
                 keeper.unlink()

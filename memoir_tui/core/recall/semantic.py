@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.safeio import read_text_safely
 
 MODEL_ID = "minishlab/potion-base-8M"  # its authors' own repository
 MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
@@ -86,7 +87,7 @@ class StaticModel:
         if missing:
             raise MemoirError(f"the concept model in {folder} lacks {', '.join(missing)}")
         try:
-            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            config = json.loads(read_text_safely(folder / "config.json", max_bytes=1 << 20))
             tensors = load_file(str(folder / "model.safetensors"))
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as err:  # a damaged download: say which folder to delete
@@ -99,7 +100,7 @@ class StaticModel:
             table = next(iter(tensors.values()))
         st = (folder / "model.safetensors").stat()
         key = hashlib.sha256(
-            f"{MODEL_ID}:{st.st_size}:{(folder / 'config.json').read_text()}".encode()
+            f"{MODEL_ID}:{st.st_size}:{read_text_safely(folder / 'config.json')}".encode()
         ).hexdigest()[:16]
         return cls(
             tokenizer,
@@ -143,8 +144,11 @@ def fetch_model(
             continue
         url = MODEL_URL.format(model=MODEL_ID, file=name)
         part = folder / f"{name}.part"
+        with contextlib.suppress(OSError):
+            part.unlink()  # a killed fetch's part (or anything planted there): never followed
         try:
-            with open_url(url, timeout=30) as response, open(part, "wb") as out:
+            # "xb": O_EXCL, so a link at the name is never written through
+            with open_url(url, timeout=30) as response, open(part, "xb") as out:
                 total = int(response.headers.get("Content-Length") or 0)
                 done = 0
                 while chunk := response.read(1 << 20):
@@ -183,9 +187,12 @@ def _fingerprint(model: StaticModel, text: str) -> str:
 
 
 def _open(path: Path) -> sqlite3.Connection:
+    from memoir_tui.core.safeio import create_exclusive, write_target
+
+    write_target(path, within=path.parent)  # a link out is refused before SQLite opens it
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-        os.close(fd)
+        with contextlib.suppress(FileExistsError):
+            create_exclusive(path, b"", within=path.parent)
     conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
     conn.executescript(
         "CREATE TABLE IF NOT EXISTS chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
@@ -317,8 +324,9 @@ def hint_once(cache: Path) -> bool:
         return False
     try:
         cache.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
+        from memoir_tui.core.safeio import create_exclusive
+
+        create_exclusive(marker, b"", within=cache)
     except OSError:
         return False
     return True

@@ -44,7 +44,9 @@ def usage_path(store_root: str | os.PathLike[str], *, env=None, home=None) -> Pa
 
 def _load(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from memoir_tui.core.safeio import read_json_safely
+
+        data = read_json_safely(path, max_bytes=16 * 1024 * 1024)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):
@@ -94,10 +96,11 @@ def record_recalled(
                 changed = True
         if not changed:
             return
-        from memoir_tui.core.fsutil import atomic_write_text
+        from memoir_tui.core.safeio import write_file_safely
 
         text = json.dumps({"version": VERSION, "paths": stamps}, indent=1, sort_keys=True)
-        atomic_write_text(target, text + "\n")
+        # never through a link out of the user's state folder
+        write_file_safely(target, (text + "\n").encode("utf-8"), within=target.parent.parent)
     except (OSError, ValueError):
         return  # advisory: never fail a search over it
 

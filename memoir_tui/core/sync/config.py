@@ -103,7 +103,9 @@ def normalise_remote(remote: str, cwd: Path | None = None) -> str:
 def load_sync_config(store_root: Path) -> SyncConfig:
     path = sync_config_path(store_root)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        from memoir_tui.core.safeio import read_json_safely
+
+        raw = read_json_safely(path, max_bytes=1024 * 1024)  # a FIFO: a sentence, no hang
     except FileNotFoundError:
         raise NotConfiguredError(
             f"sync is not set up for {store_root}; run `memoir-tui sync init REMOTE`"
