@@ -122,18 +122,10 @@ class CallGate:
             return self._active
 
 
-_KINDS = {dict: "an object", list: "a list", int: "a number", float: "a number", bool: "true/false"}
-
-
 def _validation_sentence(name: str, err: ValidationError) -> str:
     """What was wrong with a call's arguments: the fields and what they take, never the
     values given (a value can be a secret: a cloud service-account JSON as ``text``)."""
-    parts = []
-    for e in err.errors():
-        field_name = ".".join(str(p) for p in e.get("loc", ())) or "the arguments"
-        got = _KINDS.get(type(e.get("input")), "")
-        parts.append(f"{field_name}: {e.get('msg', 'invalid')}" + (f" (got {got})" if got else ""))
-    return f"{name} was not run: " + "; ".join(parts) + "."
+    return argument_problem(name, err)
 
 
 # Tools whose text arguments are needles, not writes (issue 28): they name what to find,

@@ -433,7 +433,7 @@ async def test_a_service_account_json_object_comes_back_as_a_sentence(store_dir:
         assert "validation" not in text and R[:12] not in text and HEX[:12] not in text
     text = wrong_type.content[0].text
     assert wrong_type.is_error and "validation error" not in text and "pydantic" not in text
-    assert text == "memoir_note was not run: text: Input should be a valid string (got an object)."
+    assert text == "memoir_note was not run: text must be a string."
 
 
 def test_capture_pin_never_stores_a_disguise_in_any_field(store: Store) -> None:

@@ -1122,7 +1122,6 @@ TOOL_ALIASES: dict[str, str] = {
     "agents": "agents-md",
     "agents.md": "agents-md",
     "agent.md": "agents-md",
-    "opencode": "agents-md",
     "github-copilot": "copilot",
     "copilot-chat": "copilot",
     "vs-code": "copilot",
