@@ -131,7 +131,7 @@ class _SafeOut:
 def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     run: Command = ns.run
     real = sys.stdout
-    if ns.run is not _hook_runner():
+    if getattr(run, "__module__", "") != _HOOK_MODULE:
         sys.stdout = _SafeOut(real)  # type: ignore[assignment]
     try:
         code = run(ns)
@@ -194,11 +194,9 @@ def fault_sentence(err: BaseException) -> str:
     return f"{what}{where}; nothing more was written and the store is as it was before"
 
 
-def _hook_runner() -> object:
-    """The hook face writes what its host parses: it escapes nothing."""
-    from memoir_tui.commands.hook import cmd_hook
-
-    return cmd_hook
+# The hook face writes what its host parses: it escapes nothing. (Named, not imported:
+# every other command would pay for importing the hook module to compare.)
+_HOOK_MODULE = "memoir_tui.commands.hook"
 
 
 def reader_gone() -> int:

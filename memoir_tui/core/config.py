@@ -37,6 +37,7 @@ KNOWN_TOOLS = (
     "serena",
     "amazonq",
     "aider",
+    "opencode",
     "agents-md",
 )
 
@@ -153,9 +154,11 @@ def installed_memoir_version() -> str:
     program = shutil.which("memoir")
     if not program:
         return ""
+    from memoir_tui.core.safeio import read_file_safely
+
     try:
         package = Path(os.path.realpath(program)).parent.parent / "package.json"
-        data = json.loads(package.read_bytes()[:1_000_000])
+        data = json.loads(read_file_safely(package, max_bytes=1_000_000))
     except (OSError, ValueError):
         return ""
     version = data.get("version") if isinstance(data, dict) else None

@@ -313,7 +313,9 @@ def origin_url(path: Path) -> str | None:
         return None
     config = _common_dir(found[1]) / "config"
     try:
-        with open(config, "rb") as fh:
+        from memoir_tui.core.safeio import open_for_reading
+
+        with open_for_reading(config) as fh:  # a FIFO as .git/config: never blocks
             text = fh.read(_MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
