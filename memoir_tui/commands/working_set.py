@@ -1,5 +1,5 @@
 """The working-set verbs, on par with the JavaScript tool: ``goal``, ``next``, ``done``,
-``note``, ``ask``, ``why``, ``session``, ``resume``.
+``unpark``, ``note``, ``ask``, ``why``, ``session``, ``resume``.
 
 They say what the MCP tools say (``core.answers``), through the same store.
 """
@@ -28,6 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "complete a next action (its text, or words unique to it)",
         _done,
         ("match", {"help": "the action's text, or a substring matching one action"}),
+    )
+    verb(
+        "unpark",
+        "bring a parked next action back to the live list",
+        _unpark,
+        ("match", {"help": "the parked action's text, or a substring matching one"}),
     )
     verb(
         "note",
@@ -80,6 +86,12 @@ def _done(ns: argparse.Namespace) -> int:
     from memoir_tui.core import answers
 
     return _say(answers.complete_next(open_store(ns), ns.match))
+
+
+def _unpark(ns: argparse.Namespace) -> int:
+    outcome = open_store(ns).unpark_action(ns.match)
+    print(outcome.message)
+    return 0
 
 
 def _note(ns: argparse.Namespace) -> int:

@@ -652,6 +652,48 @@ class Store:
         )
         return Outcome(True, f"completed: {done['text']}", identity(done["text"]), undo=undo)
 
+    def unpark_action(self, match: str) -> Outcome:
+        """Bring a parked next action back to the live list (``added`` kept, so it takes
+        its place by date); the oldest live one is parked in its stead if the list is
+        full, as the JavaScript tool parks."""
+        with self.transaction("unpark_action") as tx:
+            parked = [
+                i
+                for i in well_formed_items(tx.session["current"]["parked_actions"])
+                if not is_hidden(i) and self._in_scope(i, "next_actions")
+            ]
+            needle = identity(clean_text(match, "match"))
+            hits = [i for i in parked if identity(i["text"]) == needle] or [
+                i for i in parked if needle in identity(i["text"])
+            ]
+            if not hits:
+                raise NoMatchError(f"no parked next action matches {match!r}")
+            if len({identity_key(i) for i in hits}) > 1:
+                raise AmbiguousMatchError(
+                    f"{len(hits)} parked next actions match {match!r}; be more specific",
+                    [i["text"] for i in hits],
+                )
+            item = hits[0]
+            current = tx.session["current"]
+            current["parked_actions"] = [i for i in current["parked_actions"] if i is not item]
+            back = {k: v for k, v in item.items() if k != "parked_at"}
+            # At the end, as memoir's addNext puts back a parked item: the oldest of the
+            # others is the one a full list parks instead.
+            current["next_actions"].append(back)
+            tx.audit("unpark_action", "next_actions", text_hash(item["text"]))
+            self.settle_session(tx.session)
+            moved = [
+                i["text"]
+                for i in well_formed_items(current["parked_actions"])
+                if i["text"] != item["text"]
+                and self._in_scope(i, "next_actions")
+                and i not in parked
+            ]
+        message = f"back on the list: {item['text']}"
+        if moved:
+            message += f" (the list is full; parked instead: {'; '.join(moved)})"
+        return Outcome(True, message, identity(item["text"]))
+
     def record_session_end(
         self,
         summary: str,

@@ -52,3 +52,47 @@ def test_done_reaches_a_parked_action(store_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     ws = Store(store_dir).working_set()
     assert ws.parked_actions == () and "step 0" in [c.text for c in ws.completed_actions]
+
+
+def test_unpark_brings_a_parked_action_back_and_parks_the_oldest(store_dir: Path) -> None:
+    (store_dir / "config.json").write_text("{}")  # memoir's caps: 8 live next actions
+    store = Store(store_dir)
+    for n in range(9):
+        store.add_next_action(f"step {n}")
+    out = _cli(store_dir, "unpark", "step 0")
+    assert out.returncode == 0, out.stderr
+    ws = Store(store_dir).working_set()
+    assert "step 0" in [a.text for a in ws.next_actions]
+    # the list stays at its cap: another action is parked instead, nothing is dropped
+    assert len(ws.next_actions) == 8 and len(ws.parked_actions) == 1
+    assert len(ws.all_next_actions) == 9
+    assert _cli(store_dir, "unpark", "no such step").returncode == 1
+
+
+def test_bad_shapes_are_kept_aside_and_read(store_dir: Path) -> None:
+    """A list of the wrong type is copied aside with a sentence; a malformed project id
+    matches no project (but every-project views show it); a parked item without
+    parked_at and an archive that repeats a live item are read as memoir reads them."""
+    state = {
+        "version": 1,
+        "current": {
+            "goals": [{"text": "g", "set_on": "2026-01-01T00:00:00.000Z", "project": "???"}],
+            "parked_actions": [{"text": "p", "added": "2026-01-01T00:00:00.000Z"}],
+            "decisions": [{"text": "d", "date": "2026-01-02T00:00:00.000Z"}],
+            "archived_decisions": [{"text": "D", "date": "2026-01-01T00:00:00.000Z"}],
+            "archived_questions": {"not": "a list"},
+        },
+    }
+    (store_dir / "session.json").write_text(json.dumps(state))
+    store = Store(store_dir, project="local:" + "c" * 32)
+    loaded = store.load()
+    assert loaded.notice and "archived_questions is not a list" in loaded.notice
+    assert list(store_dir.glob("session.json.misshapen-*"))
+    ws = store.working_set()
+    assert ws.goals == ()  # another (malformed) project's: not here
+    assert [g.text for g in store.working_set(all_projects=True).goals] == ["g"]
+    assert [a.text for a in ws.parked_actions] == ["p"]
+    store.add_next_action("a write")
+    current = json.loads((store_dir / "session.json").read_text())["current"]
+    # the archive's copy of a live decision is one decision after the next write
+    assert [d["text"] for d in current["decisions"] + current["archived_decisions"]] == ["d"]
