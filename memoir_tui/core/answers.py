@@ -378,6 +378,24 @@ def status(store: Store, all_projects: bool = False) -> Reply:
     return Reply("\n".join(lines), data)
 
 
+def _overflow_lines(ws: WorkingSet) -> list[str]:
+    """What a full list put past the live one: parked next actions (listed), and how many
+    goals, questions and decisions are archived — kept, reachable, not pinned."""
+    lines: list[str] = []
+    if ws.parked_actions:
+        lines += ["", "## Parked next actions (past the live list; `unpark` brings one back)"]
+        lines += [f"- [ ] {_s(shown_text(i.text))}" for i in ws.parked_actions]
+    archived = [
+        (len(ws.archived_goals), "goal"),
+        (len(ws.archived_questions), "question"),
+        (len(ws.archived_decisions), "decision"),
+    ]
+    if any(n for n, _ in archived):
+        said = ", ".join(f"{n} {noun}(s)" for n, noun in archived if n)
+        lines += ["", f"Archived past the live caps (kept; memoir_why finds decisions): {said}"]
+    return lines
+
+
 def session(store: Store, all_projects: bool = False) -> Reply:
     ws, notice, _ = _read(store, all_projects)
     decisions = _live_decisions(ws)
@@ -409,6 +427,7 @@ def session(store: Store, all_projects: bool = False) -> Reply:
         "",
         "## Next actions",
         _bullets(f"- [ ] {n.text}" for n in data.next_actions),
+        *_overflow_lines(ws),
         "",
         "## Open questions",
         _bullets(f"- {q.text}" for q in data.open_questions),
