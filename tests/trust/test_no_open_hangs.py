@@ -79,6 +79,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     "goal": [["goal", "Ship the hostile disk fix"]],
     "next": [["next", "Write the guard"]],
     "done": [["done", "Write the guard"]],
+    "unpark": [["unpark", "Write the guard"]],
     "note": [["note", "A note about shipping"]],
     "ask": [["ask", "Is shipping safe?"]],
     "why": [["why", "ship"]],
