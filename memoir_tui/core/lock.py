@@ -215,7 +215,7 @@ def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> i
     for entry in entries:
         rest = entry.name[len(prefix) :] if entry.name.startswith(prefix) else ""
         parts = rest.split(".")
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
             continue
         try:
             st = entry.stat(follow_symlinks=False)

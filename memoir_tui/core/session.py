@@ -59,7 +59,7 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v
 
 def _declared_version(raw: dict[str, Any]) -> int | float:
     v = raw.get("version")
-    if isinstance(v, str) and v.strip().isdigit():
+    if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():
         return int(v)  # "2" is a version written as a string: never read as version 0
     if isinstance(v, bool) or not isinstance(v, int | float) or v != v:
         return 0

@@ -207,7 +207,9 @@ def _js_waits_beside_busy_writers(tmp_path, *gap: str) -> list[float | None]:
 
 def test_eight_busy_writers_never_starve_the_javascript_tool(tmp_path):
     waits = _js_waits_beside_busy_writers(tmp_path)
-    assert None not in waits, waits  # it never gave up (and wrote unlocked)
-    # Each turn comes within one of its 50 ms polls (plus scheduling); without the gap
-    # it waits for a lucky poll, often for seconds.
-    assert max(waits) < 0.25, waits
+    # The JavaScript tool gives up after 5 s and then writes unlocked: every turn must
+    # come before that. How soon it comes is speed, measured in
+    # bench/bench_lock_contention.py (the JS writer's longest wait), not asserted here;
+    # the order that makes it come (the gap after each of ours) is checked without
+    # clocks in tests/core/test_lock_fairness.py.
+    assert None not in waits, waits

@@ -97,9 +97,10 @@ def test_folders_without_origin(tmp_path: Path) -> None:
         assert project_identity(folder, home=home).id == _id("local", key), folder
 
 
-def test_tilde_shared_and_formed_ids(tmp_path: Path) -> None:
+def test_tilde_shared_and_formed_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     (home / "w").mkdir(parents=True)
+    monkeypatch.chdir(home / "w")  # a path is read from the working folder: not a repo here
     assert project_identity("~/w", home=home).id == _id("local", "w")
     assert project_identity("shared", home=home).id == "shared"
     formed = "git:" + "0123456789abcdef" * 2
