@@ -66,8 +66,14 @@ def _summary(rows: list[tuple[str, float, float, float, float, float]]) -> dict[
     }
 
 
-def evaluate(root: Path, *, verbose: bool = False) -> dict[str, dict[str, float]]:
-    corpus = evalset.build(root)
+def evaluate(
+    root: Path, *, verbose: bool = False, distractors: int | None = None
+) -> dict[str, dict[str, float]]:
+    corpus = (
+        evalset.build(root)
+        if distractors is None
+        else evalset.build(root, n_distractors=distractors)
+    )
     env = {"HOME": str(corpus.home), "XDG_CONFIG_HOME": str(corpus.home / ".config")}
     recall = Recall(corpus.store, home=corpus.home, env=env, cache_dir=root / "cache", cwd=root)
     recall.refresh(full=True)
@@ -122,9 +128,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="show queries the ranker missed")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--distractors",
+        type=int,
+        help="generated notes beside the judged ones (default: the set's)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="memoir-recall-eval-") as tmp:
-        results = evaluate(Path(tmp), verbose=args.verbose)
+        results = evaluate(Path(tmp), verbose=args.verbose, distractors=args.distractors)
     if args.json:
         print(json.dumps(results, indent=1))
         return 0
