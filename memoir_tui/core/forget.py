@@ -570,14 +570,23 @@ class Forgetter:
             changed += self._forget_review(tx, before.needle)
             editable = ("entry", "host", "js-events")
             paths = [Path(p.path) for p in before.places if p.kind in editable]
+            entries_before: dict[Path, bytes] = {}
             for path in dict.fromkeys(paths):
                 ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
                 if not ours and str(path) not in hosts:
                     continue
+                entry = path.parent == self.store.memory_dir and not path.is_symlink()
+                old = tx.read_bytes(path) if entry else None
                 lines = self._forget_lines(tx, path, before.needle)
                 if lines and not ours:
                     edited_hosts.append(str(path))
+                if lines and old is not None:
+                    entries_before[path] = old
                 changed += lines
+            # other machines under sync must not bring these entries' words back
+            from memoir_tui.core.sync.purges import stage_entry_forget
+
+            stage_entry_forget(tx, self.store, entries_before, purge=purge)
             if purge:
                 changed += self._purge_words(tx, before.needle)
                 for place in before.places:

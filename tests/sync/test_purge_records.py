@@ -1,0 +1,187 @@
+"""A purge beats an edit: `forget --everywhere --purge` on A while B edits the same entry
+file before it syncs. After both sync, in any order, no file on either machine and no
+object reachable on the remote holds the words, and B is told its edit was discarded.
+Two machines, one local bare remote, real git."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from memoir_tui.core.sync.purges import PURGES
+
+from .helpers import git, make_machines, remote_file, tree_bytes, write_entry
+
+WORD = "Quillfeather"
+NAME = "fact_codename"
+PATH = f"memory/{NAME}.md"
+
+
+def _forget(m, *, purge: bool = True):
+    if m.encrypted:
+        os.environ["MEMOIR_PASSPHRASE"] = m.passphrase
+    try:
+        return m.store.forget.apply(WORD, purge=purge)
+    finally:
+        os.environ.pop("MEMOIR_PASSPHRASE", None)
+
+
+def _holders(root) -> list[str]:
+    word = WORD.lower().encode()
+    return [p for p, data in tree_bytes(root).items() if word in data.lower()]
+
+
+def _reachable_blobs(remote) -> bytes:
+    listed = git("--git-dir", str(remote), "rev-list", "--objects", "--all").decode()
+    shas = "\n".join(line.split()[0] for line in listed.splitlines()).encode() + b"\n"
+    return git("--git-dir", str(remote), "cat-file", "--batch", input=shas)
+
+
+def _setup(tmp_path, *, alone: bool, encrypted: bool = False):
+    a, b = make_machines(tmp_path, "AB", encrypted=encrypted)
+    body = f"The codename is {WORD}." if alone else f"The codename is {WORD}.\nKeep it short."
+    write_entry(a.root, NAME, body)
+    write_entry(a.root, "fact_other", "Builds run nightly.")
+    for m in (a, b, a, b):
+        m.sync()
+    assert WORD.encode() in (b.root / PATH).read_bytes()
+    # B edits the entry before it hears of the purge: the words stay in its copy
+    write_entry(b.root, NAME, f"{body}\nAdded on B.", updated="2026-06-01")
+    return a, b
+
+
+def _check_nowhere(a, b) -> None:
+    for m in (a, b):
+        for root in (m.root, m.work):
+            assert _holders(root) == [], (m.name, root)
+        assert b"Builds run nightly." in (m.root / "memory" / "fact_other.md").read_bytes()
+    if not a.encrypted:
+        assert WORD.lower().encode() not in _reachable_blobs(a.remote).lower()
+        assert WORD.lower().encode() not in git("--git-dir", str(a.remote), "log", "-p", "--all")
+    entries = [sorted(p.name for p in (m.root / "memory").iterdir()) for m in (a, b)]
+    assert entries[0] == entries[1], entries
+
+
+def _told(results) -> list[str]:
+    return [
+        n
+        for r in results
+        for n in r.merge.notes
+        if PATH in n and "purged on A" in n and ("discarded" in n or "replaced" in n)
+    ]
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["lines", "whole-file"])
+@pytest.mark.parametrize("order", ["A-B-A", "B-A-B"])
+def test_a_purge_on_a_beats_an_edit_on_b_in_either_order(tmp_path, order, alone):
+    a, b = _setup(tmp_path, alone=alone)
+    told = []
+    if order == "A-B-A":
+        _forget(a)  # its own sync pushes the purged state
+        told.append(b.sync())
+        a.sync()
+    else:
+        told.append(b.sync())  # B's edit reaches the remote first
+        _forget(a)
+        told.append(b.sync())
+    told.append(b.sync())
+    a.sync()
+    _check_nowhere(a, b)
+    assert _told(told), [r.merge.notes for r in told]
+    if order == "A-B-A":
+        assert any(PATH in r.merge.discarded for r in told)
+    # the entry converges on A's purged version (or is gone on both)
+    mine, theirs = (m.root / PATH for m in (a, b))
+    assert mine.exists() == theirs.exists() == (not alone)
+    if not alone:
+        assert mine.read_bytes() == theirs.read_bytes()
+        assert b"Keep it short." in mine.read_bytes()
+
+
+def test_a_purge_whose_own_sync_failed_still_wins_when_b_pushes_first(tmp_path):
+    """A forgets while the remote is away, B pushes its edit, then A syncs: A's sync
+    discards B's version and replaces the remote's history."""
+    a, b = _setup(tmp_path, alone=False)
+    away = a.remote.with_name("remote-away.git")
+    os.rename(a.remote, away)
+    try:
+        _forget(a)
+    finally:
+        os.rename(away, a.remote)
+    b.sync()
+    assert WORD.encode() in remote_file(a.remote, PATH)
+    result = a.sync()
+    assert result.rewritten and PATH in result.merge.discarded_remote, result
+    told = [b.sync(), b.sync()]
+    a.sync()
+    _check_nowhere(a, b)
+    assert _told(told)
+
+
+def test_encrypted_a_b_a(tmp_path):
+    a, b = _setup(tmp_path, alone=False, encrypted=True)
+    _forget(a)
+    told = [b.sync(), b.sync()]
+    a.sync()
+    _check_nowhere(a, b)
+    assert any(PATH in r.merge.discarded for r in told)
+
+
+def test_b_s_kept_copies_of_the_purged_entry_go_too(tmp_path):
+    """A clean-up on B kept the old bytes in B's trash; A's purge reaches them."""
+    a, b = _setup(tmp_path, alone=False)
+    with b.store.transaction("test_keep", files=("files",)) as tx:
+        tx.write_text(b.root / PATH, (b.root / PATH).read_text() + "More on B.\n")
+        assert b.store.trash.keep(tx, "a clean-up on B")
+    assert _holders(b.root / "trash")
+    _forget(a)
+    b.sync()
+    a.sync()
+    b.sync()
+    _check_nowhere(a, b)
+
+
+def test_the_record_holds_neither_the_words_nor_their_hash(tmp_path):
+    a, b = _setup(tmp_path, alone=False)
+    _forget(a)
+    b.sync()
+    record = remote_file(a.remote, PURGES)
+    assert record == (a.root / PURGES).read_bytes() == (b.root / PURGES).read_bytes()
+    forms = {WORD, WORD.lower(), f"The codename is {WORD}.", f"The codename is {WORD}.\n"}
+    hashes = {f(s.encode()).hexdigest() for s in forms for f in (hashlib.sha256, hashlib.sha1)}
+    from memoir_tui.core.identity import text_hash
+
+    hashes |= {text_hash(s) for s in forms}
+    low = record.lower()
+    assert WORD.lower().encode() not in low
+    assert NAME.encode() not in low  # not even the file's name
+    assert not [h for h in hashes if h.encode() in low]
+    raw = json.loads(record)
+    (rec,) = raw["records"].values()
+    assert rec["purge"] is True and rec["label"] == "A" and len(rec["salt"]) == 32
+
+
+def test_a_plain_delete_still_loses_to_an_edit(tmp_path):
+    """Only a forget is a delete sync can never bring back; a person's rm is not."""
+    a, b = _setup(tmp_path, alone=False)
+    (a.root / PATH).unlink()
+    a.sync()
+    b.sync()
+    a.sync()
+    for m in (a, b):
+        assert b"Added on B." in (m.root / PATH).read_bytes(), m.name
+    assert not (a.root / PURGES).exists()
+
+
+def test_a_later_edit_on_b_after_it_honoured_the_purge_syncs_as_usual(tmp_path):
+    a, b = _setup(tmp_path, alone=False)
+    _forget(a)
+    b.sync()
+    write_entry(b.root, NAME, "Rewritten on B after the purge.", updated="2026-07-01")
+    b.sync()
+    a.sync()
+    for m in (a, b):
+        assert b"Rewritten on B after the purge." in (m.root / PATH).read_bytes(), m.name
