@@ -10,10 +10,14 @@ import json
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from memoir_tui.core.sync.purges import PURGES
+from memoir_tui.core.sync.entry_sync import plan_entry_sync
+from memoir_tui.core.sync.layout import sha256
+from memoir_tui.core.sync.purges import PURGES, PurgeRecord, Taints, version_key
 
-from .helpers import git, make_machines, remote_file, tree_bytes, write_entry
+from .helpers import all_git_objects, git, make_machines, remote_file, tree_bytes, write_entry
 
 WORD = "Quillfeather"
 NAME = "fact_codename"
@@ -60,6 +64,8 @@ def _check_nowhere(a, b) -> None:
         assert b"Builds run nightly." in (m.root / "memory" / "fact_other.md").read_bytes()
     if not a.encrypted:
         assert WORD.lower().encode() not in _reachable_blobs(a.remote).lower()
+        for m in (a, b):  # the sync copies' objects, reachable or not (git compresses them)
+            assert WORD.lower().encode() not in all_git_objects(m.work / "repo.git").lower()
         assert WORD.lower().encode() not in git("--git-dir", str(a.remote), "log", "-p", "--all")
     entries = [sorted(p.name for p in (m.root / "memory").iterdir()) for m in (a, b)]
     assert entries[0] == entries[1], entries
@@ -185,3 +191,74 @@ def test_a_later_edit_on_b_after_it_honoured_the_purge_syncs_as_usual(tmp_path):
     a.sync()
     for m in (a, b):
         assert b"Rewritten on B after the purge." in (m.root / PATH).read_bytes(), m.name
+
+
+def test_a_plain_forget_beats_an_edit_too_without_replacing_history(tmp_path):
+    a, b = _setup(tmp_path, alone=False)
+    head = git("--git-dir", str(a.remote), "rev-parse", "main").strip()
+    _forget(a, purge=False)
+    assert git("--git-dir", str(a.remote), "merge-base", "--is-ancestor", head, "main") == b""
+    told = [b.sync()]
+    a.sync()
+    assert [n for n in told[0].merge.notes if PATH in n and "forgotten on A" in n], told
+    assert (a.root / PATH).read_bytes() == (b.root / PATH).read_bytes()
+    assert WORD.encode() not in (b.root / PATH).read_bytes()
+
+
+def test_a_third_machine_whose_base_is_b_s_pushed_edit_honours_it_too(tmp_path):
+    """B pushed its edit and C took it in (its base) and edited again; A's purge then
+    discards B's version, records it, and C's edit of it is discarded too."""
+    a, b, c = make_machines(tmp_path, "ABC")
+    write_entry(a.root, NAME, f"The codename is {WORD}.\nKeep it short.")
+    for m in (a, b, c, a, b, c):
+        m.sync()
+    write_entry(b.root, NAME, f"The codename is {WORD}.\nKeep it short.\nOn B.")
+    b.sync()
+    c.sync()
+    write_entry(c.root, NAME, f"The codename is {WORD}.\nKeep it short.\nOn B.\nOn C.")
+    _forget(a)
+    told = [c.sync(), b.sync(), c.sync()]
+    a.sync()
+    for m in (a, b, c):
+        for root in (m.root, m.work):
+            assert _holders(root) == [], (m.name, root)
+    assert WORD.lower().encode() not in _reachable_blobs(a.remote).lower()
+    assert PATH in told[0].merge.discarded, told[0].merge
+
+
+# --- the rule itself, over bytes (Hypothesis) ----------------------------------------------
+
+_data = st.one_of(st.none(), st.sampled_from([b"v1\n", b"v2\n", b"v3\n"]))
+
+
+def _apply(local: dict[str, bytes], actions) -> dict[str, bytes]:
+    out = dict(local)
+    for act in actions:
+        if act.action == "delete":
+            out.pop(act.path, None)
+        elif act.action in ("write", "conflict"):
+            out[act.path] = act.data
+    return out
+
+
+def _taints(base: bytes, here: str) -> Taints:
+    salt = "5a" * 16
+    key = version_key(salt, PATH, sha256(base))
+    record = PurgeRecord(
+        "ab" * 16, "2026-01-01T00:00:00.000Z", "A", "A", True, salt, frozenset({key})
+    )
+    return Taints({record.id: record}, here)
+
+
+@given(base=st.sampled_from([b"v1\n", b"v2\n"]), mine=_data, theirs=_data)
+def test_with_a_record_made_on_a_both_machines_agree_and_a_purge_beats_an_edit(base, mine, theirs):
+    """A forgot (its version ``mine``), B's version is ``theirs``; both last synced
+    ``base``. Each merges the other's: the same files, and when both changed, A's."""
+    on_a_side = {PATH: mine} if mine is not None else {}
+    on_b_side = {PATH: theirs} if theirs is not None else {}
+    digests = {PATH: sha256(base)}
+    on_a = _apply(on_a_side, plan_entry_sync(on_a_side, on_b_side, digests, _taints(base, "A")))
+    on_b = _apply(on_b_side, plan_entry_sync(on_b_side, on_a_side, digests, _taints(base, "B")))
+    assert on_a == on_b
+    if mine != base and theirs != base and theirs is not None:
+        assert on_a == on_a_side  # the purge wins: no conflict copy, B's edit is not kept

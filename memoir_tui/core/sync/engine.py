@@ -530,8 +530,11 @@ def _base_after(files: dict[str, bytes], report: MergeReport) -> dict[str, str]:
 
 
 def _record_keys(data: bytes | None) -> set[str]:
-    """Each (purge record, version) pair of a ``sync-purges.json``, as one string."""
-    return {f"{rid}:{v}" for rid, rec in parse_records(data).items() for v in rec.versions}
+    """Each (purge record, version) pair of a ``sync-purges.json``, as one string. Only
+    purges: a plain forget hides, and does not ask for the history to be replaced."""
+    return {
+        f"{rid}:{v}" for rid, rec in parse_records(data).items() if rec.purge for v in rec.versions
+    }
 
 
 def _quarantine(snap: RemoteSnapshot) -> str | None:

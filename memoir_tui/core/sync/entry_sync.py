@@ -187,8 +187,8 @@ def _after_forget(
     theirs_changed = (sha256(theirs) if theirs is not None else None) != was
     when = f" at {record.at}" if record.at else ""
     if made_here:
-        if theirs is None or not theirs_changed:
-            return None  # this machine's (forgotten) version stands, as usual
+        if theirs is None or not theirs_changed or not mine_changed:
+            return None  # this machine's forgotten version stands (or it kept the base)
         return EntryAction(
             path,
             "keep",

@@ -190,6 +190,7 @@ def stage_entry_forget(
     """Inside a forget's transaction: record that the words left these entry files
     (``before``: each file's bytes before the forget took them out). Only on a store
     under sync (no other machine to tell otherwise). Returns the record's id."""
+    from memoir_tui.core.errors import MemoirError
     from memoir_tui.core.sync.config import load_sync_config, sync_config_path, work_dir_for
     from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
     from memoir_tui.core.sync.state import SyncState
@@ -197,7 +198,7 @@ def stage_entry_forget(
     if not before or not sync_config_path(store.root).exists():
         return None
     base: dict[str, str] = {}
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(MemoirError, OSError, ValueError):
         base = SyncState.load(work_dir_for(store.root, load_sync_config(store.root))).remote_digests
     salt = secrets.token_hex(16)
     versions: set[str] = set()
