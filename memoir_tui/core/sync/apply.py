@@ -343,7 +343,10 @@ def apply_snapshot(
             remote_entries = {p: d for p, d in files.items() if is_entry_path(p)}
             # Purge records (a forget of an entry's words): this store's and the remote's.
             records_path = store.root / PURGES
-            local_records = tx.read_bytes(records_path)
+            try:
+                local_records = tx.read_bytes(records_path)
+            except OSError:  # not a regular file (a FIFO, a folder): read as none
+                local_records = None
             records = merge_records(parse_records(local_records), parse_records(files.get(PURGES)))
             taints = Taints(records, store.machine.id)
             tainted: list[tuple[str, str, str]] = []
@@ -417,7 +420,7 @@ def apply_snapshot(
         shutil.rmtree(staging, ignore_errors=True)
     if purged_here:
         # the recall index may hold the discarded words: it rebuilds from the files
-        from memoir_tui.core.purge import drop_recall_indexes
+        from memoir_tui.core.purge_recall import drop_recall_indexes
 
         drop_recall_indexes()
     return MergeReport(
