@@ -548,7 +548,9 @@ class Forgetter:
 
     # --- forgetting -----------------------------------------------------------------------
 
-    def apply(self, needle: str, *, purge: bool = False, dry_run: bool = False) -> Receipt:
+    def apply(
+        self, needle: str, *, purge: bool = False, dry_run: bool = False, _again: bool = True
+    ) -> Receipt:
         before = self.scan(needle, purge=purge)
         if dry_run or not before.places:
             return Receipt(before.needle, purge, dry_run, before.checked, before.places)
@@ -616,6 +618,13 @@ class Forgetter:
             notes += self._push_forgotten_state(purge)
         after = self.scan(before.needle, purge=purge)
         remaining = list(after.places)
+        if _again and any(p.kind == "entry" for p in remaining) and self._sync() is not None:
+            # the sync brought the words back in another machine's entry file (written
+            # before it heard of this forget): once more, and that sync carries it on
+            again = self.apply(needle, purge=purge, _again=False)
+            changed += list(again.changed)
+            notes += list(again.notes)
+            remaining = list(again.remaining)
         for place in remaining:
             if place.kind == "remote":
                 notes.append(

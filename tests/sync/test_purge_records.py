@@ -226,6 +226,21 @@ def test_a_third_machine_whose_base_is_b_s_pushed_edit_honours_it_too(tmp_path):
     assert PATH in told[0].merge.discarded, told[0].merge
 
 
+def test_words_b_wrote_in_a_new_entry_before_the_purge_go_too(tmp_path):
+    """B pushed a new entry holding the words before A's purge: A's forget takes them in
+    with its sync and forgets them once more, so its receipt leaves no entry behind."""
+    a, b = _setup(tmp_path, alone=False)
+    write_entry(b.root, "fact_new_on_b", f"{WORD} ships in May.\nAsk Ana.")
+    b.sync()
+    receipt = _forget(a)
+    assert not [p for p in receipt.remaining if p.kind == "entry"], receipt.render()
+    told = [b.sync(), b.sync()]
+    a.sync()
+    _check_nowhere(a, b)
+    assert b"Ask Ana." in (b.root / "memory" / "fact_new_on_b.md").read_bytes()
+    assert _told(told)
+
+
 # --- the rule itself, over bytes (Hypothesis) ----------------------------------------------
 
 _data = st.one_of(st.none(), st.sampled_from([b"v1\n", b"v2\n", b"v3\n"]))
