@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -88,6 +89,12 @@ def test_a_purge_on_a_beats_an_edit_on_b_in_either_order(tmp_path, order, alone)
     if order == "A-B-A":
         _forget(a)  # its own sync pushes the purged state
         told.append(b.sync())
+        # the Sync pane reads the same sentence
+        from memoir_tui.core.sync import sync_status
+
+        last = sync_status(b.store).last_merge
+        assert last is not None and _told([SimpleNamespace(merge=last)])
+        assert PATH in last.discarded
         a.sync()
     else:
         told.append(b.sync())  # B's edit reaches the remote first
@@ -239,6 +246,25 @@ def test_words_b_wrote_in_a_new_entry_before_the_purge_go_too(tmp_path):
     _check_nowhere(a, b)
     assert b"Ask Ana." in (b.root / "memory" / "fact_new_on_b.md").read_bytes()
     assert _told(told)
+
+
+def test_conflict_copies_of_the_purged_entry_go_on_both_machines(tmp_path):
+    """Both machines edited the entry once (a conflict copy on each), then B edits the
+    copy and A purges: neither the entry nor its copy brings the words back."""
+    a, b = _setup(tmp_path, alone=False)
+    write_entry(a.root, NAME, f"The codename is {WORD}.\nOn A.", updated="2026-05-01")
+    a.sync()
+    result = b.sync()
+    (copy,) = result.merge.conflict_copies
+    for m in (a, b, a):
+        m.sync()
+    assert WORD.encode() in (a.root / copy).read_bytes()
+    (b.root / copy).write_bytes((b.root / copy).read_bytes() + b"B edits the copy.\n")
+    _forget(a)
+    told = [b.sync(), b.sync()]
+    a.sync()
+    _check_nowhere(a, b)
+    assert any(copy in r.merge.discarded for r in told), [r.merge for r in told]
 
 
 # --- the rule itself, over bytes (Hypothesis) ----------------------------------------------
