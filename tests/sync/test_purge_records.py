@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.sync.entry_sync import plan_entry_sync
 from memoir_tui.core.sync.layout import sha256
-from memoir_tui.core.sync.purges import PURGES, PurgeRecord, Taints, version_key
+from memoir_tui.core.sync.purges import (
+    PURGES,
+    PurgeRecord,
+    Taints,
+    encode_records,
+    merge_records,
+    parse_records,
+    version_key,
+)
 
 from .helpers import all_git_objects, git, make_machines, remote_file, tree_bytes, write_entry
 
@@ -303,3 +311,29 @@ def test_with_a_record_made_on_a_both_machines_agree_and_a_purge_beats_an_edit(b
     assert on_a == on_b
     if mine != base and theirs != base and theirs is not None:
         assert on_a == on_a_side  # the purge wins: no conflict copy, B's edit is not kept
+
+
+_hex32 = st.text("0123456789abcdef", min_size=32, max_size=32)
+_record = st.builds(
+    PurgeRecord,
+    id=st.sampled_from(["a" * 32, "b" * 32, "c" * 32]),
+    at=st.sampled_from(["2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"]),
+    machine=st.sampled_from(["m1", "m2"]),
+    label=st.sampled_from(["A", "B"]),
+    purge=st.booleans(),
+    salt=_hex32,
+    versions=st.frozensets(st.text("0123456789abcdef", min_size=64, max_size=64), max_size=3),
+)
+_table = st.lists(_record, max_size=4).map(lambda rs: {r.id: r for r in rs})
+
+
+@given(x=_table, y=_table, z=_table)
+def test_records_merge_by_union_in_any_order_and_survive_the_file(x, y, z):
+    assert merge_records(x, y) == merge_records(y, x)
+    assert merge_records(merge_records(x, y), z) == merge_records(x, merge_records(y, z))
+    assert merge_records(x, x) == x
+    assert parse_records(encode_records(x)) == x
+    merged = merge_records(x, y)
+    for rid in set(x) | set(y):
+        wanted = set().union(*(t[rid].versions for t in (x, y) if rid in t))
+        assert merged[rid].versions == wanted

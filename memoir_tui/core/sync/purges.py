@@ -119,7 +119,9 @@ def merge_records(*tables: Mapping[str, PurgeRecord]) -> dict[str, PurgeRecord]:
             if had is None:
                 out[rid] = rec
             else:
-                first = min(had, rec, key=lambda r: json.dumps(r.to_json(), sort_keys=True))
+                # the same record from two machines: identical but for versions (an id
+                # is random); should they differ, the least fields win on every machine
+                first = min(had, rec, key=lambda r: (r.at, r.machine, r.label, r.salt))
                 out[rid] = PurgeRecord(
                     rid,
                     first.at,
