@@ -548,7 +548,9 @@ class Forgetter:
 
     # --- forgetting -----------------------------------------------------------------------
 
-    def apply(self, needle: str, *, purge: bool = False, dry_run: bool = False) -> Receipt:
+    def apply(
+        self, needle: str, *, purge: bool = False, dry_run: bool = False, _again: bool = True
+    ) -> Receipt:
         before = self.scan(needle, purge=purge)
         if dry_run or not before.places:
             return Receipt(before.needle, purge, dry_run, before.checked, before.places)
@@ -570,14 +572,23 @@ class Forgetter:
             changed += self._forget_review(tx, before.needle)
             editable = ("entry", "host", "js-events")
             paths = [Path(p.path) for p in before.places if p.kind in editable]
+            entries_before: dict[Path, bytes] = {}
             for path in dict.fromkeys(paths):
                 ours = path.parent == self.store.memory_dir or path == self.store.root / JS_EVENTS
                 if not ours and str(path) not in hosts:
                     continue
+                entry = path.parent == self.store.memory_dir and not path.is_symlink()
+                old = tx.read_bytes(path) if entry else None
                 lines = self._forget_lines(tx, path, before.needle)
                 if lines and not ours:
                     edited_hosts.append(str(path))
+                if lines and old is not None:
+                    entries_before[path] = old
                 changed += lines
+            # other machines under sync must not bring these entries' words back
+            from memoir_tui.core.sync.purges import stage_entry_forget
+
+            stage_entry_forget(tx, self.store, entries_before, purge=purge)
             if purge:
                 changed += self._purge_words(tx, before.needle)
                 for place in before.places:
@@ -607,6 +618,13 @@ class Forgetter:
             notes += self._push_forgotten_state(purge)
         after = self.scan(before.needle, purge=purge)
         remaining = list(after.places)
+        if _again and any(p.kind == "entry" for p in remaining) and self._sync() is not None:
+            # the sync brought the words back in another machine's entry file (written
+            # before it heard of this forget): once more, and that sync carries it on
+            again = self.apply(needle, purge=purge, _again=False)
+            changed += list(again.changed)
+            notes += list(again.notes)
+            remaining = list(again.remaining)
         for place in remaining:
             if place.kind == "remote":
                 notes.append(

@@ -24,13 +24,13 @@ import contextlib
 import hashlib
 import logging
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import FILES
+from memoir_tui.core.purge_recall import drop_recall_indexes
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -41,44 +41,6 @@ log = logging.getLogger(__name__)
 
 def scrub_caches_after_purge(store: Store, commit: Commit) -> None:
     finish_cache_scrub(store)
-
-
-def drop_recall_indexes(failures: list[str] | None = None) -> int:
-    """Remove every recall index in the cache directory (they rebuild on the next query).
-    What could not be removed is added to ``failures`` (one phrase each)."""
-    from memoir_tui.core.cachedir import cache_dir
-    from memoir_tui.core.safeio import LinkOutsideError, write_target
-
-    removed = 0
-    directory = cache_dir()
-    try:
-        write_target(directory / "x", within=directory.parent)  # a cache folder linked out
-        names = os.listdir(directory)
-    except LinkOutsideError as exc:
-        # Linked out of the cache: no index of ours is there (recall never writes through it).
-        log.warning("recall indexes not dropped: %s", exc)
-        return 0
-    except FileNotFoundError:
-        return 0
-    except OSError as exc:
-        if failures is not None:
-            failures.append(f"the cache folder {directory} could not be listed ({exc.strerror})")
-        return 0
-    for name in names:
-        if name.startswith("recall-") and ".sqlite3" in name:
-            path = directory / name
-            try:  # a link is removed, never its target
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path)
-                else:
-                    os.unlink(path)
-                removed += 1
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                if failures is not None:
-                    failures.append(f"{path} could not be removed ({exc.strerror or exc})")
-    return removed
 
 
 def drop_sync_copy(store: Store, failures: list[str] | None = None) -> bool:

@@ -35,6 +35,16 @@ from memoir_tui.core.items import (
 from memoir_tui.core.merge import contributes_to_merge, merge_sessions
 from memoir_tui.core.session import NOT_REGULAR, encode_session, load_session
 from memoir_tui.core.sync.layout import MEMORY_PREFIX, REVIEW, SESSION, is_entry_path, sha256
+from memoir_tui.core.sync.purges import (
+    PURGES,
+    Taints,
+    encode_records,
+    merge_records,
+    parse_records,
+    read_local_records,
+    trash_copies_of,
+    with_versions,
+)
 
 REVIEW_FILE = "review.json"
 _LIVE_LISTS = (("goals", "set_on"), ("next_actions", "added"), ("open_questions", "asked"))
@@ -52,6 +62,8 @@ class MergeReport:
     entries_deleted: int = 0
     conflict_copies: tuple[str, ...] = ()  # entry files changed on both sides: the copies kept
     withheld: tuple[str, ...] = ()  # remote entry files not copied in (secret, unreadable here)
+    discarded: tuple[str, ...] = ()  # local edits of an entry forgotten elsewhere, discarded
+    discarded_remote: tuple[str, ...] = ()  # remote versions of an entry forgotten here, discarded
     review: str = "unchanged"  # unchanged | added | merged
     session_changed: bool = False
     notes: tuple[str, ...] = ()
@@ -71,6 +83,8 @@ class MergeReport:
         out["notes"] = list(self.notes)
         out["conflict_copies"] = list(self.conflict_copies)
         out["withheld"] = list(self.withheld)
+        out["discarded"] = list(self.discarded)
+        out["discarded_remote"] = list(self.discarded_remote)
         return out
 
     @classmethod
@@ -78,7 +92,7 @@ class MergeReport:
         if not isinstance(raw, dict):
             return None
         known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
-        for name in ("notes", "conflict_copies", "withheld"):
+        for name in ("notes", "conflict_copies", "withheld", "discarded", "discarded_remote"):
             known[name] = tuple(known.get(name) or ())
         try:
             return cls(**known)
@@ -108,6 +122,8 @@ class MergeReport:
             )
         if self.conflict_copies:
             parts.append("changed on both machines, both kept: " + ", ".join(self.conflict_copies))
+        if self.discarded:
+            parts.append("edits discarded (purged elsewhere): " + ", ".join(self.discarded))
         if self.review != "unchanged":
             parts.append(f"review queue {self.review}")
         return ", ".join(parts)
@@ -325,15 +341,36 @@ def apply_snapshot(
             withheld: list[str] = []
             local_entries = _local_entries(store)
             remote_entries = {p: d for p, d in files.items() if is_entry_path(p)}
-            for act in plan_entry_sync(local_entries, remote_entries, base):
+            # Purge records (a forget of an entry's words): this store's and the remote's.
+            records_path = store.root / PURGES
+            try:
+                local_records = tx.read_bytes(records_path)
+            except OSError:  # not a regular file (a FIFO, a folder): read as none
+                local_records = None
+            records = merge_records(parse_records(local_records), parse_records(files.get(PURGES)))
+            taints = Taints(records, store.machine.id)
+            tainted: list[tuple[str, str, str]] = []
+            discarded: list[str] = []
+            discarded_remote: list[str] = []
+            purged_names: list[str] = []
+            for act in plan_entry_sync(local_entries, remote_entries, base, taints):
                 target = store.memory_dir / act.path[len(MEMORY_PREFIX) :]
+                if act.record and act.purge and act.action != "keep":
+                    purged_names.append(target.name)
+                if act.discarded:
+                    discarded.append(act.path)
                 if act.action == "keep":
                     notes.append(act.note)
+                    if act.taint:
+                        tainted.append((act.record, act.path, act.taint))
+                        discarded_remote.append(act.path)
                     continue
                 if act.action == "delete":
                     if os.path.lexists(target):
                         tx.remove(target)
                         entries_deleted += 1
+                    if act.note:
+                        notes.append(act.note)
                     continue
                 if act.path not in local_entries and os.path.lexists(target):
                     # Unreadable here (too large, not UTF-8, a symlink): never overwrite it.
@@ -360,17 +397,32 @@ def apply_snapshot(
                 else:
                     entries_added += 1
 
+            records = with_versions(records, tainted)
+            records_changed = bool(records) and encode_records(records) != local_records
+            if records_changed:
+                tx.write_bytes(records_path, encode_records(records), mode=0o600, scan=False)
+            # A purge elsewhere reaches this machine's kept copies of those entries too.
+            for kept in trash_copies_of(store, purged_names):
+                tx.remove(kept)
+            purged_here = bool(purged_names)
+
             review_result = _merge_review_in(tx, store, files.get(REVIEW))
             if (
                 session_changed
                 or entries_added
                 or entries_replaced
                 or entries_deleted
+                or records_changed
                 or review_result != "unchanged"
             ):
                 tx.audit("sync_apply", "session" if session_changed else "entries")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if purged_here:
+        # the recall index may hold the discarded words: it rebuilds from the files
+        from memoir_tui.core.purge_recall import drop_recall_indexes
+
+        drop_recall_indexes()
     return MergeReport(
         items_added=added + entries_added,
         tombstones_applied=tombstones,
@@ -380,6 +432,8 @@ def apply_snapshot(
         entries_deleted=entries_deleted,
         conflict_copies=tuple(conflict_copies),
         withheld=tuple(withheld),
+        discarded=tuple(discarded),
+        discarded_remote=tuple(discarded_remote),
         review=review_result,
         session_changed=session_changed,
         notes=tuple(notes),
@@ -409,6 +463,9 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
         review = None  # never read (a FIFO would hang the sync); load_review says so
     if review is not None and review_contributes(review):
         files[REVIEW] = _without_purged(review, loaded.state, store.clock())
+    records = read_local_records(store)
+    if records is not None:
+        files[PURGES] = records
     from memoir_tui.core.entries import iter_entry_files
     from memoir_tui.core.sync.layout import ENTRY_NAME_RE
 

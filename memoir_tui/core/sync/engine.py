@@ -79,6 +79,7 @@ from memoir_tui.core.sync.layout import (
     read_snapshot,
     verify_remote_key,
 )
+from memoir_tui.core.sync.purges import PURGES, parse_records
 from memoir_tui.core.sync.state import SyncState
 
 Progress = Callable[[str, float], None]
@@ -323,6 +324,8 @@ class _Run:
             reports.append(report)
             local, skipped = local_files(self.store)
             purged_now = purged_hashes(parse_session_bytes(local.get(SESSION)))
+            # a purge record (an entry's words forgotten) counts as a purge too
+            purged_now |= {f"record:{k}" for k in _record_keys(local.get(PURGES))}
             new_purges = bool(purged_now - set(state.known_purged))
             if not push:
                 if head:
@@ -363,8 +366,11 @@ class _Run:
             tree = build_tree(outgoing, snap, encrypted=cfg.encrypt, keys=keys)
             outgoing_purged = purged_hashes(parse_session_bytes(outgoing.get(SESSION)))
             remote_purged = purged_hashes(parse_session_bytes(snap.files.get(SESSION)))
+            # a purge record (or a version added to one) the remote lacks: the remote's
+            # history may hold the words it took out of an entry file
+            new_records = _record_keys(outgoing.get(PURGES)) - _record_keys(snap.files.get(PURGES))
             rewrite = head is not None and (
-                self.rewrite_history or bool(outgoing_purged - remote_purged)
+                self.rewrite_history or bool(outgoing_purged - remote_purged) or bool(new_records)
             )
             self.progress("committing", 0.7)
             if rewrite:
@@ -444,7 +450,10 @@ class _Run:
                 is_entry_path(path)
                 and path not in local
                 and path not in report.withheld
-                and base.get(path) == file_digest(path, data)
+                and (
+                    base.get(path) == file_digest(path, data)
+                    or path in report.discarded_remote  # another's edit of a forgotten entry
+                )
                 and not os.path.lexists(self.store.memory_dir / path[len(MEMORY_PREFIX) :])
             ):
                 del out[path]
@@ -520,6 +529,14 @@ def _base_after(files: dict[str, bytes], report: MergeReport) -> dict[str, str]:
     }
 
 
+def _record_keys(data: bytes | None) -> set[str]:
+    """Each (purge record, version) pair of a ``sync-purges.json``, as one string. Only
+    purges: a plain forget hides, and does not ask for the history to be replaced."""
+    return {
+        f"{rid}:{v}" for rid, rec in parse_records(data).items() if rec.purge for v in rec.versions
+    }
+
+
 def _quarantine(snap: RemoteSnapshot) -> str | None:
     session = parse_session_bytes(snap.files.get(SESSION))
     if session is not None and not contributes_to_merge(session):
@@ -585,6 +602,8 @@ def _combine(reports: list[MergeReport]) -> MergeReport:
         entries_deleted=sum(r.entries_deleted for r in reports),
         conflict_copies=tuple(dict.fromkeys(c for r in reports for c in r.conflict_copies)),
         withheld=tuple(dict.fromkeys(c for r in reports for c in r.withheld)),
+        discarded=tuple(dict.fromkeys(c for r in reports for c in r.discarded)),
+        discarded_remote=tuple(dict.fromkeys(c for r in reports for c in r.discarded_remote)),
         review=reviews[-1] if reviews else "unchanged",
         session_changed=any(r.session_changed for r in reports),
         notes=tuple(notes),

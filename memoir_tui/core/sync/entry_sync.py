@@ -22,6 +22,11 @@ Per file, with ``B`` the base digest, ``L`` the local bytes, ``R`` the remote's:
   store converges, and the result and the Sync pane name the copy.
 * one side deleted and the other edited: the edit is kept (nothing a person
   wrote is lost silently) and the result says so.
+* but a forget beats an edit: when the base is a version a forget took words
+  out of (a purge record, ``sync.purges``), an edit of it made on another
+  machine than the one that forgot is discarded for the remote's version (the
+  result says so in a sentence), and on the machine that forgot a remote
+  version changed since that base is discarded (and its digest recorded).
 
 Pure: bytes in, a plan out; the caller writes it through the one door.
 """
@@ -33,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
+from memoir_tui.core.sync.purges import PurgeRecord, Taints
 
 CONFLICT_MARK = ".conflict-"
 
@@ -46,6 +52,10 @@ class EntryAction:
     data: bytes | None = None
     note: str = ""
     kept: str = ""  # for "conflict": the path that kept the name
+    record: str = ""  # the purge record this action honours
+    purge: bool = False  # that record is a purge (not a plain forget)
+    taint: str = ""  # sha256 of a remote version discarded here, to add to the record
+    discarded: bool = False  # a local edit of a forgotten version was discarded
 
 
 def conflict_path(path: str, data: bytes) -> str:
@@ -86,12 +96,14 @@ def plan_entry_sync(
     local: Mapping[str, bytes],
     remote: Mapping[str, bytes],
     base: Mapping[str, str] | None,
+    taints: Taints | None = None,
 ) -> list[EntryAction]:
     """What to change locally so the store holds the three-way merge of its entry files.
 
     ``local`` and ``remote`` map logical entry paths (``memory/<name>.md``) to
     bytes; ``base`` maps them to the sha256 of the base bytes (``None``: no base
-    known, every difference is a conflict of two creations).
+    known, every difference is a conflict of two creations); ``taints`` are the purge
+    records known here (a forget beats an edit).
     """
     base = base or {}
     actions: list[EntryAction] = []
@@ -100,6 +112,13 @@ def plan_entry_sync(
         if mine == theirs:
             continue
         was = base.get(path)
+        if taints is not None and was is not None:
+            record, made_here = taints.record_for(path, was)
+            if record is not None:
+                act = _after_forget(path, mine, theirs, was, record, made_here)
+                if act is not None:
+                    actions.append(act)
+                    continue
         mine_changed = (sha256(mine) if mine is not None else None) != was
         theirs_changed = (sha256(theirs) if theirs is not None else None) != was
         if not theirs_changed:
@@ -152,3 +171,52 @@ def plan_entry_sync(
                 )
             )
     return actions
+
+
+def _after_forget(
+    path: str,
+    mine: bytes | None,
+    theirs: bytes | None,
+    was: str,
+    record: PurgeRecord,
+    made_here: bool,
+) -> EntryAction | None:
+    """The base ``was`` predates a forget: a purge beats an edit. None: the usual rule."""
+    what = "purged" if record.purge else "forgotten"
+    mine_changed = (sha256(mine) if mine is not None else None) != was
+    theirs_changed = (sha256(theirs) if theirs is not None else None) != was
+    when = f" at {record.at}" if record.at else ""
+    if made_here:
+        if theirs is None or not theirs_changed or not mine_changed:
+            return None  # this machine's forgotten version stands (or it kept the base)
+        return EntryAction(
+            path,
+            "keep",
+            note=(
+                f"{path}: the version another machine changed before it heard of the forget "
+                f"was discarded, because the entry was {what} here{when}"
+            ),
+            record=record.id,
+            purge=record.purge,
+            taint=sha256(theirs),
+        )
+    who = record.label or "another machine"
+    if not theirs_changed or mine is None:
+        return None  # an unchanged remote copy, or a delete here: the usual rule
+    act = "write" if theirs is not None else "delete"
+    if mine_changed:
+        note = (
+            f"{path}: the edit made here was discarded, because the entry was {what} on "
+            f"{who}{when}; write it again if it is still wanted"
+        )
+    else:
+        note = f"{path}: {what} on {who}{when}; the copy here from before was replaced"
+    return EntryAction(
+        path,
+        act,
+        theirs,
+        note=note,
+        record=record.id,
+        purge=record.purge,
+        discarded=mine_changed,
+    )
