@@ -67,7 +67,13 @@ KINDS = ("fifo", "folder", "devzero")
 # unusable, install-hooks and install-mcp were refused (in a sentence), so their uninstallers
 # find nothing to remove and take no lock; the doctor looks at a folder there with lstat only.
 _NOTHING_TO_UNDO = {"uninstall-hooks claude", "uninstall-mcp claude-code"}
+# Recall's probe of a Claude Code project folder (``adapters.walk.claude_project_cwd``) reads
+# the newest transcripts' heads to learn the project's folder, only when its index is stale
+# (so on an ordinary disk it opens the transcript on some runs), and skips a special one
+# without a word: a leftover, outside the transcript readers proper (capture, the Stop hook,
+# forget everywhere), which all name it.
 KNOWN_QUIET: dict[str, dict[str, set[str]]] = {
+    "transcript": {kind: {"recall ship"} for kind in KINDS},
     "session.json.flock": {
         "fifo": _NOTHING_TO_UNDO,
         "folder": _NOTHING_TO_UNDO | {"doctor"},
