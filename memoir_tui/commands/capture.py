@@ -61,6 +61,8 @@ def cmd_capture(ns: argparse.Namespace) -> int:
     out = sys.stdout
     if not report.projects_dir.is_dir():
         print(f"memoir-tui: no transcript folder at {report.projects_dir}", file=sys.stderr)
+    for sentence in report.unreadable:
+        print(f"memoir-tui: {sentence}", file=sys.stderr)
     skipped = report.skipped_subagent + report.skipped_compaction
     print(
         f"read {report.files_read} transcript(s) ({report.bytes_read} bytes) of "

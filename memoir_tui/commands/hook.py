@@ -183,7 +183,10 @@ def run_install_hooks(
             print(f"memoir-tui: refusing to edit {exc.path}: {exc.reason}", file=out)
             return 1
         except (MemoirError, OSError) as exc:
-            print(f"memoir-tui: {exc}", file=out)
+            from memoir_tui.cli import fault_sentence  # an errno as a sentence naming the file
+
+            said = exc if isinstance(exc, MemoirError) else fault_sentence(exc)
+            print(f"memoir-tui: {said}", file=out)
             return 1
         kept = f"; original saved as {backup}" if backup else ""
         verb = "Installed" if install else "Removed"

@@ -158,7 +158,12 @@ def run_install_cli(
         print(f"memoir-tui: {exc}", file=out)
         return 1
     except OSError as exc:
-        print(f"memoir-tui: could not write {change.path}: {exc}", file=out)
+        from memoir_tui.cli import fault_sentence  # an errno as a sentence naming the file
+
+        if exc.filename and os.path.abspath(exc.filename) != os.path.abspath(change.path):
+            print(f"memoir-tui: {fault_sentence(exc)}", file=out)  # the store's, not the host's
+        else:
+            print(f"memoir-tui: could not write {change.path}: {exc}", file=out)
         return 1
     verb = "Removed" if uninstall else "Registered"
     preposition = "from" if uninstall else "in"

@@ -196,12 +196,14 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
 
 
 def _records_in(path: Path) -> list[AuditRecord]:
-    from memoir_tui.core.safeio import read_file_safely
+    from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence, read_file_safely
 
     try:
         data = read_file_safely(path, max_bytes=1 << 30)
-    except OSError:  # missing, unreadable, a FIFO or a folder: no records
+    except FileNotFoundError:  # no such generation (yet): no records
         return []
+    except OSError as exc:  # a FIFO, a folder, a device, unreadable: said, naming it
+        raise UnsafeFileError(exc.errno or 5, not_read_sentence(path, exc)) from None
     records = []
     for raw in data.split(b"\n"):
         if not raw.strip():

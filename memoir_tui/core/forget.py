@@ -28,6 +28,7 @@ Core only: never prints, never imports textual or mcp.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -67,6 +68,8 @@ log = logging.getLogger(__name__)
 LIVE_LISTS = ("goals", "next_actions", "open_questions")
 JS_EVENTS = "events.jsonl"  # the JavaScript tool's event log: one JSON event a line
 GC_COMMAND = "git reflog expire --expire=now --all && git gc --prune=now"
+# A folder in the store with one of these endings stands where a file belongs.
+_FILE_SUFFIXES = (".json", ".jsonl", ".lock", ".flock", ".toml", ".id", ".md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +256,8 @@ class Forgetter:
         root = transcripts_dir("claude-code", home, env)
         if not root.is_dir():
             return
-        for dirpath, _dirs, names in os.walk(root):
-            for name in names:
+        for dirpath, dirs, names in os.walk(root):
+            for name in names + [d for d in dirs if d.endswith(".jsonl")]:
                 if name.endswith(".jsonl"):
                     yield Path(dirpath) / name
 
@@ -283,6 +286,24 @@ class Forgetter:
             and (self.store.root / n).is_file()
             and not (self.store.root / n).is_symlink()
         ]
+
+    def _odd_store_files(self) -> list[Path]:
+        """What stands in the store where a file belongs but is none: a FIFO, a device, a
+        link, or a folder with a file's name (each said, none read)."""
+        import stat
+
+        odd = []
+        with contextlib.suppress(OSError):
+            for name in sorted(os.listdir(self.store.root)):
+                path = self.store.root / name
+                with contextlib.suppress(OSError):
+                    mode = os.lstat(path).st_mode
+                    if stat.S_ISREG(mode):
+                        continue
+                    if stat.S_ISDIR(mode) and not name.endswith(_FILE_SUFFIXES):
+                        continue
+                    odd.append(path)
+        return odd
 
     def _quarantined(self) -> list[Path]:
         from memoir_tui.core.session import QUARANTINED
@@ -396,6 +417,9 @@ class Forgetter:
             ),
             ("store-file", f"other files of the store: {store.root}", self._other_files(), ""),
         ]
+        from memoir_tui.core.safeio import not_read_sentence
+
+        checked.extend(not_read_sentence(p) for p in self._odd_store_files())
         hosts = list(self.host_files())
         checked.append(f"host tools' memory, rules and instruction files: {len(hosts)} file(s)")
         if self.project_dirs:
@@ -426,7 +450,12 @@ class Forgetter:
         places += kept_places.git_places(store, needle, home=home, env=env)
         transcripts = list(self._transcripts())
         checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
+        from memoir_tui.core.safeio import not_read_sentence
+
         for path in transcripts:
+            if not path.is_file():  # a FIFO, a device, a folder, a link to one
+                checked.append(not_read_sentence(path))
+                continue
             place = self._file_place("transcript", path, needle, "")
             if place is not None:
                 places.append(place)

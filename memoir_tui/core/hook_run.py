@@ -258,6 +258,7 @@ def _capture(
         )
         return _queued(added, notes)
     report = capture(store, projects_dir=real_root, home=home, only=[path])
+    notes.extend(report.unreadable)
     return _queued(report.added, notes)
 
 

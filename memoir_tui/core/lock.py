@@ -393,6 +393,27 @@ def sweep_queue(session_path: str | os.PathLike[str], *, only_unnamed: bool = Fa
     return removed
 
 
+def _refuse_odd_flock(flock_path: Path) -> None:
+    """A FIFO, a device or a socket where the store's lock file belongs is said, not
+    locked on (a FIFO would even serve as a lock, and nothing would be said at all); a
+    folder or a link is refused when it is opened, in a sentence of its own."""
+    import stat
+
+    from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence
+
+    try:
+        mode = os.lstat(flock_path).st_mode
+    except OSError:
+        return
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        said = not_read_sentence(flock_path).replace("; not read", "")
+        raise UnsafeFileError(
+            errno.EINVAL,
+            f"{said}, where memoir-tui's lock file belongs; move it away and run this again "
+            "(nothing was changed)",
+        )
+
+
 @contextlib.contextmanager
 def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) -> Iterator[None]:
     """Hold the flock every memoir-tui writer of this store takes first (``session.json.flock``).
@@ -406,6 +427,7 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
     session_path = Path(session_path)
     private_dir(session_path.parent)  # a store made here is 0700: it holds memory
     flock_path = session_path.with_name(session_path.name + ".flock")
+    _refuse_odd_flock(flock_path)
     flock = _flock_for(flock_path)
     started = time.monotonic()
     depths = _depth.__dict__.setdefault("by_path", {})

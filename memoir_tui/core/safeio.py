@@ -197,6 +197,11 @@ def open_for_append(path: PathLike, *, within: PathLike, mode: int = 0o600) -> i
             mode,
             dir_fd=dfd,
         )
+    except OSError as exc:  # a folder (or a link swapped in) there: a sentence naming it
+        if exc.errno not in (errno.EISDIR, errno.ELOOP, errno.ENXIO):
+            raise
+        said = not_read_sentence(path).replace("; not read", "")
+        raise UnsafeFileError(exc.errno, f"{said}; nothing was written") from None
     finally:
         os.close(dfd)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -245,6 +250,26 @@ def _refuse_kind(path: PathLike, mode: int) -> UnsafeFileError:
     kind = _kind(mode)
     what = kind if kind == "not a regular file" else f"{kind}, not a regular file"
     return UnsafeFileError(errno.EINVAL, f"{os.fspath(path)} is {what}; not read")
+
+
+def not_read_sentence(path: PathLike, exc: OSError | None = None) -> str:
+    """One sentence naming ``path`` and why it was skipped: what stands there (looked at
+    with ``lstat``, never opened) or the error its read raised."""
+    if isinstance(exc, MemoirError):
+        return str(exc)
+    try:
+        st = os.lstat(path)
+    except OSError as missing:
+        exc = exc or missing
+    else:
+        if stat.S_ISLNK(st.st_mode):
+            with contextlib.suppress(OSError):
+                return f"{os.fspath(path)} is a link to {os.readlink(path)}; not followed, not read"
+            return f"{os.fspath(path)} is a link; not followed, not read"
+        if not stat.S_ISREG(st.st_mode):
+            return str(_refuse_kind(path, st.st_mode))
+    reason = (exc.strerror or str(exc)).rstrip(".").lower() if exc else "it could not be read"
+    return f"{os.fspath(path)} could not be read ({reason}); skipped"
 
 
 def _open_regular(path: PathLike, follow_symlinks: bool) -> int:

@@ -44,7 +44,8 @@ Decisions worth knowing (the tests pin each one):
   classes, not a hash); a word of one case, or a capitalised one, ends it, so
   "the ghp_ prefix" and prose after a token stay prose.
 - Escapes are read through: a text holding URL ``%xx`` (runs read as UTF-8),
-  JSON/JavaScript ``\\uXXXX``/``\\xXX`` or HTML character references is also read
+  JSON/JavaScript ``\\uXXXX``/``\\xXX``, octal ``\\147`` or ``\\0147`` (C, ``echo -e``) or HTML
+  character references is also read
   decoded (up to three levels, each mapped back to the original offsets), and a run of
   twenty or more hex digits that spells printable ASCII is decoded (``hex-<rule>``).
   Look-alike letters (Cyrillic and Greek capitals and small letters that read as
@@ -52,6 +53,12 @@ Decisions worth knowing (the tests pin each one):
   every format character (category Cf: zero-width marks, bidirectional marks and
   isolates, the soft hyphen) is dropped, so ``ghр_``, ``АKIA`` or ``sκ-ant-`` are read
   as what they spell.
+- A separator inside a family's prefix (``gh p_``, ``g h p _``, ``sk- ant-``, ``AK IA``,
+  ``xox b-``: spaces, tabs, dashes, dots, line breaks, invisible marks, up to three at a
+  place) is read through: one pass over the text finds every prefix in
+  ``FAMILY_PREFIXES`` spelled with separators where a word starts, and the rules also read
+  the text with those separators taken out. A gap just after the prefix stays the body's
+  business (``_rejoin``), so "the ghp_ prefix" followed by a hash is prose.
 - Inside a token's body a tab, and in a family whose alphabet has no dash a dash, is a
   separator too (``AKIA-Q3EG-…``); any piece may follow one, since prose does not put
   either inside a word. After a space or a line break a piece must look machine-made,
@@ -902,6 +909,7 @@ _ESCAPED = tuple(
     for p in (
         r"%[0-9A-Fa-f]{2}",
         r"\\[ux][0-9A-Fa-f]{2}",
+        r"\\[0-7]{3}",
         r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});",
     )
 )
@@ -909,6 +917,7 @@ _ESCAPE = re.compile(
     r"(?P<url>(?:%[0-9A-Fa-f]{2})+)"
     r"|\\u(?P<u>[0-9A-Fa-f]{4})"
     r"|\\x(?P<x>[0-9A-Fa-f]{2})"
+    r"|\\(?P<o>0?[0-3][0-7]{2})"  # octal: C's \147 and echo -e's \0147
     r"|\\(?P<c>[nrt\"'/\\])"
     r"|&(?:#(?P<dec>[0-9]{1,7})|#[xX](?P<hex>[0-9A-Fa-f]{1,6})|(?P<name>[A-Za-z][A-Za-z0-9]{1,31}));"
 )
@@ -957,6 +966,8 @@ def _decoded(text: str) -> _View | None:
             ch = _char(code)
         elif kind == "x":
             ch = _char(int(m.group("x"), 16))
+        elif kind == "o":
+            ch = _char(int(m.group("o"), 8))
         elif kind == "c":
             ch = _C_ESCAPES.get(m.group("c"), m.group("c"))
         elif kind == "dec":
@@ -976,6 +987,125 @@ def _decoded(text: str) -> _View | None:
     hi.extend(range(pos + 1, len(text) + 1))
     decoded = "".join(out)
     return None if decoded == text else (decoded, lo, hi)
+
+
+# Each token family's literal prefixes (rule name → prefixes): a separator inside one
+# (``gh p_``, ``sk- ant-``, ``AK IA``, ``xox b-``) is read through by ``_prefix_joined``.
+# tests/trust/test_secret_families.py checks every prefixed family is here.
+FAMILY_PREFIXES: dict[str, tuple[str, ...]] = {
+    "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "gcp-api-key": ("AIza",),
+    "gcp-oauth-client-secret": ("GOCSPX-",),
+    "google-oauth-token": ("ya29.",),
+    "github-pat": ("github_pat_",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "gitlab-token": tuple(
+        f"gl{k}-" for k in ("pat", "dt", "rt", "ptt", "cbt", "oas", "soat", "ft", "imt", "agent")
+    ),
+    "slack-token": (*(f"xox{c}-" for c in "abposre"), "xapp-"),
+    "stripe-key": ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    "stripe-webhook-secret": ("whsec_",),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-", "sk-proj-", "sk-svcacct-", "sk-admin-"),
+    "npm-token": ("npm_",),
+    "huggingface-token": ("hf_",),
+    "pypi-token": ("pypi-AgE",),
+    "sendgrid-key": ("SG.",),
+    "shopify-token": ("shpat_", "shpss_", "shpca_", "shppa_"),
+    "heroku-api-key": ("HRKU-",),
+    "digitalocean-token": ("dop_v1_", "doo_v1_", "dor_v1_"),
+    "mailgun-key": ("key-",),
+    "age-secret-key": ("AGE-SECRET-KEY-1",),
+    "vault-token": ("hvs.", "hvb.", "hvr."),
+}
+# What may sit inside a prefix: a space, a tab, a dash, a dot, a line break (invisible
+# characters are gone already, in ``_normalised``), up to three of them at one place.
+_PREFIX_SEP = r"(?:[ \t.-]|\r?\n){1,3}"
+
+
+def _prefix_trie_pattern(prefixes: list[str]) -> str:
+    """One pattern for every prefix, factored by their common starts (so the engine
+    tries a character once), a separator allowed between two of its characters."""
+    trie: dict = {}
+    for prefix in prefixes:
+        node = trie
+        for ch in prefix:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        arms = [re.escape(ch) + after(child) for ch, child in sorted(node.items()) if ch]
+        return arms[0] if len(arms) == 1 else "(?:" + "|".join(arms) + ")"
+
+    def after(child: dict) -> str:
+        if not any(child):
+            return ""  # a gap after the prefix is the body's (``_rejoin``): "the ghp_ prefix"
+        goes_on = f"(?:{_PREFIX_SEP})?" + build(child)
+        return f"(?:{goes_on})?" if "" in child else goes_on
+
+    return build(trie)
+
+
+# Looked for only where a word starts (every family's rule wants a boundary before its
+# prefix): the engine then tries the prefixes at one position in several, not at each.
+_SPLIT_PREFIX = re.compile(
+    "[^A-Za-z0-9]("
+    + _prefix_trie_pattern(sorted({p for ps in FAMILY_PREFIXES.values() for p in ps}))
+    + ")"
+)
+_PREFIX_SEPS = re.compile(_PREFIX_SEP)
+_PREFIX_SET = frozenset(p for ps in FAMILY_PREFIXES.values() for p in ps)
+
+
+_ALL_PREFIXES = sorted({p for ps in FAMILY_PREFIXES.values() for p in ps}, key=len, reverse=True)
+_SEP_CHARS = frozenset(" \t.-\r\n")
+
+
+def _aligned(piece: str) -> list[int] | None:
+    """The offsets in ``piece`` (a split prefix as matched) of the prefix's own
+    characters, the rest being separators: the longest prefix that fits."""
+    for prefix in _ALL_PREFIXES:
+        if prefix[0] != piece[0]:
+            continue
+        kept: list[int] = []
+        j = 0
+        for i, ch in enumerate(piece):
+            if j < len(prefix) and ch == prefix[j]:
+                kept.append(i)
+                j += 1
+            elif ch not in _SEP_CHARS:
+                break
+        else:
+            if j == len(prefix):
+                return kept
+    return None
+
+
+def _prefix_joined(text: str) -> _View | None:
+    """``text`` with the separators inside a family's prefix taken out (``gh p_`` reads
+    ``ghp_``, ``sk- ant-`` reads ``sk-ant-``), or None when no prefix holds one."""
+    out: list[str] = []
+    lo: list[int] = []
+    pos = 0
+    for m in _SPLIT_PREFIX.finditer(" " + text):  # the text's start is a word's start
+        piece = m.group(1)
+        if not _PREFIX_SEPS.search(piece) or piece in _PREFIX_SET:
+            continue
+        kept = _aligned(piece)
+        if kept is None or len(kept) == len(piece):
+            continue
+        start = m.start(1) - 1
+        out.append(text[pos:start])
+        lo.extend(range(pos, start))
+        for i in kept:
+            out.append(piece[i])
+            lo.append(start + i)
+        pos = m.end(1) - 1
+    if pos == 0:
+        return None
+    out.append(text[pos:])
+    lo.extend(range(pos, len(text)))
+    return "".join(out), lo, [i + 1 for i in lo]
 
 
 def _compose(outer: _View | None, inner: _View) -> _View:
@@ -999,7 +1129,7 @@ def _views(text: str) -> list[_View]:
     body = text
     for _ in range(_MAX_DEPTH):
         changed = False
-        for step in (_decoded, _normalised):
+        for step in (_decoded, _normalised, _prefix_joined):
             found = step(body)
             if found is None or found[0] in seen:
                 continue

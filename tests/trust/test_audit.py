@@ -226,3 +226,23 @@ def test_concurrent_appends_while_rotating(store_dir):
     _run_writers(store_dir, workers=4, count=200, max_bytes=size * 330)
     assert audit_paths(store_dir)[2].exists()
     _check_every_line(store_dir, workers=4, count=200)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "devzero"])
+def test_the_audit_pane_reader_names_a_special_audit_file(store_dir, kind):
+    """The audit pane reads through ``read_audit``: a FIFO, a folder or a link to
+    ``/dev/zero`` as ``audit.jsonl`` is one sentence naming it (the pane shows it), and
+    the read never blocks (a FIFO with no writer would hang an open)."""
+    from memoir_tui.core.errors import MemoirError
+
+    path = store_dir / "audit.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(MemoirError) as said:
+        read_audit(store_dir, limit=10)
+    sentence = str(said.value)
+    assert str(path) in sentence and "\n" not in sentence and "[Errno" not in sentence

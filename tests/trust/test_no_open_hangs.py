@@ -1,6 +1,8 @@
 """No open can hang: a FIFO, a folder and a link to ``/dev/zero`` planted as each file the
 tool opens; every command and both hooks exit within 2 s, with a sentence (never a
-traceback), and the hooks exit 0.
+traceback), and the hooks exit 0. Every command that opens a file (found by running the
+matrix once over an ordinary disk and listening to Python's ``open`` audit events) names
+that file in a sentence when it is special, so none skips it silently.
 
 One driver process per (file, kind) imports the CLI once and forks each command from
 it, so the matrix costs one interpreter start per cell; the 2 s deadline is the
@@ -46,17 +48,56 @@ FILES = {
     "sync.json": ("S", "sync.json"),
     "capture-state.json": ("S", "capture-state.json"),
     "CLAUDE.md": ("H", ".claude/CLAUDE.md"),
+    "session.json.flock": ("S", "session.json.flock"),
     "transcript": ("H", ".claude/projects/-work-app/0001.jsonl"),
 }
+WATCHED = sorted({rel.split("/")[-1] for _where, rel in FILES.values()})
+# Files an ordinary disk does not hold (no sync set up, no commit half done): nothing
+# opens them there, so their rows ask only that some command names them.
+NOT_ON_AN_ORDINARY_DISK = {"sync.json", ".memoir-tui-commit.json"}
+# The files whose every reader is held to naming them (the rest: some command names them).
+# Not yet held, readers still quiet when last measured (2026-12-04): CLAUDE.md (forget
+# everywhere, recall), capture-state.json (hook stop), machine.id (done), memoir-tui.toml
+# (uninstall-hooks), review.json (hook session-start, review), session.json (recall).
+EVERY_READER_NAMES = {"transcript", "audit.jsonl", "session.json.lock", "session.json.flock"}
+
 KINDS = ("fifo", "folder", "devzero")
 
-HOOK_PAYLOAD = json.dumps({"session_id": "s1", "cwd": "", "hook_event_name": "SessionStart"})
+# Readers on an ordinary disk that are rightly quiet here: with the store's lock file
+# unusable, install-hooks and install-mcp were refused (in a sentence), so their uninstallers
+# find nothing to remove and take no lock; the doctor looks at a folder there with lstat only.
+_NOTHING_TO_UNDO = {"uninstall-hooks claude", "uninstall-mcp claude-code"}
+# Recall's probe of a Claude Code project folder (``adapters.walk.claude_project_cwd``) reads
+# the newest transcripts' heads to learn the project's folder, only when its index is stale
+# (so on an ordinary disk it opens the transcript on some runs), and skips a special one
+# without a word: a leftover, outside the transcript readers proper (capture, the Stop hook,
+# forget everywhere), which all name it.
+KNOWN_QUIET: dict[str, dict[str, set[str]]] = {
+    "transcript": {kind: {"recall ship"} for kind in KINDS},
+    "session.json.flock": {
+        "fifo": _NOTHING_TO_UNDO,
+        "folder": _NOTHING_TO_UNDO | {"doctor"},
+        "devzero": _NOTHING_TO_UNDO,
+    },
+}
+
+# What Claude Code sends a hook: its session's transcript among it (the Stop hook reads it).
+HOOK_PAYLOAD = {"session_id": "s1", "cwd": "", "hook_event_name": "SessionStart"}
+TRANSCRIPT_LINE = {
+    "type": "user",
+    "uuid": "u1",
+    "parentUuid": None,
+    "sessionId": "s1",
+    "cwd": "/work/app",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "message": {"role": "user", "content": "We decided to ship on Fridays from now on."},
+}
 
 # Every subcommand with arguments that make it do its work (discovered below: a new
 # command without an entry here fails the guard test).
 COMMANDS: dict[str, list[list[str]]] = {
     "validate": [["validate"]],
-    "merge": [["merge", "{S}/session.json", "{S}/session.json", "--dry-run"]],
+    "merge": [["merge", "{S}/session.json", "{S}/session.json"]],
     "forget": [["forget", "ship", "--everywhere", "--dry-run"], ["forget", "ship", "--yes"]],
     "config": [["config", "show"]],
     "status": [["status"]],
@@ -92,15 +133,26 @@ import json, os, signal, sys, time
 sys.argv = ["memoir-tui"]
 from memoir_tui.cli import build_parser, run_command  # imported once, before the forks
 import memoir_tui.core.store, memoir_tui.core.hook_run  # noqa: F401
-runs, out_dir, payload = json.loads(os.environ["DRIVE"])
+runs, out_dir, payload, watched = json.loads(os.environ["DRIVE"])
 results = []
 for n, (argv, deadline) in enumerate(runs):
     out, err = f"{out_dir}/{n}.out", f"{out_dir}/{n}.err"
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
+        opened = set()
+
+        def listen(event, args, opened=opened, watched=frozenset(watched)):
+            # an open, or a link made to the name (the JavaScript lock protocol's create)
+            path = args[0] if event == "open" else args[1] if event == "os.link" else None
+            if isinstance(path, (str, bytes, os.PathLike)):
+                name = os.path.basename(os.fsdecode(path))
+                if name in watched:
+                    opened.add(name)
+
         try:
             fd = os.open(payload, os.O_RDONLY)
+            sys.addaudithook(listen)  # which watched files this command opens
             os.dup2(fd, 0)
             os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT, 0o600), 1)
             os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT, 0o600), 2)
@@ -116,6 +168,8 @@ for n, (argv, deadline) in enumerate(runs):
             traceback.print_exc()
             code = 99
         sys.stdout.flush(); sys.stderr.flush()
+        with open(f"{out_dir}/{n}.opened", "w") as fh:
+            fh.write(json.dumps(sorted(opened)))
         os._exit(code or 0)
     hung = False
     while True:
@@ -131,8 +185,10 @@ for n, (argv, deadline) in enumerate(runs):
     results.append({
         "argv": argv, "hung": hung, "seconds": round(time.monotonic() - start, 3),
         "rc": os.waitstatus_to_exitcode(status) if not hung else None,
-        "out": open(out, errors="replace").read()[-2000:],
-        "err": open(err, errors="replace").read()[-2000:],
+        "out": open(out, errors="replace").read()[-20000:],
+        "err": open(err, errors="replace").read()[-20000:],
+        "opened": json.loads(open(f"{out_dir}/{n}.opened").read())
+        if os.path.exists(f"{out_dir}/{n}.opened") else [],
     })
 print(json.dumps(results))
 """
@@ -202,16 +258,11 @@ def _seed(home: Path, store: Path, env: dict[str, str]) -> None:
         (store / name).write_text('{"version": 1}\n')
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("name", sorted(FILES))
-def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
-    home, store, env = _world(tmp_path)
-    _seed(home, store, env)
-    where, rel = FILES[name]
-    planted = (store if where == "S" else home) / rel
-    _plant(planted, kind)
+def _drive(tmp_path: Path, home: Path, store: Path, env: dict[str, str]) -> list[dict]:
+    """Every command of the matrix, forked one after another from one driver process."""
     payload = tmp_path / "payload.json"
-    payload.write_text(HOOK_PAYLOAD)
+    transcript = home / FILES["transcript"][1]
+    payload.write_text(json.dumps({**HOOK_PAYLOAD, "transcript_path": str(transcript)}))
     runs = [
         ([part.replace("{S}", str(store)) for part in argv], SLOW.get(command, DEADLINE))
         for command, argvs in COMMANDS.items()
@@ -219,7 +270,7 @@ def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
     ]
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    env["DRIVE"] = json.dumps([runs, str(out_dir), str(payload)])
+    env = {**env, "DRIVE": json.dumps([runs, str(out_dir), str(payload), WATCHED])}
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER],
         env=env,
@@ -229,7 +280,43 @@ def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
         timeout=60 + sum(deadline for _argv, deadline in runs),
     )
     assert proc.returncode == 0, proc.stderr
-    results = json.loads(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def ordinary_disk(tmp_path_factory) -> list[dict]:
+    """The matrix over an ordinary disk (a transcript with a line in it): which command
+    opens which file, and that each sample's arguments do the command's work."""
+    tmp_path = tmp_path_factory.mktemp("ordinary")
+    home, store, env = _world(tmp_path)
+    _seed(home, store, env)
+    transcript = home / FILES["transcript"][1]
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(json.dumps(TRANSCRIPT_LINE) + "\n")
+    (store / "memoir-tui.toml").write_text("# every default\n")
+    return _drive(tmp_path, home, store, env)
+
+
+def test_the_ordinary_disk_matrix_runs_each_sample(ordinary_disk):
+    """A sample refused for its arguments would test nothing: each one parses, and every
+    file of the matrix is opened by some command (else its row proves nothing)."""
+    misused = [" ".join(r["argv"]) for r in ordinary_disk if r["rc"] == 2 or r["hung"]]
+    assert not misused, f"these samples do not run: {misused}"
+    opened = {name for r in ordinary_disk for name in r["opened"]}
+    assert opened == set(WATCHED) - NOT_ON_AN_ORDINARY_DISK, (
+        f"never opened: {sorted(set(WATCHED) - NOT_ON_AN_ORDINARY_DISK - opened)}"
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind, ordinary_disk):
+    home, store, env = _world(tmp_path)
+    _seed(home, store, env)
+    where, rel = FILES[name]
+    planted = (store if where == "S" else home) / rel
+    _plant(planted, kind)
+    results = _drive(tmp_path, home, store, env)
     quick = [r for r in results if r["argv"][0] not in SLOW]
     slowest = max(quick, key=lambda r: r["seconds"])
     print(  # the measurement, shown with -s
@@ -249,10 +336,27 @@ def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind):
     for r in results:
         if r["argv"][0] == "hook":
             assert r["rc"] == 0, f"hook {r['argv'][1]} exited {r['rc']}: {r['err']}"
-    named = [r for r in results if rel.split("/")[-1] in r["out"] + r["err"]]
-    assert named or name in ("transcript", "audit.jsonl", "session.json.lock"), (
-        f"no command said anything about {name} as a {kind}"
-    )
+    # Every command that opens this file on an ordinary disk names it here.
+    basename = rel.split("/")[-1]
+    assert [r["argv"][0] for r in results] == [r["argv"][0] for r in ordinary_disk]
+    readers = [
+        r for r, seen in zip(results, ordinary_disk, strict=True) if basename in seen["opened"]
+    ]
+    if basename in NOT_ON_AN_ORDINARY_DISK or name not in EVERY_READER_NAMES:
+        named = [r for r in results if basename in r["out"] + r["err"]]
+        assert named, f"no command said anything about {name} as a {kind}"
+    else:
+        assert readers, f"no command opens {name}: its row proves nothing"
+        quiet = {" ".join(r["argv"][:2]) for r in readers if basename not in r["out"] + r["err"]}
+        known = KNOWN_QUIET.get(name, {}).get(kind, set())
+        assert not quiet - known, (
+            f"{name} as a {kind}: these commands read it and said nothing: {sorted(quiet - known)}"
+        )
+    for r in readers:
+        said = [line for line in (r["out"] + r["err"]).splitlines() if basename in line]
+        assert not any("[Errno" in line for line in said), (
+            f"{' '.join(r['argv'])}: an errno, not a sentence: {said}"
+        )
 
 
 MCP_CALLS = [
@@ -341,6 +445,11 @@ def test_a_special_file_never_hangs_the_mcp_server(tmp_path, names, kind):
             assert "Traceback" not in json.dumps(reply), reply
             if n == 0:
                 assert "result" in reply, reply
+            elif len(names) == 1 and reply.get("result", {}).get("isError"):
+                # a call refused over the one planted file says which file, in a sentence
+                said = " ".join(c.get("text", "") for c in reply["result"].get("content", []))
+                assert FILES[names[0]][1].split("/")[-1] in said, (name, kind, said)
+                assert "[Errno" not in said and "\n" not in said.strip(), said
         proc.stdin.close()
         try:
             proc.wait(timeout=2 * DEADLINE)

@@ -114,6 +114,14 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
+def _octal(text: str) -> str:
+    return "".join(f"\\{ord(c):03o}" for c in text)
+
+
+def _octal0(text: str) -> str:  # echo -e's form
+    return "".join(f"\\0{ord(c):03o}" for c in text)
+
+
 def _swap(text: str, at: int, look_alike: str) -> str:
     return text[:at] + look_alike + text[at + 1 :]
 
@@ -173,6 +181,20 @@ DISGUISES: list[tuple[str, str]] = [
     ("base64-mysql", _b64(MYSQL)),
     ("base64-netrc", _b64(NETRC)),
     ("url-of-json-u", _url_all(_json_u(GH))),
+    ("octal-github", _octal(GH)),
+    ("octal-aws", _octal(AKIA)),
+    ("octal0-anthropic", _octal0(ANT)),
+    ("octal0-slack", _octal0(SLACK_BOT)),
+    # separators inside a family's prefix
+    ("space-in-ghp", GH[:2] + " " + GH[2:]),
+    ("dash-in-ghp", GH[:2] + "-" + GH[2:]),
+    ("spaces-in-ghp", " ".join(GH[:4]) + " " + GH[4:]),
+    ("space-in-sk-ant", ANT[:3] + " " + ANT[3:]),
+    ("space-in-akia", AKIA[:2] + " " + AKIA[2:]),
+    ("space-in-xoxb", SLACK_BOT[:3] + " " + SLACK_BOT[3:]),
+    ("dot-in-shpat", SHOPIFY[:3] + "." + SHOPIFY[3:]),
+    ("newline-in-hvs", VAULT[:2] + "\n" + VAULT[2:]),
+    ("zwsp-and-space-in-dop", DIGITALOCEAN[:1] + "\u200b " + DIGITALOCEAN[1:]),
     # look-alike letters in a family's prefix
     ("cyrillic-ghp", _swap(GH, 1, "\u04bb")),
     ("cyrillic-akia", _swap(AKIA, 0, "\u0410")),
@@ -289,6 +311,15 @@ ORDINARY = [
     "A tab\tseparated\tline and a dash-separated-line-of-words are ordinary text.",
     "Test vector 6d656d6f6972 spells 'memoir' in hex, a harmless word.",
     "Encode with %41%42%43 to get ABC in a URL; that is all it says.",
+    # octal-looking text: file modes, C escapes
+    "Run chmod 0755 on the script, chmod 0644 on the config and umask 022 for the rest.",
+    "In C, \\012 is a newline, \\033[0m resets the colour and \\177 is DEL; \\n and \\t too.",
+    "printf 'a\\tb\\n' and echo -e '\\0101\\0102' print a tab, a newline and AB.",
+    "The mode drwxr-xr-x is 0755 and -rw------- is 0600, as stat -c %a prints them.",
+    "Windows paths such as C:\\Temp\\123\\456\\build.log hold digits after a backslash.",
+    # words that spell a family's prefix across a separator
+    "We ask. Ant colonies and the gh pages site; sk - learn and hf - hub are libraries.",
+    "A KIA car, an AK IA typo, and x ox b- in a list of typos are ordinary words.",
 ]
 
 
@@ -642,7 +673,7 @@ _ESCAPE_FRAGMENTS = st.sampled_from(
     ]
 )  # fmt: skip
 
-_ENCODERS = [_url, _url_all, _hex, _json_u, _html_dec, _html_hex, _b64]
+_ENCODERS = [_url, _url_all, _hex, _json_u, _html_dec, _html_hex, _b64, _octal, _octal0]
 
 
 @settings(max_examples=examples(300))

@@ -595,8 +595,9 @@ def test_sentences_of_ordinary_words_are_never_secrets(words):
     assert find_secrets(text) == []
 
 
-# (token, length of its family's prefix): a gap inside the prefix, or just after it, is
-# not looked for (the rules skim for the prefix as written, and "the ghp_ prefix" is prose).
+# (token, length of its family's prefix): the gap goes into the body; a gap just after the
+# prefix is not looked for ("the ghp_ prefix" is prose), one inside it is read through
+# (tests/trust/test_secret_prefixes.py).
 _FAMILIES = [
     (GH, 4),
     (tok("sk-", "ant-api03-", 60), 7),

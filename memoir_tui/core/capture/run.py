@@ -95,6 +95,7 @@ class CaptureReport:
     near_hidden: int = 0
     waiting_on_partial_line: tuple[str, ...] = ()  # files whose last line is still being written
     more_pending: bool = False  # the per-run bounds stopped before every file was read
+    unreadable: list[str] = field(default_factory=list)  # a sentence per file not read
 
 
 def _project_resolver(home: Path) -> Callable[[str], ProjectRef]:
@@ -161,13 +162,20 @@ def capture(
 
 
 def _given_transcripts(
-    paths: Sequence[str | os.PathLike[str]], root: Path, known: Mapping[str, str]
+    paths: Sequence[str | os.PathLike[str]],
+    root: Path,
+    known: Mapping[str, str],
+    refused: list[str],
 ) -> Iterator[TranscriptFile]:
     """The named files judged as a walk of ``root`` would judge them (the one predicate)."""
+    from memoir_tui.core.safeio import not_read_sentence
+
     for given in paths:
         path = Path(given).expanduser().absolute()
         if path.suffix == ".jsonl" and not path.is_symlink() and path.is_file():
             yield judge_transcript(path, root, known)
+        elif path.suffix == ".jsonl" and (path.is_symlink() or path.exists()):
+            refused.append(not_read_sentence(path))
 
 
 def _run(
@@ -189,9 +197,9 @@ def _run(
     pending: list[tuple[int, Path, int, int, bool]] = []  # mtime_ns, path, offset, size, settled
     seen_paths: set[str] = set()
     found = (
-        walk_transcripts(root, known_kinds=known)
+        walk_transcripts(root, known_kinds=known, refused=report.unreadable)
         if only is None
-        else _given_transcripts(only, root, known)
+        else _given_transcripts(only, root, known, report.unreadable)
     )
     for tf in found:
         report.files_seen += 1
@@ -232,7 +240,10 @@ def _run(
             break
         try:
             result = read_new_records(path, offset, max_bytes=budget)
-        except OSError:
+        except OSError as exc:  # swapped for a FIFO or a folder since the walk, or gone
+            from memoir_tui.core.safeio import not_read_sentence
+
+            report.unreadable.append(not_read_sentence(path, exc))
             continue
         report.files_read += 1
         report.bytes_read += result.bytes_read

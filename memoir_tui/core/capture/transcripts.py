@@ -172,12 +172,17 @@ def walk_transcripts(
     *,
     known_kinds: Mapping[str, str] | None = None,
     max_depth: int = MAX_WALK_DEPTH,
+    refused: list[str] | None = None,
 ) -> Iterator[TranscriptFile]:
     """Every ``*.jsonl`` under ``projects_dir`` with its kind, in a stable order.
 
     Symlinks are not followed. ``known_kinds`` (path → kind, settled earlier)
-    saves re-reading heads; the path rules are applied first in any case.
+    saves re-reading heads; the path rules are applied first in any case. A
+    ``*.jsonl`` that is not a regular file (a link, a FIFO, a device, a folder) is
+    never opened; with ``refused`` a sentence naming it is appended there.
     """
+    from memoir_tui.core.safeio import not_read_sentence
+
     root = Path(projects_dir)
     known = known_kinds or {}
     if not root.is_dir():
@@ -187,11 +192,17 @@ def walk_transcripts(
         if depth >= max_depth:
             dirnames[:] = []
         dirnames.sort()
+        for name in [d for d in dirnames if d.endswith(".jsonl")]:
+            dirnames.remove(name)  # a folder where a transcript belongs: said, not entered
+            if refused is not None:
+                refused.append(not_read_sentence(Path(dirpath) / name))
         for name in sorted(filenames):
             if not name.endswith(".jsonl"):
                 continue
             path = Path(dirpath) / name
             if path.is_symlink() or not path.is_file():
+                if refused is not None:
+                    refused.append(not_read_sentence(path))
                 continue
             yield judge_transcript(path, root, known)
 
