@@ -171,6 +171,34 @@ class Forgetter:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.project_dirs: list[str] = []
+        # folders the caller works in besides the working directory (an MCP client's
+        # roots): each one's project is searched as the working directory's is
+        self.roots: tuple[Path, ...] = ()
+
+    def within(self, roots: Iterable[str | os.PathLike[str]]) -> Forgetter:
+        """Search these folders' projects too (every root an MCP client declares)."""
+        self.roots = tuple(Path(r) for r in roots)
+        return self
+
+    def working_projects(self, home: Path) -> list[str]:
+        """The working directory's project and each root's (its git work tree, else the
+        folder), never home, / or a folder above home."""
+        from memoir_tui.core.scope import find_git_dir, is_outside_projects
+
+        try:
+            here: list[Path] = [Path(os.getcwd())]
+        except OSError:
+            here = []
+        out: list[str] = []
+        for folder in [*here, *self.roots]:
+            try:
+                if not folder.is_dir() or is_outside_projects(folder, home=home):
+                    continue
+                tree = find_git_dir(folder)
+            except OSError:
+                continue
+            out.append(os.path.normpath(str(tree[0]) if tree else folder))
+        return list(dict.fromkeys(out))
 
     # --- where to look ----------------------------------------------------------------
 
@@ -189,16 +217,9 @@ class Forgetter:
         projects += [
             Project(os.path.normpath(str(p)), "config") for p in self.store.config.inject.projects
         ]
-        try:
-            cwd = os.getcwd()
-        except OSError:
-            cwd = ""
-        from memoir_tui.core.scope import find_git_dir, is_outside_projects
-
-        # The working directory's project (its work tree), never home, / or above home.
-        if cwd and not is_outside_projects(Path(cwd), home=home):
-            tree = find_git_dir(Path(cwd))
-            projects.append(Project(os.path.normpath(str(tree[0]) if tree else cwd), "cwd"))
+        # The working directory's project (its work tree) and the roots', never home, /
+        # or above home.
+        projects += [Project(p, "cwd") for p in self.working_projects(home)]
         srcs, found_projects, _disc = sources(
             home, env, store_root=self.store.root, projects=projects
         )
