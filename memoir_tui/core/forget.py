@@ -851,10 +851,27 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     receipt = store.forget.apply(needle, purge=purge)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt)"
+        f"still in {left} place(s), each with its remedy:"
         if left
         else "it is in none of the other places checked"
     )
-    # what is left, each with its remedy (the read-only places name their owner's way)
-    lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
+    # what is left, each with its owner's remedy in a few words: a toast is short, and
+    # its first line (the summary) must stay in sight (the CLI's receipt says it in full)
+    from memoir_tui.core.places import remedies, short_remedy
+
+    home = str(Path.home())
+    lines = [summary]
+    for place in receipt.remaining[:8]:
+        path = "~" + place.path[len(home) :] if place.path.startswith(home + os.sep) else place.path
+        fix = short_remedy(place)
+        lines.append(f"• {place.kind}: {path}" + (f" → {fix}" if fix else ""))
+    if len(receipt.remaining) > 8:
+        lines.append(f"• and {len(receipt.remaining) - 8} more")
+    # the other notes (sync, a remote not on this machine …) in full
+    said = set(remedies(receipt.remaining))
+    lines += [
+        n
+        for n in receipt.notes
+        if n not in said and "git filter-repo" not in n and "links out" not in n
+    ][:4]
     return Outcome(bool(receipt.changed), "\n".join(lines))

@@ -153,3 +153,34 @@ def test_the_receipt_names_every_place_kind(
     if place.rule == "read-only":
         assert {str(p) for p in planted} <= still_there(text)  # never edited here: named
         assert place.remedy and place.remedy in text  # with its owner's remedy
+
+
+def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app shows the receipt in a toast: its summary comes first and the whole fits a
+    small terminal, each place still holding the text named with its owner's remedy."""
+    from memoir_tui.core.forget import forget_everywhere
+    from memoir_tui.core.store import Store
+    from tests.trust.test_forget_every_place import build
+    from tests.trust.test_forget_everywhere import env_for
+
+    home = tmp_path / "home"
+    project = build(home)
+    for key, value in env_for(home).items():
+        if key != "PYTHONPATH":
+            monkeypatch.setenv(key, value)
+    monkeypatch.chdir(project)
+    outcome = forget_everywhere(Store(home / ".config" / "memoir", actor="app"), TOKEN, purge=True)
+    lines = outcome.message.splitlines()
+    assert outcome.changed and TOKEN not in outcome.message
+    assert lines[0].startswith("forgot '[REDACTED:github-token]' in ")
+    assert "still in 6 place(s)" in lines[0]
+    assert len(lines) <= 12  # one line a place (the toast wraps them), no long notes
+    left = holders(home, TOKEN)
+    assert len(left) == 5  # and the Codex memories' git history, named below
+    for path in left:
+        assert any(path.replace(str(home), "~") in line and " → " in line for line in lines), path
+    assert any("`codex debug clear-memories`" in line for line in lines)
+    assert any("`claude project purge" in line for line in lines)
+    assert any("git-history: ~/.codex/memories → " in line for line in lines)
