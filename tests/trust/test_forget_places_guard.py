@@ -184,3 +184,81 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
     assert any("`codex debug clear-memories`" in line for line in lines)
     assert any("`claude project purge" in line for line in lines)
     assert any("git-history: ~/.codex/memories → " in line for line in lines)
+
+
+def _host_cases() -> list:
+    """Every host tool's file the adapters know (project files, and global files under the
+    tool's first root), discovered from the registry."""
+    from memoir_tui.core.adapters import ADAPTERS
+
+    cases = []
+    for adapter in ADAPTERS:
+        for loc in adapter.project_files:
+            for via in ("cwd", "roots"):
+                name = f"{adapter.name}-project-{loc.pattern}-{via}"
+                cases.append(pytest.param(adapter.name, "project", loc.pattern, via, id=name))
+        if not adapter.roots:
+            continue
+        kept = {p.pattern for p in PLACES if p.owner == adapter.name}
+        for loc in adapter.global_files:
+            if loc.roots is None and loc.pattern not in kept:  # kept places: above
+                name = f"{adapter.name}-global-{loc.pattern}"
+                cases.append(pytest.param(adapter.name, "global", loc.pattern, "cwd", id=name))
+    return cases
+
+
+HOST_CASES = _host_cases()
+
+
+def test_host_cases_cover_every_project_location() -> None:
+    from memoir_tui.core.adapters import ADAPTERS
+
+    wanted = {(a.name, loc.pattern) for a in ADAPTERS for loc in a.project_files}
+    assert wanted and wanted <= {(c.values[0], c.values[2]) for c in HOST_CASES}
+
+
+@pytest.mark.parametrize(("tool", "scope", "pattern", "via"), HOST_CASES)
+def test_the_receipt_names_every_host_tools_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str, scope: str, pattern: str, via: str
+) -> None:
+    """Cline's memory bank, Serena's memories, CLAUDE.md, AGENTS.md … : each found, named
+    and its lines removed, from inside the project and through an MCP client's roots."""
+    from memoir_tui.core.adapters import BY_NAME
+    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.store import Store
+
+    home = tmp_path / "home"
+    store_root = home / ".config" / "memoir"
+    project = home / "work" / "app"
+    for folder in (store_root, project):
+        folder.mkdir(parents=True)
+    git("init", "-q", cwd=project)
+    env = {
+        "HOME": home,
+        "MEMOIR_HOME": store_root,
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_CACHE_HOME": home / ".cache",
+        "XDG_DATA_HOME": home / ".local" / "share",
+        "XDG_STATE_HOME": home / ".local" / "state",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, str(value))
+    if scope == "project":
+        base = project
+    else:
+        root = BY_NAME[tool].roots[0].resolve(home, dict(os.environ), store_root)
+        assert root is not None
+        base = root
+    rel = concrete(pattern.replace("<project>", claude_slug(str(project))))
+    path = base / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Notes\n{WORD} ships in CI\nAnother line.\n")
+
+    monkeypatch.chdir(project if via == "cwd" else home)
+    store = Store(store_root, actor="cli")
+    receipt = store.forget.within([project] if via == "roots" else []).apply(WORD, purge=True)
+    text = receipt.render()
+    assert "nowhere" not in text
+    assert str(path) in {p.path for p in receipt.found}, text
+    assert not holders(home, WORD), text  # its lines went
+    assert path.read_text() == "# Notes\nAnother line.\n"
