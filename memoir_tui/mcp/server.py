@@ -478,8 +478,7 @@ def build_server(
             Field(
                 description="Forget the text (case-insensitive, also inside longer text) in "
                 "every place: session lists, review queue, entry files, host tools' memory, "
-                "rules and instruction files (their lines holding it are removed) — in the "
-                "project folders of every root the client declares too — the recall "
+                "rules and instruction files (their lines holding it are removed), the recall "
                 "index and the sync copy; answers with a receipt of every place checked, "
                 "what changed and where it still is. Bulk: call with dry_run first."
             ),
