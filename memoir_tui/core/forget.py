@@ -174,6 +174,34 @@ class Forgetter:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.project_dirs: list[str] = []
+        # folders the caller works in besides the working directory (an MCP client's
+        # roots): each one's project is searched as the working directory's is
+        self.roots: tuple[Path, ...] = ()
+
+    def within(self, roots: Iterable[str | os.PathLike[str]]) -> Forgetter:
+        """Search these folders' projects too (every root an MCP client declares)."""
+        self.roots = tuple(Path(r) for r in roots)
+        return self
+
+    def working_projects(self, home: Path) -> list[str]:
+        """The working directory's project and each root's (its git work tree, else the
+        folder), never home, / or a folder above home."""
+        from memoir_tui.core.scope import find_git_dir, is_outside_projects
+
+        try:
+            here: list[Path] = [Path(os.getcwd())]
+        except OSError:
+            here = []
+        out: list[str] = []
+        for folder in [*here, *self.roots]:
+            try:
+                if not folder.is_dir() or is_outside_projects(folder, home=home):
+                    continue
+                tree = find_git_dir(folder)
+            except OSError:
+                continue
+            out.append(os.path.normpath(str(tree[0]) if tree else folder))
+        return list(dict.fromkeys(out))
 
     # --- where to look ----------------------------------------------------------------
 
@@ -192,16 +220,9 @@ class Forgetter:
         projects += [
             Project(os.path.normpath(str(p)), "config") for p in self.store.config.inject.projects
         ]
-        try:
-            cwd = os.getcwd()
-        except OSError:
-            cwd = ""
-        from memoir_tui.core.scope import find_git_dir, is_outside_projects
-
-        # The working directory's project (its work tree), never home, / or above home.
-        if cwd and not is_outside_projects(Path(cwd), home=home):
-            tree = find_git_dir(Path(cwd))
-            projects.append(Project(os.path.normpath(str(tree[0]) if tree else cwd), "cwd"))
+        # The working directory's project (its work tree) and the roots', never home, /
+        # or above home.
+        projects += [Project(p, "cwd") for p in self.working_projects(home)]
         srcs, found_projects, _disc = sources(
             home, env, store_root=self.store.root, projects=projects
         )
@@ -877,10 +898,27 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     receipt = store.forget.apply(needle, purge=purge)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt)"
+        f"still in {left} place(s), each with its remedy:"
         if left
         else "it is in none of the other places checked"
     )
-    # what is left, each with its remedy (the read-only places name their owner's way)
-    lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
+    # what is left, each with its owner's remedy in a few words: a toast is short, and
+    # its first line (the summary) must stay in sight (the CLI's receipt says it in full)
+    from memoir_tui.core.places import remedies, short_remedy
+
+    home = str(Path.home())
+    lines = [summary]
+    for place in receipt.remaining[:8]:
+        path = "~" + place.path[len(home) :] if place.path.startswith(home + os.sep) else place.path
+        fix = short_remedy(place)
+        lines.append(f"• {place.kind}: {path}" + (f" → {fix}" if fix else ""))
+    if len(receipt.remaining) > 8:
+        lines.append(f"• and {len(receipt.remaining) - 8} more")
+    # the other notes (sync, a remote not on this machine …) in full
+    said = set(remedies(receipt.remaining))
+    lines += [
+        n
+        for n in receipt.notes
+        if n not in said and "git filter-repo" not in n and "links out" not in n
+    ][:4]
     return Outcome(bool(receipt.changed), "\n".join(lines))

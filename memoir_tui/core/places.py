@@ -621,6 +621,24 @@ def _git(git: list[str], env: dict[str, str], *args: str) -> bool:
     return proc.returncode == 0
 
 
+def short_remedy(place: Place) -> str:
+    """What to do about a place still holding the text, in a few words (the app's
+    summary; the full receipt says it in full): its owner's command when it has one."""
+    if place.kind == "git-history":
+        return "rewrite its history with git filter-repo (`memoir-tui forget` prints how)"
+    if place.kind in ("host-link", "link-out"):
+        return "a link out: remove the lines there by hand"
+    by_name = {p.name: p for p in PLACES}
+    kept = by_name.get({"transcript": "claude-transcripts"}.get(place.kind, place.kind))
+    if kept is None or not kept.remedy:
+        return ""
+    command = re.search(r"`([^`]+)`", kept.remedy)
+    if command:
+        return f"`{command.group(1)}`"
+    tail = re.split(r"[;:] ", kept.remedy)[-1]
+    return tail
+
+
 def remedies(remaining: Sequence[Place]) -> list[str]:
     """For each read-only place still holding the text: its owner's own remedy."""
     notes: list[str] = []

@@ -292,6 +292,7 @@ def build_server(
             for r in listed.roots
             if str(r.uri).startswith("file:")
         ]
+        scope["roots"] = paths  # every root: forget everywhere searches each one's project
         if not paths:
             return
         try:
@@ -491,7 +492,13 @@ def build_server(
         is no un-forget). Use it when a decision is wrong, obsolete or captured by mistake.
         Refuses a text matching several decisions and lists them; nothing changes then.
         With everywhere, forgets a text in every place this tool knows, with a receipt."""
-        return plain(tools.forget, text, purge, all_projects, everywhere, dry_run)
+        return plain(forget_within_roots, text, purge, all_projects, everywhere, dry_run)
+
+    def forget_within_roots(store: Store, *args: Any) -> Reply:
+        """With everywhere, the project folders of every root the client declared are
+        searched too (forgetting reaches everywhere the client works)."""
+        store.forget.within(scope.get("roots", ()))
+        return tools.forget(store, *args)
 
     @tool("Review captured candidates", READ_ONLY)
     def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:

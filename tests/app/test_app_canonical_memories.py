@@ -90,3 +90,36 @@ def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> Non
     edit.draft.write_text(hidden.read_text() + "\nmore")
     with pytest.raises(EntryError, match="forgotten"):
         store.entries.finish_edit(edit)
+
+
+async def test_the_recall_pane_scopes_them_by_their_project(world: World) -> None:
+    """A canonical memory carries its project: the pane shows this project's and the
+    shared ones, another project's only once ``A`` asks for every project."""
+    import json
+
+    from memoir_tui.core.scope import project_identity
+    from memoir_tui.screens.recall import RecallPane
+    from tests.app.test_app_recall import search
+
+    here = project_identity(world.project, home=world.home).id
+    there = project_identity(world.other, home=world.home).id
+    memories = world.store.root / "memories"
+    memories.mkdir()
+    for name, project in (("ours", here), ("theirs", there), ("common", "shared")):
+        memory_id = hashlib.sha256(f"{project}\0{name}.md".encode()).hexdigest()
+        (memories / f"{memory_id}.md").write_text(
+            f'---\nid: "{memory_id}"\nname: "{name}"\ntype: "fact"\n'
+            f"project: {json.dumps(project)}\nrevision: 1\n---\nThe zorbex {name} memory.\n"
+        )
+    app = world.app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, RecallPane)
+        await search(pilot, pane, "zorbex")
+        assert {h.name: h.project for h in pane.hits} == {"ours": here, "common": "shared"}
+        await pilot.press("A")
+        await settle(pilot)
+        assert {h.name: h.project for h in pane.hits} == {
+            "ours": here,
+            "theirs": there,
+            "common": "shared",
+        }

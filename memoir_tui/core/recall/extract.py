@@ -124,18 +124,41 @@ def _always_from_meta(meta: dict[str, Any]) -> bool | None:
 
 def _gone(meta: Mapping[str, Any]) -> bool:
     """An entry the JavaScript tool treats as gone: deleted, a deleted/hidden/superseded
-    status, superseded by another, or no longer valid. (A file that expires after it was
-    indexed is left out when it is next read; the index is rebuilt on any change.)"""
-    from memoir_tui.core.identity import parse_iso_ms
+    status, superseded by another, or no longer valid. (One not valid yet is indexed; a
+    hit is judged by the clock when it is shown, ``out_of_window``.)"""
     from memoir_tui.core.scope import is_gone
 
     if is_gone(meta):
         return True
-    until = meta.get("valid_until")
-    end = parse_iso_ms(until) if isinstance(until, str) else None
-    if end is None and hasattr(until, "isoformat"):  # YAML read a bare date as a date
-        end = parse_iso_ms(until.isoformat())
+    end = _date_ms(meta.get("valid_until"))
     return end is not None and end <= time.time_ns() // 1_000_000
+
+
+def _date_ms(value: Any) -> int | None:
+    from memoir_tui.core.identity import parse_iso_ms
+
+    end = parse_iso_ms(value) if isinstance(value, str) else None
+    if end is None and hasattr(value, "isoformat"):  # YAML read a bare date as a date
+        end = parse_iso_ms(value.isoformat())
+    return end
+
+
+def out_of_window(text: str, now_ms: int) -> bool:
+    """A file whose frontmatter says it is not valid at ``now_ms`` (FORMAT-LATEST §10:
+    ``valid_from`` still ahead, ``valid_until`` now or past). Asked when a hit is shown,
+    so a memory that expires (or starts) after it was indexed is judged by the clock."""
+    if not text.startswith("---") or "valid_" not in text:
+        return False
+    window: dict[str, Any] = {}
+    for line in text.splitlines()[1:]:  # the frontmatter's top-level keys, read without YAML
+        if line.strip() == "---":
+            break
+        key, sep, value = line.partition(":")
+        if sep and key in ("valid_from", "valid_until"):
+            window[key] = value.strip().strip("\"'")
+    start = _date_ms(window.get("valid_from"))
+    end = _date_ms(window.get("valid_until"))
+    return (start is not None and now_ms < start) or (end is not None and end <= now_ms)
 
 
 def doc_from_text(

@@ -85,7 +85,7 @@ class Scored:
 class Filters:
     tools: tuple[str, ...] | None = None
     types: tuple[str, ...] | None = None
-    projects: tuple[str, ...] | None = None  # None = every project; else these plus global
+    projects: tuple[str, ...] | None = None  # None = every project; else these, global, shared
     # changed at or after: (UTC "YYYY-MM-DDTHH:MM:SS", the same in ns since the epoch); an
     # item's own date when it has one, else its file's modification time
     since: tuple[str, int] | None = None
@@ -108,9 +108,12 @@ class Filters:
             clauses.append(f"d.type IN ({','.join('?' * len(self.types))})")
             args += self.types
         if self.projects is not None:
+            # no project, or "shared", belongs to every project (FORMAT-LATEST §10)
             marks = ",".join("?" * len(self.projects))
             clauses.append(
-                f"(d.project = '' OR d.project IN ({marks}))" if marks else "d.project = ''"
+                f"(d.project IN ('', 'shared') OR d.project IN ({marks}))"
+                if marks
+                else "d.project IN ('', 'shared')"
             )
             args += self.projects
         return (" AND " + " AND ".join(clauses)) if clauses else "", args

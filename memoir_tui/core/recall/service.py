@@ -389,10 +389,18 @@ class Recall:
         ``-``, so a memory written before the first session is still found).
         """
         from memoir_tui.core.adapters.guard import claude_slug
+        from memoir_tui.core.scope import aliases_of
 
         if not path:
             return set()
-        return {path, os.path.basename(path), self._scope_id(path), f"claude:{claude_slug(path)}"}
+        scope_id = self._scope_id(path)  # and the earlier stamps of the same folder
+        return {
+            path,
+            os.path.basename(path),
+            scope_id,
+            *aliases_of(scope_id),
+            f"claude:{claude_slug(path)}",
+        }
 
     def _project_filter(
         self, project: str | os.PathLike[str] | None, all_projects: bool
@@ -405,15 +413,19 @@ class Recall:
             if is_outside_projects(self.cwd, home=self.home):
                 return None  # home, / and above: no project, so every one is shown (README)
             return tuple(sorted(self._labels_of(self.current_project()) - {""}))
+        from memoir_tui.core.scope import SHARED
+
         given = os.path.expanduser(str(project))
-        if given.split(":", 1)[0] in ("git", "path", "home"):
-            return (given,)  # already a scope id, as session items carry
+        if given == SHARED or given.split(":", 1)[0] in ("git", "local", "path", "home"):
+            return (given,)  # already a scope id, as session items and memoir's memories carry
         path = os.path.normpath(os.path.abspath(given))
         names = self._labels_of(path)
         if not os.path.isabs(given) and not os.path.isdir(given):
             # a project given by name: entries that say so, and known projects of that name
             names.add(str(project))
-            names.update(p for p in self._known_projects() if os.path.basename(p) == project)
+            for known in self._known_projects():
+                if os.path.basename(known) == project:
+                    names.update(self._labels_of(known))  # its path and its scope id
         return tuple(sorted(n for n in names if n))
 
     # --- queries ---------------------------------------------------------------------------
@@ -463,8 +475,8 @@ class Recall:
         )  # fmt: skip
         out: dict[str, int] = {}
         for h in everywhere:
-            if not h.project or h.project in allowed:
-                continue
+            if h.project in ("", "shared") or h.project in allowed:
+                continue  # global and shared belong to every project
             label = self.project_label(h.project)
             out[label] = out.get(label, 0) + 1
         return out
@@ -546,11 +558,13 @@ class Recall:
         self.weak = bool(scored) and scored[0].coverage < semantic.WEAK_COVERAGE
         if self.weak:
             scored = self._with_concepts(query, scored, filters, hidden, limit)
-        hits = [
-            self._hit(s.row, s.score, s.why, terms, budget)
+        now_ms = time.time_ns() // 1_000_000
+        shown = (
+            self._hit(s.row, s.score, s.why, terms, budget, now_ms)
             for s in scored
             if s.row.path not in stale
-        ]
+        )
+        hits = [h for h in shown if h is not None]
         if record:
             self._record(hits)
         return hits
@@ -630,7 +644,10 @@ class Recall:
 
             record_recalled(self.store_root, paths, env=self.env, home=self.home)
 
-    def _hit(self, row: Row, score: float, why, terms, budget: int) -> Hit:
+    def _hit(self, row: Row, score: float, why, terms, budget: int, now_ms: int) -> Hit | None:
+        """The hit for ``row``; None for a file not valid at ``now_ms`` (its ``valid_from``
+        still ahead or its ``valid_until`` passed since it was indexed)."""
+        from memoir_tui.core.recall.extract import out_of_window
         from memoir_tui.core.recall.passages import extract
 
         if row.text:
@@ -643,9 +660,12 @@ class Recall:
 
             try:
                 data = read_regular(row.path, max_bytes=MAX_FILE_BYTES)
-                lines = data.decode("utf-8").splitlines()
+                text = data.decode("utf-8")
             except (OSError, UnicodeDecodeError):
-                lines = []
+                text = ""
+            if row.markdown and out_of_window(text, now_ms):
+                return None
+            lines = text.splitlines()
             passage = extract(lines, row.body_line, terms, budget)
             spans = passage.lines
         return Hit(
