@@ -271,10 +271,12 @@ def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
 ) -> None:
     done = world.cli("install-mcp", host)
     assert done.returncode == 0, done.stdout + done.stderr
-    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(f"PASS  mcp {host}:")]
+    # PASS, or WARN where the host has a start-up limit and a loaded machine took over half
+    verdicts = (f"PASS  mcp {host}:", f"WARN  mcp {host}:")
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(verdicts)]
     assert "memoir answered" in line
     doctor = world.cli("doctor")
-    assert f"PASS  mcp {host}" in doctor.stdout, doctor.stdout
+    assert [ln for ln in doctor.stdout.splitlines() if ln.startswith(verdicts)], doctor.stdout
     gone = world.cli("uninstall-mcp", host)
     assert gone.returncode == 0, gone.stdout
     assert "Removed" in gone.stdout
