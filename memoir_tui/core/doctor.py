@@ -627,12 +627,12 @@ def check_mcp(*, home: Path, env: Mapping[str, str], project: Path | None = None
             )
         ]
     for reg in regs:
-        out += _project_registration_checks(reg, home=home, env=env, project=project)
+        out += project_registration_checks(reg, home=home, env=env, project=project)
         out.append(check_registration(reg, home=home, env=env, cwd=project or home))
     return out
 
 
-def _project_registration_checks(
+def project_registration_checks(
     reg: Registration, *, home: Path, env: Mapping[str, str], project: Path | None
 ) -> list[Check]:
     """A project file's server runs only where its host trusts the project (the same
@@ -1042,8 +1042,9 @@ def _gemini_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Pa
     if trusted:
         return ""
     return (
-        f"Gemini CLI runs a project's hooks only in a trusted folder (folder trust is on) "
-        f"and {project} is not trusted in {trust_file}"
+        f"Gemini CLI runs a project's hooks only in a trusted folder (folder trust is on; "
+        f"its project settings and MCP servers too) and {project} is not trusted in "
+        f'{trust_file}: trust it when Gemini CLI asks, or add "{project}": "TRUST_FOLDER" there'
     )
 
 

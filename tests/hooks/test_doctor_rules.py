@@ -214,7 +214,22 @@ def _gemini_slow_start(world: World) -> None:
 
 
 def _codex_hook_unapproved(world: World) -> None:
-    assert world.cli("install-hooks", "codex").returncode == 0  # a next step there, not a fail
+    done = world.cli("install-hooks", "codex")
+    assert done.returncode == 0, done.stdout  # a next step there, not a failure
+    assert "WARN  hook codex SessionStart: Codex CLI runs a new hook only once" in done.stdout
+
+
+def _codex_project_mcp_untrusted(world: World) -> None:
+    world.cli("install-mcp", "codex", "--project", str(world.project))
+    assert (world.project / ".codex" / "config.toml").exists()
+
+
+def _gemini_project_mcp_untrusted(world: World) -> None:
+    _write_json(
+        world.home / ".gemini" / "settings.json", {"security": {"folderTrust": {"enabled": True}}}
+    )
+    world.cli("install-mcp", "gemini", "--project", str(world.project))
+    assert (world.project / ".gemini" / "settings.json").exists()
 
 
 def _claude_project_untrusted(world: World) -> None:
@@ -295,6 +310,18 @@ ROWS: list[tuple[str, Callable[[World], None], str, str]] = [
         _claude_mcpjson_untrusted,
         "FAIL  mcp claude-code: Claude Code runs a project's hooks and MCP servers",
         "accept the trust dialog",
+    ),
+    (
+        "codex-project-mcp-untrusted",
+        _codex_project_mcp_untrusted,
+        "FAIL  mcp codex: Codex reads a project's own settings only in a trusted project",
+        'trust_level = "trusted"',
+    ),
+    (
+        "gemini-project-mcp-untrusted",
+        _gemini_project_mcp_untrusted,
+        "FAIL  mcp gemini: Gemini CLI runs a project's hooks only in a trusted folder",
+        '"TRUST_FOLDER"',
     ),
     (
         "claude-mcpjson-declined",

@@ -255,6 +255,11 @@ def test_project_mcp_files_name_memoir_tui_from_path_and_codex_waits_long_enough
 ) -> None:
     done = world.cli("install-mcp", "claude-code", "--project", str(world.project))
     assert "meant to be committed" in done.stdout, done.stdout
+    # what the host will ask of the user, said as next steps
+    assert "WARN  mcp claude-code: Claude Code runs a project's hooks and MCP servers" in (
+        done.stdout
+    )
+    assert "WARN  mcp claude-code: Claude Code asks you to approve memoir-tui" in done.stdout
     entry = json.loads((world.project / ".mcp.json").read_text())["mcpServers"]["memoir-tui"]
     assert entry["command"] == "memoir-tui" and "env" not in entry
     assert str(world.home) not in (world.project / ".mcp.json").read_text()
