@@ -202,10 +202,12 @@ def run_install_hooks(
         )
     if not install or dry_run or not live_check:
         return 0
-    from memoir_tui.core.doctor import check_hooks_file
+    from memoir_tui.core.doctor import WARN, check_hooks_file
 
     failed = False
-    for check in check_hooks_file(host.name, change.path, home=home, env=env):
+    # what only the user can still give (approve the new hook, trust the folder) is a
+    # next step here, not a failure; the doctor fails it until it is given
+    for check in check_hooks_file(host.name, change.path, home=home, env=env, pending=WARN):
         print(check.line(), file=out)
         failed = failed or check.failed
     return 1 if failed else 0

@@ -174,17 +174,33 @@ def run_install_cli(
     if uninstall or not live_check:
         return 0
     # Prove it: start the server exactly as the host will, and shake hands.
-    from memoir_tui.core.doctor import Registration, check_registration
+    from memoir_tui.core.doctor import (
+        WARN,
+        Check,
+        Registration,
+        check_registration,
+        mcp_registrations,
+        project_registration_checks,
+    )
 
-    limit = dict(host.entry_defaults).get("startup_timeout_sec")
-    registration = Registration(
-        host.name,
-        change.path,
-        server.command,
-        tuple(server.args),
-        dict(server.env),
-        float(limit) if isinstance(limit, int | float) else None,
+    # the entry as written, read back the way the doctor reads it (with the host's own
+    # start-up limit and the knob that raises it)
+    here = project.resolve() if project is not None else None
+    written = [
+        r
+        for r in mcp_registrations(home=home, env=env, project=here)
+        if r.host == host.name and r.path.resolve() == change.path.resolve()
+    ]
+    registration = (
+        written[0]
+        if written
+        else Registration(
+            host.name, change.path, server.command, tuple(server.args), dict(server.env)
+        )
     )
     check = check_registration(registration, home=home, env=env, cwd=project or home)
     print(check.line(), file=out)
+    # what only the user can still give (trust the folder, approve the server): next steps
+    for step in project_registration_checks(registration, home=home, env=env, project=here):
+        print(Check(step.area, WARN, step.detail).line(), file=out)
     return 1 if check.failed else 0

@@ -23,8 +23,7 @@ from typing import Any
 
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
-from memoir_tui.core.items import Outcome
-from memoir_tui.core.items import clean_text as _clean_item_text
+from memoir_tui.core.items import Outcome, clean_text  # the one door for item text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
@@ -166,16 +165,6 @@ def package_version() -> str:
         return version("memoir-tui")
     except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         return "0+unknown"
-
-
-def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
-    """The door for every face's text (CLI, MCP): control and bidi characters
-    stripped, one line (``core.textsafe``), then the item rules."""
-    from memoir_tui.core.textsafe import clean_input
-
-    if isinstance(text, str):
-        text = clean_input(text)
-    return _clean_item_text(text, what, required=required)
 
 
 def _s(text: str) -> str:

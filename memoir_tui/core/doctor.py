@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import shlex
@@ -344,9 +345,91 @@ class Registration:
     args: tuple[str, ...]
     env: Mapping[str, str]
     limit_s: float | None = None  # how long the host waits for the server to start
+    # how to raise it, "{value}" standing for the new value in the knob's unit
+    raise_with: str = ""
+    limit_unit: str = "s"
+    limit_what: str = ""  # the knob's name, and where it was read ("its default" when unset)
 
 
-CODEX_STARTUP_SECONDS = 10.0  # Codex drops a server slower than startup_timeout_sec (default)
+def _startup_limit(
+    host: Any,
+    entry: Mapping[str, Any],
+    path: Path,
+    *,
+    home: Path,
+    env: Mapping[str, str],
+    project: Path | None,
+) -> dict[str, Any]:
+    """How long ``host`` waits for our server to start (its documented limit, read where
+    the host reads it) and the exact knob that raises it; {} for a host that documents
+    none. The doctor only reads: install-mcp writes the knob where it is on our entry."""
+    from memoir_tui.core.mcp_install import SERVER_NAME
+
+    limit = host.startup
+    if limit is None:
+        return {}
+    unit = "ms" if limit.unit == "ms" else "s"
+    if limit.entry_key:
+        given = entry.get(limit.entry_key)
+        ok = isinstance(given, int | float) and not isinstance(given, bool) and given > 0
+        value = float(given) if ok else float(limit.default)
+        what = f"{limit.entry_key} = {value:g} {unit}" if ok else f"{limit.entry_key} unset"
+        if host.file_format == "toml":
+            where = f"under [{host.container}.{SERVER_NAME}] in {path}"
+            raise_with = f"{limit.entry_key} = {{value}} {where}"
+        else:
+            raise_with = f'"{limit.entry_key}": {{value}} in the {SERVER_NAME} entry of {path}'
+        if any(key == limit.entry_key for key, _ in host.entry_defaults):
+            raise_with += f" (memoir-tui install-mcp {host.name} writes it on a new entry)"
+        return {
+            "limit_s": limit.seconds(value),
+            "raise_with": raise_with,
+            "limit_unit": unit,
+            "limit_what": what,
+        }
+    # an environment variable; a host that also reads it from its settings' "env" (Claude
+    # Code applies that block over its own environment) is read there too, last level wins
+    value, what = None, f"{limit.env_var} unset"
+    if isinstance(env.get(limit.env_var), str):
+        with contextlib.suppress(ValueError):
+            value = float(env[limit.env_var])
+            what = f"{limit.env_var}={env[limit.env_var]} in the environment"
+    hooks = _hook_host_of(host)
+    settings = None
+    for level in hooks.levels if hooks is not None else ():
+        file = level.locate(home, env, project)
+        if file is None:
+            continue
+        settings = settings or (file if level.root is not None else None)
+        data, _ = _read_settings(file, level.file_format)
+        given = _dig(data, ("env", limit.env_var))
+        if isinstance(given, str | int | float) and not isinstance(given, bool):
+            with contextlib.suppress(ValueError):
+                value = float(given)
+                what = f'"env": {{"{limit.env_var}": {json.dumps(given)}}} in {file}'
+    if value is None or value <= 0:
+        value = float(limit.default)
+    raise_with = f"{limit.env_var}={{value}} in the environment {host.name} starts in"
+    if settings is not None:
+        raise_with += f', or "env": {{"{limit.env_var}": "{{value}}"}} in {settings}'
+    return {
+        "limit_s": limit.seconds(value),
+        "raise_with": raise_with,
+        "limit_unit": unit,
+        "limit_what": what,
+    }
+
+
+def _adapter_of(host: Any) -> Any:
+    from memoir_tui.core.adapters import ADAPTERS
+
+    return next((a for a in ADAPTERS if host in a.mcp), None)
+
+
+def _hook_host_of(host: Any) -> Any:
+    """The hook host of the same tool (its settings levels, its trust rule), if any."""
+    adapter = _adapter_of(host)
+    return adapter.hooks[0] if adapter is not None and adapter.hooks else None
 
 
 def mcp_registrations(
@@ -396,6 +479,7 @@ def _registrations(
                 )
                 continue
             entry = entries.get(SERVER_NAME) if isinstance(entries, dict) else None
+            raw = entry if isinstance(entry, dict) else {}
             if isinstance(entry, dict) and host.entry_shape == "opencode":
                 argv = entry.get("command")
                 if not isinstance(argv, list) or not argv or entry.get("enabled") is False:
@@ -405,11 +489,7 @@ def _registrations(
                 continue
             args = entry.get("args") if isinstance(entry.get("args"), list) else []
             extra = entry.get("env") if isinstance(entry.get("env"), dict) else {}
-            limit = None
-            if host.name == "codex":
-                given = entry.get("startup_timeout_sec")
-                ok = isinstance(given, int | float) and not isinstance(given, bool)
-                limit = float(given) if ok else CODEX_STARTUP_SECONDS
+            limit = _startup_limit(host, raw, path, home=home, env=env, project=project)
             found.append(
                 Registration(
                     host.name,
@@ -417,7 +497,7 @@ def _registrations(
                     entry["command"],
                     tuple(str(a) for a in args),
                     {str(k): str(v) for k, v in extra.items()},
-                    limit,
+                    **limit,
                 )
             )
     return found
@@ -547,7 +627,74 @@ def check_mcp(*, home: Path, env: Mapping[str, str], project: Path | None = None
             )
         ]
     for reg in regs:
+        out += project_registration_checks(reg, home=home, env=env, project=project)
         out.append(check_registration(reg, home=home, env=env, cwd=project or home))
+    return out
+
+
+def project_registration_checks(
+    reg: Registration, *, home: Path, env: Mapping[str, str], project: Path | None
+) -> list[Check]:
+    """A project file's server runs only where its host trusts the project (the same
+    rule as the project's hooks) and, in Claude Code, once the user approved it."""
+    from memoir_tui.core.mcp_install import SERVER_NAME, get_tool
+
+    if project is None or not reg.path.is_relative_to(project):
+        return []
+    hooks = _hook_host_of(get_tool(reg.host))
+    if hooks is None or not hooks.project_trust:
+        return []
+    area = f"mcp {reg.host}"
+    rules = HostRules(hooks, home, env, project, (), (), (), {})
+    why = rules.untrusted(reg.path)
+    out = [Check(area, FAIL, why)] if why else []
+    if hooks.project_trust != "claude":
+        return out
+    # Claude Code asks before it starts a server of a project's file; the answer is kept
+    # in a settings file (any level) or, by older builds, in the project's record
+    enabled = disabled = ""
+    places: list[tuple[Any, str]] = []
+    for level in hooks.levels:
+        file = level.locate(home, env, project)
+        if file is not None:
+            places.append((_read_settings(file, level.file_format)[0], str(file)))
+    trust_file = hooks.trust_file.locate(home, env, None) if hooks.trust_file else None
+    if trust_file is not None:
+        data, _ = _read_settings(trust_file, "json")
+        for folder in (project, *project.parents):
+            record = _dig(data, ("projects", str(folder)))
+            if isinstance(record, dict):
+                places.append((record, f'projects["{folder}"] in {trust_file}'))
+    for data, where in places:
+        listed_off = _dig(data, ("disabledMcpjsonServers",))
+        if isinstance(listed_off, list) and SERVER_NAME in listed_off:
+            disabled = disabled or where
+        listed_on = _dig(data, ("enabledMcpjsonServers",))
+        if (isinstance(listed_on, list) and SERVER_NAME in listed_on) or _dig(
+            data, ("enableAllProjectMcpServers",)
+        ) is True:
+            enabled = enabled or where
+    local = hooks.levels[-1].locate(home, env, project)
+    if disabled:
+        out.append(
+            Check(
+                area,
+                FAIL,
+                f"{hooks.label} will not start it: {SERVER_NAME} is in disabledMcpjsonServers "
+                f"in {disabled} (you declined it); take it out of that list, or run "
+                "claude mcp reset-project-choices and approve it when asked",
+            )
+        )
+    elif not enabled:
+        out.append(
+            Check(
+                area,
+                WARN,
+                f"{hooks.label} asks you to approve {SERVER_NAME} (a server of the project's "
+                "file) the first time it starts here, and starts it only once you do; or add "
+                f'"enabledMcpjsonServers": ["{SERVER_NAME}"] to {local}',
+            )
+        )
     return out
 
 
@@ -562,16 +709,18 @@ def check_registration(
         [reg.command, *reg.args], env={**env, **reg.env}, cwd=cwd if cwd.is_dir() else home
     )
     said = f"{detail} in {ms:.0f} ms ({reg.path})"
-    if ok and reg.limit_s is not None and ms > reg.limit_s * 1000:
-        return Check(
-            area,
-            FAIL,
-            f"{said}: slower than the {reg.limit_s:g} s the host waits (startup_timeout_sec), "
-            "so it would drop the server",
-        )
-    if ok and reg.limit_s is not None and ms > reg.limit_s * 500:
-        return Check(area, WARN, f"{said}: over half the {reg.limit_s:g} s the host waits")
-    return Check(area, PASS if ok else FAIL, said)
+    if not ok or reg.limit_s is None:
+        return Check(area, PASS if ok else FAIL, said)
+    waits = f"the {reg.limit_s:g} s {reg.host} waits for a server to start ({reg.limit_what})"
+    if ms > reg.limit_s * 500:
+        # room for a slower start than this one: three times what it took, at least 30 s
+        seconds = max(30.0, math.ceil(ms * 3 / 1000 / 10) * 10)
+        value = f"{seconds * 1000:.0f}" if reg.limit_unit == "ms" else f"{seconds:.0f}"
+        fix = f"; raise it: {reg.raise_with.replace('{value}', value)}" if reg.raise_with else ""
+        if ms > reg.limit_s * 1000:
+            return Check(area, FAIL, f"{said}: slower than {waits}, so it would drop it{fix}")
+        return Check(area, WARN, f"{said}: over half {waits}{fix}")
+    return Check(area, PASS, f"{said}, within {waits}")
 
 
 def _program_path(command: str, env: Mapping[str, str]) -> str | None:
@@ -629,10 +778,13 @@ def check_hooks_file(
     env: Mapping[str, str],
     cwd: Path | None = None,
     project: Path | None = None,
+    pending: str = FAIL,
 ) -> list[Check]:
     """Every hook of ours in one settings file: would the host run it (its matcher
-    rule, its switches at every settings level, trust), and does it work when run
-    with a synthetic event within the host's timeout."""
+    rule, its switches at every settings level, trust, approval), and does it work
+    when run with a synthetic event within the host's timeout. ``pending`` is the
+    verdict on what only the user can still give (trust a folder, approve a hook):
+    install-hooks, which just wrote the hook, says it as a next step (WARN)."""
     from memoir_tui.core.hook_install import read_state
 
     state = read_state(host_name, path)
@@ -652,10 +804,13 @@ def check_hooks_file(
         out.append(Check(area, WARN, f"the JavaScript memoir's hook is here too ({event}: {cmd})"))
     untrusted = rules.untrusted(path)
     if untrusted:
-        out.append(Check(area, FAIL, untrusted))
+        out.append(Check(area, pending, untrusted))
     where = cwd if cwd is not None and cwd.is_dir() else home
     for hook in state.ours:
         out.append(_check_one_hook(state.host, hook, rules, env, where))
+        held = rules.unapproved(hook)
+        if held is not None:
+            out.append(Check(held.area, pending, held.detail) if held.failed else held)
     return out
 
 
@@ -718,6 +873,8 @@ class HostRules:
             return _codex_untrusted(self.host, self.home, self.env, self.project)
         if self.host.project_trust == "gemini":
             return _gemini_untrusted(self.host, self.home, self.env, self.project)
+        if self.host.project_trust == "claude":
+            return _claude_untrusted(self.host, self.home, self.env, self.project)
         return ""
 
     def skipped_by(self, hook: Any) -> str:
@@ -725,11 +882,70 @@ class HostRules:
             if name in (hook.name, hook.command):
                 return f"{self.host.label} skips it: {name!r} is listed in {where}"
         if self.host.project_trust == "codex":
-            key = f"file:{hook.path}:{_snake(hook.host_event)}:{hook.group}:{hook.index}"
-            state = self.codex_states.get(key)
+            key, state = self.codex_state(hook)
             if isinstance(state, dict) and state.get("enabled") is False:
                 return f"{self.host.label} skips it: [hooks.state] turns {key} off"
         return ""
+
+    def codex_state(self, hook: Any) -> tuple[str, Any]:
+        """Codex's key for one handler (``<hooks.json>:<event>:<group>:<handler>``,
+        codex-rs/hooks ``hook_key``; builds that prefixed ``file:`` read too) and the
+        user's ``[hooks.state]`` entry for it."""
+        key = f"{hook.path}:{_snake(hook.host_event)}:{hook.group}:{hook.index}"
+        for name in (key, f"file:{key}"):
+            if name in self.codex_states:
+                return name, self.codex_states[name]
+        return key, None
+
+    def unapproved(self, hook: Any) -> Check | None:
+        """A hook the host holds until the user approves it (Codex: a new or changed
+        hook runs only once trusted in /hooks, which records its ``trusted_hash``)."""
+        if self.host.project_trust != "codex":
+            return None
+        area = f"hook {self.host.name} {hook.host_event}"
+        key, state = self.codex_state(hook)
+        trusted = state.get("trusted_hash") if isinstance(state, dict) else None
+        user = self.host.levels[0].locate(self.home, self.env, None)
+        if not isinstance(trusted, str):
+            return Check(
+                area,
+                FAIL,
+                f"{self.host.label} runs a new hook only once you trust it, and this one is "
+                f'not trusted (no trusted_hash under [hooks.state."{key}"] in {user}): '
+                "start codex, open /hooks and trust the memoir-tui hooks",
+            )
+        if trusted != codex_hook_hash(hook):
+            return Check(
+                area,
+                WARN,
+                f"trusted once, but its trusted_hash in {user} is not the hash of the hook as "
+                "it reads now (changed by a later install-hooks?); if /hooks in codex lists it "
+                "as modified, trust it again there",
+            )
+        return None
+
+
+def codex_hook_hash(hook: Any) -> str:
+    """The hash Codex records as a handler's ``trusted_hash``: its normalized identity
+    (event label, the group's matcher, the one handler with its timeout made explicit)
+    as canonical JSON (keys sorted, compact), SHA-256 (codex-rs/hooks discovery.rs
+    ``command_hook_hash``, codex-rs/config fingerprint.rs ``version_for_toml``). A
+    Codex that hashes other fields computes another value: hence only a warning."""
+    import hashlib
+
+    event = _snake(hook.host_event)
+    handler: dict[str, Any] = {
+        "type": "command",
+        "command": hook.command,
+        "timeout": max(1, int(hook.timeout)) if hook.timeout else 600,
+        "async": False,
+    }
+    identity: dict[str, Any] = {"event_name": event, "hooks": [handler]}
+    # Codex ignores the matcher of events that do not dispatch on one (Stop, prompts)
+    if hook.matcher is not None and event not in ("stop", "user_prompt_submit"):
+        identity["matcher"] = hook.matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _snake(name: str) -> str:
@@ -782,6 +998,29 @@ def _codex_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Pat
     )
 
 
+def _claude_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Path) -> str:
+    """Claude Code reads a project's settings (its hooks) and its project MCP servers only
+    in a trusted folder: ``projects[<the folder or a parent>].hasTrustDialogAccepted``
+    in its global config (the trust dialog writes it; the home folder's is never kept)."""
+    trust_file = host.trust_file.locate(home, env, None) if host.trust_file else None
+    if trust_file is None:
+        return ""
+    data, error = _read_settings(trust_file, "json")
+    if error:
+        return f"{trust_file} cannot be parsed ({error}), so {host.label} trusts no folder"
+    projects = _dig(data, ("projects",))
+    for folder in (project, *project.parents):
+        entry = projects.get(str(folder)) if isinstance(projects, dict) else None
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return ""
+    return (
+        f"{host.label} runs a project's hooks and MCP servers only in a folder you trusted, "
+        f"and neither {project} nor a folder above it is trusted in {trust_file}: start "
+        f"claude in {project} once and accept the trust dialog (or set "
+        f'projects["{project}"].hasTrustDialogAccepted = true in {trust_file})'
+    )
+
+
 def _gemini_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Path) -> str:
     user = host.levels[0].locate(home, env, None)
     settings, _ = _read_settings(user, "json") if user is not None else (None, "")
@@ -803,8 +1042,9 @@ def _gemini_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Pa
     if trusted:
         return ""
     return (
-        f"Gemini CLI runs a project's hooks only in a trusted folder (folder trust is on) "
-        f"and {project} is not trusted in {trust_file}"
+        f"Gemini CLI runs a project's hooks only in a trusted folder (folder trust is on; "
+        f"its project settings and MCP servers too) and {project} is not trusted in "
+        f'{trust_file}: trust it when Gemini CLI asks, or add "{project}": "TRUST_FOLDER" there'
     )
 
 

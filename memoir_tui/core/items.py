@@ -23,6 +23,7 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
+from memoir_tui.core.textsafe import clean_input
 
 SESSION_VERSION = 1
 
@@ -174,12 +175,16 @@ def matches_words(query: str, *fields: str) -> bool:
 
 
 def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
-    """Refuse empty, whitespace-only, oversized and secret-bearing text; return it trimmed."""
+    """The door for every item's text, whatever face hands it in (the app, the CLI,
+    MCP): control and bidi characters stripped and line breaks folded
+    (``textsafe.clean_input``: an item's text, why, rejected … is one line); then
+    empty, whitespace-only, oversized and secret-bearing text is refused. Returns it
+    trimmed."""
     if text is None and not required:
         return ""
     if not isinstance(text, str):
         raise EmptyTextError(f"{what} must be a string")
-    cleaned = js_trim(text)
+    cleaned = js_trim(clean_input(text))
     if not cleaned:
         if required:
             raise EmptyTextError(f"{what} is empty; give some text")

@@ -185,6 +185,7 @@ def entry_for(host: McpHost, server: ServerSpec) -> dict[str, Any]:
     if host.entry_shape == "opencode":
         entry["command"] = [server.command, *server.args]
         entry["enabled"] = True  # a default: a user who switched it off keeps that
+        entry.update((k, list(v) if isinstance(v, tuple) else v) for k, v in host.entry_defaults)
         if server.env:
             entry["environment"] = dict(server.env)
         return entry

@@ -234,6 +234,10 @@ def remember(
 
     if not isinstance(content, str) or not content.strip():
         raise EmptyTextError("content is empty: nothing to remember")
+    from memoir_tui.core.textsafe import clean_input
+
+    # a markdown file: its lines are kept; control and bidi characters never go in
+    content = clean_input(content, lines=True)
     alias_list = strings(aliases, "aliases")
     tag_list = strings(tags, "tags")
     # secrets first: nothing below may carry one to disk (a refusal names the rule only)

@@ -607,9 +607,14 @@ class ReviewQueue:
         threshold: float = NEAR_HIDDEN_THRESHOLD,
     ) -> EnqueueReport:
         """Add candidate items (``Candidate.to_item()`` dicts) that are new to the queue."""
+        from memoir_tui.core.textsafe import clean_input
+
         store = self.store
+        # the door's text rule: no control or bidi character, one line (as a pin writes it)
         batch = [
-            dict(c) for c in candidates if isinstance(c, Mapping) and isinstance(c.get("text"), str)
+            {**c, "text": clean_input(c["text"])}
+            for c in candidates
+            if isinstance(c, Mapping) and isinstance(c.get("text"), str)
         ]
         # forgotten anywhere counts: a rewording must not bring back another project's forgetting
         ws = store.working_set(all_projects=True)
@@ -713,7 +718,9 @@ class ReviewQueue:
                     f"this candidate was rejected on {readable_date(item.get('rejected_at'))}; "
                     "rejections are permanent, so note the decision directly if you mean it"
                 )
-            final_text = _redact(text) if text is not None else item["text"]
+            from memoir_tui.core.textsafe import clean_input
+
+            final_text = clean_input(_redact(text) if text is not None else item["text"])
             tombstones = store.view(tx.session, all_projects=True).tombstones
             match = near_hidden_match(final_text, tombstones, threshold=threshold)
             if match is not None:

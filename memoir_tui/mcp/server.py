@@ -691,10 +691,6 @@ def build_server(
         and will not see it. Refuses a secret in the content, a name that is a path, a
         folder the host does not read, and an existing file. memoir_recall finds it at
         once. Pass aliases: a later question rarely uses the memory's own words."""
-        from memoir_tui.core.textsafe import clean_input
-
-        # a markdown file: its lines are kept; control and bidi characters are not
-        content = clean_input(content, lines=True) if isinstance(content, str) else content
         return plain(recall_tools.remember, warm, content, filename, tool, project, aliases, tags)
 
     # --- prompts and resources (hosts without hooks: a slash command, an @-mention) ---

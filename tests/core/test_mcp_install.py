@@ -850,6 +850,7 @@ def test_opencode_gets_its_own_entry_shape_and_goes_away_byte_exact(home: Path) 
         "type": "local",
         "command": ["/opt/memoir-tui", "--mcp"],
         "enabled": True,
+        "timeout": 30_000,  # OpenCode's own 5 s is less than our start-up under load
         "environment": {"MEMOIR_HOME": "/srv/memoir"},
     }
     assert data["mcp"]["everything"]["command"][0] == "npx" and data["theme"] == "opencode"

@@ -26,11 +26,17 @@ def _lines(out: str, prefix: str) -> list[str]:
 def test_install_mcp_ends_with_a_live_handshake_and_doctor_repeats_it(world: World) -> None:
     done = world.cli("install-mcp", "claude-code")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert _lines(done.stdout, "PASS  mcp claude-code: memoir answered;")
+    # PASS, or WARN when a loaded machine took over half of Claude Code's 30 s to start it
+    assert _lines(done.stdout, "PASS  mcp claude-code: memoir answered;") or _lines(
+        done.stdout, "WARN  mcp claude-code: memoir answered;"
+    )
     doctor = world.cli("doctor")
     assert doctor.returncode == 0, doctor.stdout
-    [line] = _lines(doctor.stdout, "PASS  mcp claude-code")
+    [line] = _lines(doctor.stdout, "PASS  mcp claude-code") or _lines(
+        doctor.stdout, "WARN  mcp claude-code"
+    )
     assert "tools in" in line and " ms " in line
+    assert "the 30 s claude-code waits for a server to start (MCP_TIMEOUT unset)" in line
 
 
 def test_a_registration_that_cannot_start_fails(world: World) -> None:

@@ -255,6 +255,11 @@ def test_project_mcp_files_name_memoir_tui_from_path_and_codex_waits_long_enough
 ) -> None:
     done = world.cli("install-mcp", "claude-code", "--project", str(world.project))
     assert "meant to be committed" in done.stdout, done.stdout
+    # what the host will ask of the user, said as next steps
+    assert "WARN  mcp claude-code: Claude Code runs a project's hooks and MCP servers" in (
+        done.stdout
+    )
+    assert "WARN  mcp claude-code: Claude Code asks you to approve memoir-tui" in done.stdout
     entry = json.loads((world.project / ".mcp.json").read_text())["mcpServers"]["memoir-tui"]
     assert entry["command"] == "memoir-tui" and "env" not in entry
     assert str(world.home) not in (world.project / ".mcp.json").read_text()
@@ -271,10 +276,12 @@ def test_new_hosts_register_with_a_live_handshake_and_go_away_byte_exact(
 ) -> None:
     done = world.cli("install-mcp", host)
     assert done.returncode == 0, done.stdout + done.stderr
-    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(f"PASS  mcp {host}:")]
+    # PASS, or WARN where the host has a start-up limit and a loaded machine took over half
+    verdicts = (f"PASS  mcp {host}:", f"WARN  mcp {host}:")
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith(verdicts)]
     assert "memoir answered" in line
     doctor = world.cli("doctor")
-    assert f"PASS  mcp {host}" in doctor.stdout, doctor.stdout
+    assert [ln for ln in doctor.stdout.splitlines() if ln.startswith(verdicts)], doctor.stdout
     gone = world.cli("uninstall-mcp", host)
     assert gone.returncode == 0, gone.stdout
     assert "Removed" in gone.stdout

@@ -152,6 +152,24 @@ class UserFile:
 
 
 @dataclass(frozen=True, slots=True)
+class StartupLimit:
+    """How long a host waits for an MCP server to start before it drops it, and the
+    knob that raises it: a key on the server's own entry (``entry_key``) or an
+    environment variable the host reads (``env_var``; Claude Code also takes it from
+    its settings files' ``env``). ``default`` (in ``unit``, "s" or "ms") applies
+    when the knob is unset. Only limits the host documents are recorded."""
+
+    default: float
+    unit: str = "s"
+    entry_key: str = ""
+    env_var: str = ""
+    source: str = ""  # where the fact was read (for docs/HOSTS.md and the reader)
+
+    def seconds(self, value: float) -> float:
+        return value / 1000 if self.unit == "ms" else float(value)
+
+
+@dataclass(frozen=True, slots=True)
 class McpHost:
     """Where one host registers MCP servers, per scope and platform, and the file's shape.
 
@@ -180,6 +198,7 @@ class McpHost:
     dedicated_user: bool = True
     dedicated_project: bool = True
     installable: bool = True
+    startup: StartupLimit | None = None  # the host's documented start-up limit, if any
 
     def user_file(self, home: Path, env: Mapping[str, str], platform: str) -> Path:
         for candidate in self.user:
@@ -302,7 +321,7 @@ class HookHost:
     disabled_names: tuple[tuple[str, ...], ...] = ()
     # what a project-level hooks file needs before the host runs it: "" nothing,
     # "codex" a trusted project in config.toml, "gemini" a trusted folder when
-    # folder trust is on
+    # folder trust is on, "claude" a folder (or a parent) whose trust dialog was accepted
     project_trust: str = ""
     trust_file: SettingsFile | None = None  # where the host records trusted folders
     max_timeout: float | None = None  # the host's cap on a handler's timeout (seconds)
@@ -453,6 +472,11 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".mcp.json",
                 entry_extras=(("type", "stdio"),),
                 dedicated_user=False,
+                # a server that has not answered initialize within MCP_TIMEOUT ms (30 s
+                # unset) is dropped; set in the environment or a settings file's "env"
+                startup=StartupLimit(
+                    30_000, "ms", env_var="MCP_TIMEOUT", source="code.claude.com/docs/en/mcp"
+                ),
             ),
             # Claude Desktop: claude_desktop_config.json in its app-data folder (macOS
             # ~/Library/Application Support/Claude, Windows %APPDATA%\Claude; Linux builds
@@ -492,6 +516,10 @@ ADAPTERS: tuple[Adapter, ...] = (
                     SettingsFile(f"{CLAUDE_DIR}/settings.json"),
                     SettingsFile(f"{CLAUDE_DIR}/settings.local.json"),
                 ),
+                # a project's settings (its hooks) and .mcp.json run only in a folder the
+                # user trusted: projects[<folder or a parent>].hasTrustDialogAccepted
+                project_trust="claude",
+                trust_file=SettingsFile(".claude.json", Root("", env="CLAUDE_CONFIG_DIR")),
             ),
         ),
     ),
@@ -574,6 +602,13 @@ ADAPTERS: tuple[Adapter, ...] = (
                 project=".gemini/settings.json",
                 dedicated_user=False,
                 dedicated_project=False,
+                # connect waits the entry's "timeout" ms, 10 minutes unset
+                startup=StartupLimit(
+                    600_000,
+                    "ms",
+                    entry_key="timeout",
+                    source="gemini-cli mcp-client.ts (MCP_DEFAULT_TIMEOUT_MSEC)",
+                ),
             ),
         ),
         hooks=(
@@ -636,6 +671,12 @@ ADAPTERS: tuple[Adapter, ...] = (
                 entry_defaults=(("startup_timeout_sec", 30),),
                 dedicated_user=False,
                 dedicated_project=False,
+                startup=StartupLimit(
+                    10,
+                    "s",
+                    entry_key="startup_timeout_sec",
+                    source="developers.openai.com/codex/mcp",
+                ),
             ),
         ),
         hooks=(
@@ -845,8 +886,14 @@ ADAPTERS: tuple[Adapter, ...] = (
                 container="mcp",
                 entry_extras=(("type", "local"),),
                 entry_shape="opencode",
+                # OpenCode gives a local server 5 s to list its tools ("timeout", ms);
+                # ours can take longer on a loaded machine
+                entry_defaults=(("timeout", 30_000),),
                 dedicated_user=False,
                 dedicated_project=False,
+                startup=StartupLimit(
+                    5_000, "ms", entry_key="timeout", source="opencode.ai/docs/mcp-servers"
+                ),
             ),
         ),
     ),
