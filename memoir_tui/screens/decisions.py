@@ -399,9 +399,8 @@ class DecisionsPane(FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(
-                    lambda store: forget_everywhere(store, needle, purge=True), undoable=False
-                )
+                # No undo: the app marks it as the last act u cannot take back.
+                self.host.write(lambda store: forget_everywhere(store, needle, purge=True))
 
         self.app.push_screen(
             TypeToConfirmScreen(
