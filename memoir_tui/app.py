@@ -37,7 +37,7 @@ from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.session import LoadedSession
+from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import FormDialog
@@ -563,7 +563,13 @@ class MemoirApp(App[int]):
             self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
             return
         self.loaded = loaded
-        self.state = self.store.view(loaded.state, all_projects=self.all_projects)
+        state = loaded.state
+        if loaded.damage == NEWER_VERSION:
+            # Read-only, but not blank: what the newer file holds that this version reads.
+            from memoir_tui.core.session_peek import understood_state
+
+            state = understood_state(loaded.path, now=self.store.clock()) or state
+        self.state = self.store.view(state, all_projects=self.all_projects)
         bar = self.query_one(StoreBar)
         bar.set_read_only(loaded.read_only)
         bar.set_scope(self.scope_text())

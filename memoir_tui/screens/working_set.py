@@ -265,8 +265,11 @@ class WorkingSetPane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
-        # A store with nothing in it yet greets the person and says where to start.
-        self.set_class(is_empty_store(ws), "-empty")
+        # A store with nothing in it yet greets the person and says where to start; a
+        # damaged or newer one is not empty (the banner above says what it is).
+        loaded = getattr(self.app, "loaded", None)
+        damaged = loaded is not None and bool(loaded.damage)
+        self.set_class(is_empty_store(ws) and not damaged, "-empty")
         done = left_the_lists(ws)
         # Past the live caps (parked, archived) after the live ones: kept, shown, reachable.
         lists = {

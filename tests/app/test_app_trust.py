@@ -1,0 +1,208 @@
+"""What the app can be trusted with (issue 23): undo that never reaches back past an act
+it cannot take back, focus that stays in the pane, keys read as typed, and a read-only or
+damaged store that shows what it holds, never "empty".
+
+The real-terminal versions of the key and undo stories are in ``test_tmux_trust.py``;
+these run under Pilot, read the file on disk after each act, and need no tmux.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.widgets import Input
+
+from memoir_tui.app import MemoirApp
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.model import working_set
+from memoir_tui.core.store import Store
+from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.widgets.item_table import ItemTable
+from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle, type_text
+
+NOTE = "Ship the CLI through pipx"
+
+
+def hidden_texts(store: Store) -> set[str]:
+    return {
+        d["text"] for d in on_disk(store)["current"]["decisions"] if d.get("hidden") and "text" in d
+    }
+
+
+def live_decisions(store: Store) -> set[str]:
+    return {d.text for d in working_set(on_disk(store), all_projects=True).all_decisions}
+
+
+# --- undo -------------------------------------------------------------------------------
+
+
+async def test_u_after_a_hide_stops_there_and_keeps_the_note(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, NOTE)
+        await pilot.press("ctrl+s", "ctrl+s")  # the second: "no why given" is asked once
+        await settle(pilot)
+        assert NOTE in live_decisions(demo_store)
+        pane.table.focus()
+        victim = next(k for k in pane.table.row_keys if k != text_hash(NOTE))
+        assert pane.table.move_to_key(victim)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        hidden_after_hide = hidden_texts(demo_store)
+        before_u = on_disk(demo_store)
+        await pilot.press("u")
+        await settle(pilot)
+        # Nothing changed on disk: neither the hide (it cannot be undone) nor the note
+        # (it is older than the hide, and u never reaches past the last act).
+        assert on_disk(demo_store) == before_u
+        assert NOTE in live_decisions(demo_store)
+        assert hidden_texts(demo_store) == hidden_after_hide
+        # And a second u does not reach back either.
+        await pilot.press("u")
+        await settle(pilot)
+        assert on_disk(demo_store) == before_u
+
+
+async def test_an_undoable_act_after_an_irreversible_one_is_undone(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert hidden_texts(demo_store)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, NOTE)
+        await pilot.press("ctrl+s", "ctrl+s")
+        await settle(pilot)
+        assert NOTE in live_decisions(demo_store)
+        pane.table.focus()
+        await pilot.press("u")
+        await settle(pilot)
+        assert NOTE not in live_decisions(demo_store)  # the last act, taken back
+
+
+# --- focus ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["tab", "shift+tab"])
+async def test_tab_and_shift_tab_go_round_the_pane_and_never_leave_it(
+    demo_store: Store, key: str
+) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.query_one(WorkingSetPane)
+        lists = [t.id for t in pane.query(ItemTable)]
+        seen = []
+        for _ in range(2 * len(lists) + 1):
+            await pilot.press(key)
+            await settle(pilot)
+            focused = app.focused
+            assert focused is not None and pane in focused.ancestors, focused
+            seen.append(focused.id)
+        assert set(seen) == set(lists)  # every list, round and round
+
+
+async def test_tab_brings_a_stray_focus_back_into_the_pane(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.set_focus(None)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert app.focused is not None
+        assert app.query_one(WorkingSetPane) in app.focused.ancestors
+
+
+# --- keys -------------------------------------------------------------------------------
+
+
+async def test_option_character_in_a_list_is_escape_then_the_digit(demo_store: Store) -> None:
+    """Textual reads escape and 1 arriving together as "¡" (WezTerm's Option+1)."""
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot, DecisionsPane)
+        app.post_message(events.Key("inverted_exclamation_mark", "¡"))
+        await settle(pilot)
+        assert app.query_one("#panes").active == "working-set"
+
+
+async def test_option_character_typed_in_a_text_box_stays_a_character(
+    demo_store: Store,
+) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        app.post_message(events.Key("inverted_exclamation_mark", "¡"))
+        await settle(pilot)
+        assert app.screen.query_one("#text", Input).value == "¡"
+
+
+# --- a store this version may not write ----------------------------------------------
+
+
+def make_newer(store: Store) -> bytes:
+    """The store's session as a newer memoir would write it: version 99."""
+    state = json.loads(store.session_path.read_text(encoding="utf-8"))
+    state["version"] = 99
+    state["future_field"] = {"what": "this version does not know"}
+    store.session_path.write_text(json.dumps(state), encoding="utf-8")
+    return store.session_path.read_bytes()
+
+
+async def test_a_newer_store_lists_what_it_holds_read_only(demo_store: Store) -> None:
+    expected = live_decisions(demo_store)
+    assert expected
+    before = make_newer(demo_store)
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "-empty" not in app.query_one(WorkingSetPane).classes  # no "store is empty"
+        pane = await open_pane(pilot, DecisionsPane)
+        assert set(pane.table.row_keys) == {text_hash(t) for t in expected}
+        # Every change is refused and said; the file is untouched.
+        await pilot.press("d", "y")
+        await settle(pilot)
+    assert demo_store.session_path.read_bytes() == before
+
+
+async def test_a_damaged_store_does_not_say_it_is_empty(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / "session.json").write_text('{"version": 1, "current": {"decisions": [', "utf-8")
+    app = MemoirApp(Store(root, machine_label="laptop"), poll_interval=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "-empty" not in app.query_one(WorkingSetPane).classes
+
+
+@pytest.fixture
+def newer_store(demo_store: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
+    import memoir_tui.core.session as session
+
+    monkeypatch.setattr(session, "_now_ms", lambda: 1785542400000)  # the copy's name
+    monkeypatch.setenv("HOME", str(demo_store.root.parent))  # the banner says ~/store/…
+    make_newer(demo_store)
+    return demo_store
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
+def test_newer_store_decisions_snapshot(
+    snap_compare: Any, newer_store: Store, size: tuple[int, int]
+) -> None:
+    assert snap_compare(make_app(newer_store), terminal_size=size, run_before=pressing("2"))
