@@ -415,7 +415,11 @@ class WorkingSetPane(Pane):
                     severity="warning",
                 )
                 return
-            self.host.write(lambda store: store.revive_item(list_key, text=text))
+            # It comes back in the project it was completed in, not the one showing it.
+            back: dict[str, str] = {"text": text}
+            if isinstance(item, CompletedAction) and item.project:
+                back["project"] = item.project
+            self.host.write(lambda store: store.revive_item(list_key, back))
         elif table_id == "next-actions":
             self.host.write(lambda store: store.complete_next_action(text))
         elif table_id == "goals":

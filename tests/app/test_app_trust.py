@@ -17,7 +17,7 @@ from textual import events
 from textual.widgets import Input
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.model import working_set
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
@@ -25,6 +25,7 @@ from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle, type_text
+from tests.conftest import JulyClock
 
 NOTE = "Ship the CLI through pipx"
 
@@ -206,3 +207,60 @@ def test_newer_store_decisions_snapshot(
     snap_compare: Any, newer_store: Store, size: tuple[int, int]
 ) -> None:
     assert snap_compare(make_app(newer_store), terminal_size=size, run_before=pressing("2"))
+
+
+# --- items keep their project -----------------------------------------------------------
+
+PROJECT = "local:" + "a" * 32
+GLOBAL_ACTION = "Rotate the signing keys"
+GLOBAL_QUESTION = "Should offline edits merge per field?"
+
+
+def project_store(tmp_path: Path) -> Store:
+    """A store opened inside a project, holding a global next action (completed) and a
+    global question, both written outside any project."""
+    root = tmp_path / "store"
+    outside = Store(root, actor="cli", clock=JulyClock())
+    outside.add_next_action(GLOBAL_ACTION)
+    outside.complete_next_action(GLOBAL_ACTION)
+    outside.ask_question(GLOBAL_QUESTION)
+    return Store(root, actor="app", clock=JulyClock(), project=PROJECT, project_label="alpha")
+
+
+def on_list(store: Store, list_key: str, text: str) -> dict[str, Any]:
+    items = on_disk(store)["current"][list_key]
+    return next(i for i in items if i.get("text") == text)
+
+
+async def test_reopening_a_global_completion_inside_a_project_keeps_it_global(
+    tmp_path: Path,
+) -> None:
+    store = project_store(tmp_path)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("A")  # every project: the global completion is listed
+        await settle(pilot)
+        table = app.query_one("#completed", ItemTable)
+        table.focus()
+        assert table.move_to_key(f"next_actions:{identity(GLOBAL_ACTION)}")
+        await pilot.press("x")
+        await settle(pilot)
+    assert "project" not in on_list(store, "next_actions", GLOBAL_ACTION)
+
+
+async def test_a_global_question_edited_inside_a_project_stays_global(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#questions", ItemTable)
+        table.focus()
+        assert table.move_to_key(identity(GLOBAL_QUESTION))
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("end")
+        await type_text(pilot, " Or per record?")
+        await pilot.press("enter")
+        await settle(pilot)
+    assert "project" not in on_list(store, "open_questions", f"{GLOBAL_QUESTION} Or per record?")
