@@ -17,6 +17,7 @@ import os
 import socket
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from memoir_tui.core.identity import (
     identity,
     is_text_hash,
     iso_now,
+    js_trim,
     parse_date_ms,
     text_hash,
 )
@@ -593,6 +595,85 @@ class Store:
             ),
         )
         return Outcome(True, f"{noun} reworded: {new_text}", identity(new_text), undo=undo)
+
+    @_unchanged_is_outcome
+    def move_item(self, list_key: str, match: str, project: str | None) -> Outcome:
+        """Move a goal, next action or question to another project (None: global) — an
+        explicit act, never a side effect of editing. The copy in its old project gets a
+        tombstone (reason ``moved``), so no replica brings it back there."""
+        noun = NOUNS[list_key]
+        date_field = DATE_FIELDS[list_key]
+        project = project or None
+        with self.transaction(f"move_{list_key}") as tx:
+            old = dict(self._one_item(tx.session, list_key, match))
+            where = _where(
+                readable_project(project, self._project_names(tx.session)) if project else None
+            )
+            if (old.get("project") or None) == project:
+                raise _Unchanged(f"the {noun} is already {where.removeprefix('to ')}")
+            if any(
+                identity(i["text"]) == identity(old["text"])
+                and (i.get("project") or None) == project
+                and not is_hidden(i)
+                for i in _pooled(tx.session, list_key)
+            ):
+                raise AmbiguousMatchError(
+                    f"the {noun} is already listed {where.replace('to ', 'in ', 1)}",
+                    [old["text"]],
+                )
+            self._tombstone(tx.session, list_key, old, "moved")
+            fresh = self._stamp(old["text"], date_field)
+            fresh.pop("project", None)
+            fresh.pop("project_label", None)
+            if project:
+                fresh["project"] = project
+                if project == self.project and self.project_label:
+                    fresh["project_label"] = self.project_label
+            for k, v in old.items():
+                if k not in (date_field, "machine_id", "parked_at", "project", "project_label"):
+                    fresh.setdefault(k, v)
+            tx.session["current"][list_key].append(fresh)
+            tx.audit(f"move_{list_key}", list_key, text_hash(old["text"]))
+        undo = Undo(
+            "remove_item",
+            f"move back: {old['text']}",
+            (("list", list_key), ("text", old["text"]), ("reason", "undone")),
+            (
+                Undo(
+                    "revive_item", f"bring back: {old['text']}", (("list", list_key), ("item", old))
+                ),
+            ),
+        )
+        return Outcome(
+            True, f"{noun} moved {where}: {old['text']}", identity(old["text"]), undo=undo
+        )
+
+    def edit_item(
+        self, list_key: str, match: str, new_text: str, *, project: str | bool | None = False
+    ) -> Outcome:
+        """Reword an item and, only when ``project`` is given (a scope id, or None for
+        global; False: keep it where it is), move it — one commit, one undo."""
+        with self.transaction(f"edit_{list_key}"):
+            reworded = (
+                self.reword_item(list_key, match, new_text)
+                if js_trim(new_text) != js_trim(match)
+                else None
+            )
+            if project is False:
+                if reworded is None:
+                    return Outcome(False, "nothing to change")
+                return reworded
+            moved = self.move_item(list_key, new_text, project or None)
+        done = [o for o in (reworded, moved) if o is not None and o.changed]
+        if not done:
+            return moved
+        steps: list[Undo] = []
+        for outcome in reversed(done):  # the last change is taken back first
+            if outcome.undo is not None:
+                steps += [replace(outcome.undo, steps=()), *outcome.undo.steps]
+        undo = replace(steps[0], steps=tuple(steps[1:])) if steps else None
+        message = "; ".join(o.message for o in done)
+        return Outcome(True, message, done[-1].key, undo=undo)
 
     def _respell(
         self, tx: Transaction, list_key: str, old: dict[str, Any], new_text: str
@@ -1282,6 +1363,10 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         tx.session.update(merged)
         tx.audit("merge_session", "session")
     return Outcome(True, f"merged into {output}")
+
+
+def _where(project: str | None) -> str:
+    return f"to project {project}" if project else "to global (every project)"
 
 
 # --- undo: the inverse of an act, written through the same door -------------------------

@@ -16,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Checkbox, Input, Label
+from textual.widgets import Checkbox, Input, Label, Select
 
 from memoir_tui.core.model import CompletedAction, Item
 from memoir_tui.screens.dialogs import FormDialog, SaveChange, form_buttons
@@ -32,6 +32,7 @@ REASONS = {
     "reworded": "Reworded",
     "rotated": "Pushed out by a full list",
     "undone": "Undone",
+    "moved": "Moved to another project",
 }
 
 
@@ -92,9 +93,16 @@ class ItemDetailScreen(DetailScreen):
         return item_details(self.item)
 
 
+KEEP = "keep"
+"""The project choice that leaves an item where it is (editing never moves it)."""
+GLOBAL = "global"
+
+
 @dataclass(frozen=True, slots=True)
 class Rewording:
     text: str
+    project: str | bool | None = False
+    """False: stays in its project; None: moved to global; an id: moved to that project."""
 
 
 class RewordScreen(FormDialog[Rewording | None]):
@@ -110,15 +118,43 @@ class RewordScreen(FormDialog[Rewording | None]):
     | escape | Cancel. |
     """
 
-    def __init__(self, item: Item, *, save: SaveChange[Rewording]) -> None:
+    DEFAULT_CSS = """
+    RewordScreen #project {
+        width: 1fr;
+    }
+    """
+
+    def __init__(
+        self,
+        item: Item,
+        *,
+        save: SaveChange[Rewording],
+        here: tuple[str, str] | None = None,
+    ) -> None:
+        """``here``: (id, label) of the project the app is opened in, a place to move to."""
         super().__init__(save=save)
         self.item = item
+        self.here = here
+
+    def project_choices(self) -> list[tuple[str, str]]:
+        """(what the person reads, value): stay, or move to global or this project."""
+        where = self.item.project_label or ("global" if not self.item.project else "")
+        choices = [(f"keep it in {where or 'its project'}", KEEP)]
+        if self.item.project:
+            choices.append(("move it to global (every project)", GLOBAL))
+        if self.here is not None and self.here[0] != self.item.project:
+            choices.append((f"move it to this project ({self.here[1]})", self.here[0]))
+        return choices
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog"):
             yield Label(f"Edit: {KIND_NAMES.get(self.item.kind, 'item')}", classes="dialog--title")
             yield Label("Text", classes="dialog--label")
             yield Input(self.item.text, id="text", select_on_focus=False)
+            choices = self.project_choices()
+            if len(choices) > 1:
+                yield Label("Project", classes="dialog--label")
+                yield Select(choices, value=KEEP, allow_blank=False, id="project", compact=True)
             yield Label("", id="dialog-error", classes="dialog--error")
             yield Label("enter saves · esc cancels · u undoes afterwards", classes="dialog--hint")
             yield form_buttons("Save")
@@ -136,10 +172,16 @@ class RewordScreen(FormDialog[Rewording | None]):
         if not text.strip():
             self.show_error("Type some text first (d removes the item).")
             return
-        if text.strip() == self.item.text.strip():
+        chosen = KEEP
+        for select in self.query("#project").results(Select):
+            chosen = str(select.value)
+        project: str | bool | None = (
+            False if chosen == KEEP else None if chosen == GLOBAL else chosen
+        )
+        if text.strip() == self.item.text.strip() and project is False:
             self.dismiss(None)  # nothing changed
             return
-        self.finish(Rewording(text))
+        self.finish(Rewording(text, project))
 
 
 @dataclass(frozen=True, slots=True)

@@ -378,13 +378,16 @@ class WorkingSetPane(Pane):
         list_key, old = TABLE_LISTS[table_id], item.text
 
         def save(draft: Rewording) -> Callable[[Store], Outcome]:
-            return lambda store: store.reword_item(list_key, old, draft.text)
+            # The item keeps its project unless the dialog's Project field moves it.
+            return lambda store: store.edit_item(list_key, old, draft.text, project=draft.project)
 
         def reworded(draft: Rewording | None) -> None:
             if draft is not None:
                 self._go_to(table_id, draft.text)
 
-        self.app.push_screen(RewordScreen(item, save=save), reworded)
+        store = self.host.store
+        here = (store.project, store.project_label or store.project) if store.project else None
+        self.app.push_screen(RewordScreen(item, save=save, here=here), reworded)
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the item with ``text`` in list ``table_id`` (another pane's jump)."""

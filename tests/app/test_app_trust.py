@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.model import working_set
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.item_dialogs import GLOBAL, KEEP, RewordScreen
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
@@ -214,6 +215,7 @@ def test_newer_store_decisions_snapshot(
 PROJECT = "local:" + "a" * 32
 GLOBAL_ACTION = "Rotate the signing keys"
 GLOBAL_QUESTION = "Should offline edits merge per field?"
+NEXT_HERE = "Write the Alembic migration"
 
 
 def project_store(tmp_path: Path) -> Store:
@@ -264,3 +266,49 @@ async def test_a_global_question_edited_inside_a_project_stays_global(tmp_path: 
         await pilot.press("enter")
         await settle(pilot)
     assert "project" not in on_list(store, "open_questions", f"{GLOBAL_QUESTION} Or per record?")
+
+
+async def test_moving_an_item_is_an_explicit_choice_in_the_edit_dialog(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    store.add_next_action(NEXT_HERE)
+    assert on_list(store, "next_actions", NEXT_HERE)["project"] == PROJECT
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#next-actions", ItemTable)
+        table.focus()
+        assert table.move_to_key(identity(NEXT_HERE))
+        await pilot.press("e")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RewordScreen)
+        assert dialog.query_one("#project", Select).value == KEEP  # editing never moves it
+        dialog.query_one("#project", Select).value = GLOBAL
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        moved = on_list(store, "next_actions", NEXT_HERE)
+        assert "project" not in moved and "project_label" not in moved
+        left = on_disk(store)["current"]["completed_actions"]
+        assert [(t.get("project"), t.get("reason")) for t in left if t["text"] == NEXT_HERE] == [
+            (PROJECT, "moved")
+        ]
+        await pilot.press("u")
+        await settle(pilot)
+    back = [a for a in on_disk(store)["current"]["next_actions"] if a["text"] == NEXT_HERE]
+    assert [a.get("project") for a in back] == [PROJECT]
+
+
+def test_edit_item_rewords_and_moves_in_one_commit_and_one_undo(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    store.add_next_action(NEXT_HERE)
+    outcome = store.edit_item("next_actions", NEXT_HERE, "Renamed action", project=None)
+    assert outcome.changed and outcome.undo is not None
+    renamed = on_list(store, "next_actions", "Renamed action")
+    assert "project" not in renamed
+    assert store.undo(outcome.undo).changed
+    live = [(a["text"], a.get("project")) for a in on_disk(store)["current"]["next_actions"]]
+    assert live == [(NEXT_HERE, PROJECT)]
+    # Only the text: the project stays.
+    kept = store.edit_item("next_actions", NEXT_HERE, "Reworded only")
+    assert kept.changed
+    assert on_list(store, "next_actions", "Reworded only")["project"] == PROJECT
