@@ -975,10 +975,25 @@ class Store:
         text: str | None = None,
         why: str | None = None,
         rejected: str | None = None,
+        project: str | bool | None = False,
     ) -> Outcome:
         """Change why and rejected in place (dated now, so the edit wins merges); a new
         text is a new identity: the new decision is written and the old wording is
-        forgotten (hidden for ever, like ``hide_decision``), which cannot be undone."""
+        forgotten (hidden for ever, like ``hide_decision``), which cannot be undone.
+        The decision keeps its project unless ``project`` moves it (an id, or None for
+        global; False keeps it): one commit, and undone as one only when both parts can be."""
+        if project is not False:
+            with self.transaction("edit_decision"):
+                edited = self.edit_decision(key, text=text, why=why, rejected=rejected)
+                moved = self.move_decision(edited.key, project or None)
+            done = [o for o in (edited, moved) if o.changed]
+            if not done:
+                return moved
+            undo = done[0].undo if len(done) == 1 else None
+            if len(done) == 2 and edited.undo is not None and moved.undo is not None:
+                steps = (*moved.undo.steps, replace(edited.undo, steps=()), *edited.undo.steps)
+                undo = replace(moved.undo, steps=steps)
+            return Outcome(True, "; ".join(o.message for o in done), moved.key, undo=undo)
         with self.transaction("edit_decision") as tx:
             old = dict(self._decision(tx.session, key))
             if is_hidden(old):
@@ -1017,6 +1032,54 @@ class Store:
             tx.audit("edit_decision", "decisions", key)
         undo = Undo("restore_decision", f"restore: {old['text']}", (("entry", old),))
         return Outcome(True, f"decision edited: {new_text}", key, undo=undo)
+
+    @_unchanged_is_outcome
+    def move_decision(self, key: str, project: str | None) -> Outcome:
+        """Move a decision to another project (None: global) — an explicit act, never a
+        side effect of editing. Its copy in the old project is taken back (a temporal
+        tombstone, reason ``moved``: not forgotten, the words may be noted there again)."""
+        project = project or None
+        with self.transaction("move_decision") as tx:
+            old = dict(self._decision(tx.session, key))
+            if is_hidden(old):
+                raise ForgottenDecisionError("a forgotten decision cannot be moved")
+            where = _where(
+                readable_project(project, self._project_names(tx.session)) if project else None
+            )
+            if (old.get("project") or None) == project:
+                raise _Unchanged(f"the decision is already {where.removeprefix('to ')}")
+            decisions = _pool(tx.session, "decisions")
+            if any(
+                decision_key(d) == key and (d.get("project") or None) == project
+                for d in well_formed_items(decisions)
+            ):
+                raise ForgottenDecisionError(
+                    f"a decision with these words is already listed (or was forgotten) "
+                    f"{where.replace('to ', 'in ', 1)}"
+                )
+            ident = identity_key(old)
+            kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
+            self._retract(tx.session, key, "moved", project=old.get("project"))
+            fresh = {
+                k: v
+                for k, v in old.items()
+                if k not in ("project", "project_label", "date", "machine_id")
+            }
+            fresh.update(date=self.clock(), machine_id=self.machine.id)
+            if project:
+                fresh["project"] = project
+                if project == self.project and self.project_label:
+                    fresh["project_label"] = self.project_label
+            kept.append(fresh)
+            self._store_decisions(tx.session, kept)
+            tx.audit("move_decision", "decisions", key)
+        undo = Undo(
+            "retract_decision",
+            f"move back: {old['text']}",
+            (("key", key),),
+            (Undo("restore_decision", f"restore: {old['text']}", (("entry", old),)),),
+        )
+        return Outcome(True, f"decision moved {where}: {old['text']}", key, undo=undo)
 
     def _reword_decision(
         self, tx: Transaction, old: dict[str, Any], text: str, why: str, rejected: str

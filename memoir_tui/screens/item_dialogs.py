@@ -16,10 +16,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Checkbox, Input, Label, Select
+from textual.widgets import Checkbox, Input, Label
 
 from memoir_tui.core.model import CompletedAction, Item
-from memoir_tui.screens.dialogs import FormDialog, SaveChange, form_buttons
+from memoir_tui.screens.dialogs import (
+    FormDialog,
+    SaveChange,
+    chosen_project,
+    form_buttons,
+    project_choices,
+    project_fields,
+)
 from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.item_table import long_date
 
@@ -93,11 +100,6 @@ class ItemDetailScreen(DetailScreen):
         return item_details(self.item)
 
 
-KEEP = "keep"
-"""The project choice that leaves an item where it is (editing never moves it)."""
-GLOBAL = "global"
-
-
 @dataclass(frozen=True, slots=True)
 class Rewording:
     text: str
@@ -136,25 +138,13 @@ class RewordScreen(FormDialog[Rewording | None]):
         self.item = item
         self.here = here
 
-    def project_choices(self) -> list[tuple[str, str]]:
-        """(what the person reads, value): stay, or move to global or this project."""
-        where = self.item.project_label or ("global" if not self.item.project else "")
-        choices = [(f"keep it in {where or 'its project'}", KEEP)]
-        if self.item.project:
-            choices.append(("move it to global (every project)", GLOBAL))
-        if self.here is not None and self.here[0] != self.item.project:
-            choices.append((f"move it to this project ({self.here[1]})", self.here[0]))
-        return choices
-
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog"):
             yield Label(f"Edit: {KIND_NAMES.get(self.item.kind, 'item')}", classes="dialog--title")
             yield Label("Text", classes="dialog--label")
             yield Input(self.item.text, id="text", select_on_focus=False)
-            choices = self.project_choices()
-            if len(choices) > 1:
-                yield Label("Project", classes="dialog--label")
-                yield Select(choices, value=KEEP, allow_blank=False, id="project", compact=True)
+            item = self.item
+            yield from project_fields(project_choices(item.project, item.project_label, self.here))
             yield Label("", id="dialog-error", classes="dialog--error")
             yield Label("enter saves · esc cancels · u undoes afterwards", classes="dialog--hint")
             yield form_buttons("Save")
@@ -172,12 +162,7 @@ class RewordScreen(FormDialog[Rewording | None]):
         if not text.strip():
             self.show_error("Type some text first (d removes the item).")
             return
-        chosen = KEEP
-        for select in self.query("#project").results(Select):
-            chosen = str(select.value)
-        project: str | bool | None = (
-            False if chosen == KEEP else None if chosen == GLOBAL else chosen
-        )
+        project = chosen_project(self)
         if text.strip() == self.item.text.strip() and project is False:
             self.dismiss(None)  # nothing changed
             return

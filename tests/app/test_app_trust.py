@@ -21,7 +21,8 @@ from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.model import working_set
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.item_dialogs import GLOBAL, KEEP, RewordScreen
+from memoir_tui.screens.dialogs import GLOBAL, KEEP, EditDecisionScreen
+from memoir_tui.screens.item_dialogs import RewordScreen
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
@@ -312,3 +313,45 @@ def test_edit_item_rewords_and_moves_in_one_commit_and_one_undo(tmp_path: Path) 
     kept = store.edit_item("next_actions", NEXT_HERE, "Reworded only")
     assert kept.changed
     assert on_list(store, "next_actions", "Reworded only")["project"] == PROJECT
+
+
+DECISION_HERE = "Use SQLite in WAL mode"
+
+
+async def test_moving_a_decision_to_global_is_a_choice_and_u_brings_it_back(
+    tmp_path: Path,
+) -> None:
+    store = project_store(tmp_path)
+    store.note_decision(DECISION_HERE, "one file", "LevelDB")
+    key = text_hash(DECISION_HERE)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        assert pane.table.move_to_key(key)
+        await pilot.press("e")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, EditDecisionScreen)
+        assert dialog.query_one("#project", Select).value == KEEP
+        dialog.query_one("#project", Select).value = GLOBAL
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        moved = [
+            d for d in on_disk(store)["current"]["decisions"] if d.get("text") == DECISION_HERE
+        ]
+        assert [(d.get("project"), d.get("why"), d.get("rejected")) for d in moved] == [
+            (None, "one file", "LevelDB")
+        ]
+        await pilot.press("u")
+        await settle(pilot)
+    back = [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == DECISION_HERE]
+    assert [(d.get("project"), d.get("why")) for d in back] == [(PROJECT, "one file")]
+
+
+def test_editing_a_decision_why_never_moves_it(tmp_path: Path) -> None:
+    outside = Store(tmp_path / "store", actor="cli", clock=JulyClock())
+    outside.note_decision(DECISION_HERE)  # global
+    store = project_store(tmp_path)
+    assert store.edit_decision(text_hash(DECISION_HERE), why="one file").changed
+    after = [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == DECISION_HERE]
+    assert [(d.get("project"), d.get("why")) for d in after] == [(None, "one file")]
