@@ -380,10 +380,14 @@ class MemoirApp(App[int]):
             self._finish_key()
 
     async def _settle_screen(self, rounds: int = 3) -> None:
-        """Wait until the screen's widgets have handled what was queued for them, a few
-        rounds deep (a message that posts a message), or ~1 s at most."""
+        """Wait until the widgets a key's messages bubble through (the focused one and its
+        ancestors, up to the app) have handled what was queued for them, a few rounds deep
+        (a message that posts a message), or ~1 s at most."""
         for _ in range(rounds):
-            nodes = [self, *self.screen.walk_children(with_self=True)]
+            focused = self.focused
+            nodes = [*focused.ancestors_with_self] if focused is not None else [self.screen]
+            if self not in nodes:
+                nodes.append(self)
             done = [asyncio.Event() for _ in nodes]
             waiting = [
                 flag.wait()
