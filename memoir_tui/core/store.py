@@ -707,7 +707,12 @@ class Store:
             self._tombstone(tx.session, "open_questions", question, "answered", answer=answer)
             tx.audit("close_question", "open_questions", text_hash(question["text"]))
             if as_decision:
-                noted = self.note_decision(answer, why=f"answers the question: {question['text']}")
+                # The answer goes where the question was (a global question: global).
+                noted = self.note_decision(
+                    answer,
+                    why=f"answers the question: {question['text']}",
+                    project=question.get("project") or None,
+                )
         revive = Undo(
             "revive_item",
             f"reopen: {question['text']}",
@@ -822,9 +827,12 @@ class Store:
         provenance: dict[str, Any] | None = None,
         valid_from: str | None = None,
         valid_until: str | None = None,
+        project: str | bool | None = False,
     ) -> Outcome:
         """Pin a decision. ``provenance`` (source, extractor, session_id, …) is kept as
-        fields on the decision, never folded into ``why``; its ``project`` scopes it."""
+        fields on the decision, never folded into ``why``; its ``project`` scopes it.
+        ``project`` (an id, or None for global) places it where the item it comes from
+        was (a closed question's answer); False: this store's project."""
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
@@ -851,11 +859,18 @@ class Store:
                         "it is genuinely a new decision."
                     )
             entry = self._stamp(text, "date", **extra)
+            if project is not False:
+                entry.pop("project", None)
+                entry.pop("project_label", None)
+                if project:
+                    entry["project"] = project
+                    if project == self.project and self.project_label:
+                        entry["project_label"] = self.project_label
             ident = identity_key(entry)
             previous = next(
                 (dict(d) for d in well_formed_items(decisions) if identity_key(d) == ident), None
             )
-            if previous is None:
+            if previous is None and project is False:
                 # The same words already seen here (global or shared) are updated where
                 # they are, not doubled with a copy stamped for this project.
                 seen = next(

@@ -355,3 +355,39 @@ def test_editing_a_decision_why_never_moves_it(tmp_path: Path) -> None:
     assert store.edit_decision(text_hash(DECISION_HERE), why="one file").changed
     after = [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == DECISION_HERE]
     assert [(d.get("project"), d.get("why")) for d in after] == [(None, "one file")]
+
+
+def test_a_global_question_answered_as_a_decision_inside_a_project_stays_global(
+    tmp_path: Path,
+) -> None:
+    store = project_store(tmp_path)
+    closed = store.close_question(GLOBAL_QUESTION, answer="Per record", as_decision=True)
+    assert closed.changed
+    noted = [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == "Per record"]
+    assert [d.get("project") for d in noted] == [None]
+    store.ask_question("Which queue for the mailer?")  # a question of this project
+    store.close_question("Which queue for the mailer?", answer="SQS", as_decision=True)
+    assert on_list(store, "decisions", "SQS")["project"] == PROJECT
+
+
+def test_a_pinned_candidate_keeps_the_project_it_was_captured_in(tmp_path: Path) -> None:
+    store = project_store(tmp_path)
+    other = "git:" + "b" * 32
+    store.review.enqueue(
+        [
+            {
+                "text": "Use Terraform for the staging stack",
+                "kind": "decision",
+                "source": "assistant",
+                "extractor": "decision.going_with",
+                "session_id": "sess-1",
+                "timestamp": "2026-06-30T10:00:00.000Z",
+                "project": other,
+                "project_label": "acme/billing",
+            }
+        ]
+    )
+    (item,) = store.review.list_items()
+    assert store.review.pin(item.id).changed
+    pinned = on_list(store, "decisions", "Use Terraform for the staging stack")
+    assert (pinned["project"], pinned.get("project_label")) == (other, "acme/billing")
