@@ -124,6 +124,7 @@ class MemoirApp(App[int]):
     | ctrl+r | Reload the store from disk. |
     | A | Switch every pane between this project and all projects. |
     | u | Undo the last act of this session (any pane). |
+    | ctrl+y | Redo what u last took back. |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -185,13 +186,21 @@ class MemoirApp(App[int]):
             tooltip="Undo the last act of this session, in any pane",
             id="app.undo",
         ),
+        Binding(
+            "ctrl+y",
+            "redo",
+            "Redo",
+            show=False,
+            tooltip="Do again what u last took back",
+            id="app.redo",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo"}
+        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo", "redo"}
     )
 
     def __init__(
@@ -223,6 +232,9 @@ class MemoirApp(App[int]):
         """What ``u`` takes back, newest last: this session's acts, from every pane. An act
         that cannot be taken back is an ``Irreversible`` on top: ``u`` says so, never
         reaching past it to an older act."""
+        self.redo_stack: list[tuple[Callable[[Store], Outcome], str]] = []
+        """What ctrl+y does again, newest last: the acts ``u`` took back, until a new act."""
+        self._redo_of: dict[int, Callable[[Store], Outcome]] = {}
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
@@ -639,6 +651,7 @@ class MemoirApp(App[int]):
         on_done: Callable[[Outcome], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         undoable: bool = True,
+        redoing: bool = False,
     ) -> Worker[Outcome | None]:
         """Run one Store mutation off the UI thread, then report it and reload.
 
@@ -650,7 +663,9 @@ class MemoirApp(App[int]):
         Tests can ``await app.workers.wait_for_complete()``.
         """
         return self.run_worker(
-            partial(self._write_in_thread, change, _Reply(on_done, on_error, undoable)),
+            partial(
+                self._write_in_thread, change, _Reply(on_done, on_error, undoable, change, redoing)
+            ),
             name="store-write",
             group="store-write",
             thread=True,
@@ -686,17 +701,32 @@ class MemoirApp(App[int]):
             return  # written; nobody is left to show it to
         message = outcome.message
         if reply.undoable and outcome.changed:
-            message += self.record_act(outcome.undo, outcome.message)
+            message += self.record_act(
+                outcome.undo, outcome.message, reply.change, redoing=reply.redoing
+            )
         self.notify(message, severity="information" if outcome.changed else "warning")
         self.poll_store()
         if reply.on_done is not None:
             reply.on_done(outcome)
 
-    def record_act(self, undo: Undo | None, what: str) -> str:
+    def record_act(
+        self,
+        undo: Undo | None,
+        what: str,
+        redo: Callable[[Store], Outcome] | None = None,
+        *,
+        redoing: bool = False,
+    ) -> str:
         """Put an act on the undo stack: its undo, or, when it has none, a barrier that
-        ``u`` stops at (everything older is out of reach). Returns what the toast adds."""
+        ``u`` stops at (everything older is out of reach). Returns what the toast adds.
+        ``redo`` (the change itself) is what ctrl+y runs again once ``u`` took it back;
+        a new act (not a redo) ends what can be redone."""
+        if not redoing:
+            self.redo_stack.clear()
         if undo is not None:
             self.undo_stack.append(undo)
+            if redo is not None:
+                self._redo_of[id(undo)] = redo
             return " · u undoes it"
         self.undo_stack[:] = [Irreversible(what)]
         return "" if "cannot be undone" in what else " · this cannot be undone"
@@ -718,11 +748,28 @@ class MemoirApp(App[int]):
             return
         undo = self.undo_stack.pop()
         assert isinstance(undo, Undo)
+        redo = self._redo_of.pop(id(undo), None)
+
+        def undone(outcome: Outcome) -> None:
+            if outcome.changed and redo is not None:
+                self.redo_stack.append((redo, undo.label))
 
         def failed(message: str) -> None:
             self.notify(f"Could not undo ({undo.label}): {message}", severity="error", timeout=8)
 
-        self.write(lambda store: store.undo(undo), on_error=failed, undoable=False)
+        self.write(lambda store: store.undo(undo), on_done=undone, on_error=failed, undoable=False)
+
+    def action_redo(self) -> None:
+        """Do again what ``u`` last took back (until a new act is done)."""
+        if not self.redo_stack:
+            self.notify("Nothing to redo: u takes an act back, ctrl+y does it again.")
+            return
+        redo, label = self.redo_stack.pop()
+
+        def failed(message: str) -> None:
+            self.notify(f"Could not redo ({label}): {message}", severity="error", timeout=8)
+
+        self.write(redo, on_error=failed, redoing=True)
 
     def writes_in_flight(self) -> list[Worker[object]]:
         return [
@@ -854,6 +901,9 @@ class MemoirApp(App[int]):
                 "app", "undo", "Undo the last act of this session", "u", self.action_undo
             )
             yield self._command(
+                "app", "redo", "Do again what u last took back", "ctrl+y", self.action_redo
+            )
+            yield self._command(
                 "app",
                 "toggle all projects",
                 "Every pane: this project, or all projects",
@@ -899,6 +949,8 @@ class _Reply:
     on_done: Callable[[Outcome], None] | None = None
     on_error: Callable[[str], None] | None = None
     undoable: bool = True
+    change: Callable[[Store], Outcome] | None = None
+    redoing: bool = False  # a redo: what else can be redone stays
 
 
 def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:

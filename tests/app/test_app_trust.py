@@ -391,3 +391,36 @@ def test_a_pinned_candidate_keeps_the_project_it_was_captured_in(tmp_path: Path)
     assert store.review.pin(item.id).changed
     pinned = on_list(store, "decisions", "Use Terraform for the staging stack")
     assert (pinned["project"], pinned.get("project_label")) == (other, "acme/billing")
+
+
+async def test_ctrl_y_does_again_what_u_took_back_until_a_new_act(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    goals = lambda: [g["text"] for g in on_disk(demo_store)["current"]["goals"]]  # noqa: E731
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.query_one("#goals", ItemTable)
+        table.focus()
+        await settle(pilot)
+        goal = goals()[0]
+        assert table.move_to_key(identity(goal))
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert goal not in goals()
+        await pilot.press("u")
+        await settle(pilot)
+        assert goal in goals()
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        assert goal not in goals()  # removed again
+        await pilot.press("u")
+        await settle(pilot)
+        assert goal in goals()  # and the redo is undone like any act
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, "A new goal")
+        await pilot.press("enter")
+        await settle(pilot)
+        before = on_disk(demo_store)
+        await pilot.press("ctrl+y")  # a new act ended what could be redone
+        await settle(pilot)
+        assert on_disk(demo_store) == before
