@@ -22,11 +22,13 @@ from memoir_tui.core.model import working_set
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import GLOBAL, KEEP, EditDecisionScreen
+from memoir_tui.screens.entries import EntriesPane
 from memoir_tui.screens.item_dialogs import RewordScreen
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle, type_text
+from tests.app.world import World
 from tests.conftest import JulyClock
 
 NOTE = "Ship the CLI through pipx"
@@ -424,3 +426,32 @@ async def test_ctrl_y_does_again_what_u_took_back_until_a_new_act(demo_store: St
         await pilot.press("ctrl+y")  # a new act ended what could be redone
         await settle(pilot)
         assert on_disk(demo_store) == before
+
+
+async def test_u_after_an_editor_edit_says_so_and_keeps_the_earlier_act(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "bin" / "append-editor"
+    script.parent.mkdir(parents=True)
+    script.write_text('#!/bin/sh\nprintf "\\nAppended by the test editor.\\n" >> "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    actions = lambda: [a["text"] for a in on_disk(world.store)["current"]["next_actions"]]  # noqa: E731
+    app = world.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.query_one("#next-actions", ItemTable).focus()
+        await pilot.press("a")
+        await settle(pilot)
+        await type_text(pilot, "Earlier act")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Earlier act" in actions()
+        pane = await open_pane(pilot, EntriesPane)
+        assert pane.table.row_keys
+        pane.table.focus()
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert "Earlier act" in actions()  # u did not reach past the edit
