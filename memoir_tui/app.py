@@ -30,14 +30,14 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import AwaitMount
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.session import LoadedSession
+from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import FormDialog
@@ -67,6 +67,17 @@ ANIMATIONS_ENV = "TEXTUAL_ANIMATIONS"
 DEFAULT_POLL_SECONDS = 0.5
 KEY_WAIT_STEP = 0.004
 KEY_WAIT_STEPS = 500
+SCREEN_WAIT_STEPS = 250
+SETTLE_SECONDS = 0.4
+"""A key that opened a dialog holds the next ones until the dialog has its focus (~1 s at
+most: a screen with nothing to focus lets them go)."""
+OPTION_KEYS = {
+    **{c: (d, d) for c, d in zip("¡™£¢∞¶•ªº", "123457890", strict=True)},
+    "–": ("minus", "-"),
+    "≠": ("equals_sign", "="),
+}
+"""What Textual makes of escape then 1…0, - or = read together (it reads them as WezTerm's
+macOS Option keys), and the key each stands for (6 is left out: § is also a key of its own)."""
 """A key a widget consumed (stopped) is noticed within a few ms; one on its way back up to
 the app is waited for, however busy the app is, up to 2 s (a widget removed under it)."""
 WRITE_GROUPS = frozenset({"store-write", "inject-write", "sync-run"})
@@ -113,6 +124,7 @@ class MemoirApp(App[int]):
     | ctrl+r | Reload the store from disk. |
     | A | Switch every pane between this project and all projects. |
     | u | Undo the last act of this session (any pane). |
+    | ctrl+y | Redo what u last took back. |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -174,13 +186,21 @@ class MemoirApp(App[int]):
             tooltip="Undo the last act of this session, in any pane",
             id="app.undo",
         ),
+        Binding(
+            "ctrl+y",
+            "redo",
+            "Redo",
+            show=False,
+            tooltip="Do again what u last took back",
+            id="app.redo",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo"}
+        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo", "redo"}
     )
 
     def __init__(
@@ -208,12 +228,18 @@ class MemoirApp(App[int]):
         self.closing = False
         """Set once quitting began: nothing is pushed, mounted or applied after it."""
         self.watcher = StoreWatcher(self._watched())
-        self.undo_stack: list[Undo] = []
-        """What ``u`` takes back, newest last: this session's acts, from every pane."""
+        self.undo_stack: list[Undo | Irreversible] = []
+        """What ``u`` takes back, newest last: this session's acts, from every pane. An act
+        that cannot be taken back is an ``Irreversible`` on top: ``u`` says so, never
+        reaching past it to an older act."""
+        self.redo_stack: list[tuple[Callable[[Store], Outcome], str]] = []
+        """What ctrl+y does again, newest last: the acts ``u`` took back, until a new act."""
+        self._redo_of: dict[int, Callable[[Store], Outcome]] = {}
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
         self._replayed: set[events.Key] = set()
+        self._screen_at_key: Screen[Any] | None = None  # the screen a key in flight began on
         self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
         self._theme_ready = False  # themes set before mount are not the person's choice
@@ -324,9 +350,10 @@ class MemoirApp(App[int]):
                 if self._key_in_flight is event:
                     self._finish_key()
             return
-        if event.key.startswith("alt+") and event not in self._replayed:
+        if event not in self._replayed and self._escape_and_key(event):
             # No binding uses alt: this is escape and a key typed at once (a terminal sends
-            # both in one read, which reads as alt+key). Take them as the two keys they were.
+            # both in one read, which reads as alt+key, or as the character WezTerm's Option
+            # gives: escape 1 → ¡). Take them as the two keys they were.
             self._held_keys.extend(_escape_then_key(event))
             if self._key_in_flight is None:
                 self._finish_key()
@@ -338,6 +365,7 @@ class MemoirApp(App[int]):
             return
         else:
             self._key_in_flight = event
+            self._screen_at_key = self.screen
         await super().on_event(event)
         if self._key_in_flight is not event or self._key_came_back is event:
             return
@@ -354,21 +382,106 @@ class MemoirApp(App[int]):
             if self._key_in_flight is not event or self._key_came_back is event:
                 return
             if event._stop_propagation:
+                if not event.is_printable:
+                    # What the key set off (enter in a filter box: the box says it is done,
+                    # the pane moves the focus to its list) is handled before the next key.
+                    # (A character typed into a box sets off nothing the next one needs.)
+                    await self._settle_screen()
                 break
         if self._key_in_flight is event and self._key_came_back is not event:
             self._finish_key()
 
+    async def _settle_screen(self, rounds: int = 3) -> None:
+        """Wait until the widgets a key's messages bubble through (the focused one and its
+        ancestors, up to the app) have handled what was queued for them, a few rounds deep
+        (a message that posts a message), or ~1 s at most."""
+        for _ in range(rounds):
+            focused = self.focused
+            nodes = [*focused.ancestors_with_self] if focused is not None else [self.screen]
+            if self not in nodes:
+                nodes.append(self)
+            done = [asyncio.Event() for _ in nodes]
+            waiting = [
+                flag.wait()
+                for node, flag in zip(nodes, done, strict=True)
+                if node.call_later(flag.set)
+            ]
+            if not waiting:
+                return
+            try:
+                await asyncio.wait_for(asyncio.gather(*waiting), timeout=SETTLE_SECONDS)
+            except TimeoutError:
+                return
+
+    def _escape_and_key(self, event: events.Key) -> bool:
+        if event.key.startswith("alt+"):
+            return True
+        # WezTerm's Option characters stand for escape + key only where no text is typed
+        # (a list has no use for them); in a text box they are the characters they read.
+        return event.character in OPTION_KEYS and not isinstance(self.focused, Input | TextArea)
+
     def _finish_key(self) -> None:
+        screen = self._screen_at_key
+        if self._held_keys and screen is not None and not self._screen_ready(screen):
+            # The key opened or closed a dialog: the next key waits until the screen it
+            # lands on is mounted and has put its focus where typing goes ("a" then
+            # "lowercase" at once: the "l" belongs in the new dialog's text box).
+            self._screen_at_key = None
+            self._release_when_ready(screen)
+            return
         self._key_in_flight = None
+        self._screen_at_key = None
         if self._held_keys and not self.closing:
             # Reserve the turn for the held key at once: a key arriving from the terminal
             # while it travels through the queue must not overtake it.
             following = self._held_keys.popleft()
             self._replayed.add(following)
             self._key_in_flight = following
+            self._screen_at_key = self.screen
             self.post_message(following)
         elif self.closing:
             self._held_keys.clear()
+
+    def _screen_ready(self, was: Screen[Any]) -> bool:
+        """Whether keys may go on: the screen is the one the key began on, or a new one that
+        is mounted with its focus set (its ``on_mount`` focus is applied later)."""
+        screen = self.screen
+        return screen is was or (screen.is_mounted and screen.focused is not None)
+
+    @work(group="key-watch", exclusive=False)
+    async def _release_when_ready(self, was: Screen[Any]) -> None:
+        for _ in range(SCREEN_WAIT_STEPS):  # a screen with nothing to focus: not for ever
+            await asyncio.sleep(KEY_WAIT_STEP)
+            if self.closing or self._screen_ready(was):
+                break
+        self._finish_key()
+
+    # --- focus: tab and shift+tab go round the lists of the pane, never out of it -----------
+
+    def action_focus_next(self) -> None:
+        self._focus_in_pane(+1)
+
+    def action_focus_previous(self) -> None:
+        self._focus_in_pane(-1)
+
+    def _focus_in_pane(self, step: int) -> None:
+        screen = self.screen
+        if screen is not self.screen_stack[0]:  # a dialog: its own fields, as Textual does
+            if step > 0:
+                screen.focus_next()
+            else:
+                screen.focus_previous()
+            return
+        pane = self.current_pane()
+        chain = [w for w in screen.focus_chain if pane in w.ancestors_with_self]
+        if not chain:
+            return
+        focused = screen.focused
+        if focused in chain:
+            target = chain[(chain.index(focused) + step) % len(chain)]
+        else:  # the focus strayed out of the pane (a click on the tabs or footer): back in
+            target = chain[0] if step > 0 else chain[-1]
+        target.focus()
 
     def _start_importing_panes(self) -> None:
         # Import the other panes' modules off the UI thread, so a first visit,
@@ -466,7 +579,13 @@ class MemoirApp(App[int]):
             self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
             return
         self.loaded = loaded
-        self.state = self.store.view(loaded.state, all_projects=self.all_projects)
+        state = loaded.state
+        if loaded.damage == NEWER_VERSION:
+            # Read-only, but not blank: what the newer file holds that this version reads.
+            from memoir_tui.core.session_peek import understood_state
+
+            state = understood_state(loaded.path, now=self.store.clock()) or state
+        self.state = self.store.view(state, all_projects=self.all_projects)
         bar = self.query_one(StoreBar)
         bar.set_read_only(loaded.read_only)
         bar.set_scope(self.scope_text())
@@ -532,6 +651,7 @@ class MemoirApp(App[int]):
         on_done: Callable[[Outcome], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         undoable: bool = True,
+        redoing: bool = False,
     ) -> Worker[Outcome | None]:
         """Run one Store mutation off the UI thread, then report it and reload.
 
@@ -543,7 +663,9 @@ class MemoirApp(App[int]):
         Tests can ``await app.workers.wait_for_complete()``.
         """
         return self.run_worker(
-            partial(self._write_in_thread, change, _Reply(on_done, on_error, undoable)),
+            partial(
+                self._write_in_thread, change, _Reply(on_done, on_error, undoable, change, redoing)
+            ),
             name="store-write",
             group="store-write",
             thread=True,
@@ -577,27 +699,77 @@ class MemoirApp(App[int]):
     def _write_done(self, outcome: Outcome, reply: _Reply) -> None:
         if self.closing:
             return  # written; nobody is left to show it to
-        if reply.undoable and outcome.changed and outcome.undo is not None:
-            self.undo_stack.append(outcome.undo)
         message = outcome.message
-        if outcome.changed and outcome.undo is not None and reply.undoable:
-            message += " · u undoes it"
+        if reply.undoable and outcome.changed:
+            message += self.record_act(
+                outcome.undo, outcome.message, reply.change, redoing=reply.redoing
+            )
         self.notify(message, severity="information" if outcome.changed else "warning")
         self.poll_store()
         if reply.on_done is not None:
             reply.on_done(outcome)
 
+    def record_act(
+        self,
+        undo: Undo | None,
+        what: str,
+        redo: Callable[[Store], Outcome] | None = None,
+        *,
+        redoing: bool = False,
+    ) -> str:
+        """Put an act on the undo stack: its undo, or, when it has none, a barrier that
+        ``u`` stops at (everything older is out of reach). Returns what the toast adds.
+        ``redo`` (the change itself) is what ctrl+y runs again once ``u`` took it back;
+        a new act (not a redo) ends what can be redone."""
+        if not redoing:
+            self.redo_stack.clear()
+        if undo is not None:
+            self.undo_stack.append(undo)
+            if redo is not None:
+                self._redo_of[id(undo)] = redo
+            return " · u undoes it"
+        self.undo_stack[:] = [Irreversible(what)]
+        return "" if "cannot be undone" in what else " · this cannot be undone"
+
     def action_undo(self) -> None:
-        """Take back the last act of this session (any pane) through the same door."""
+        """Take back the last act of this session (any pane) through the same door; when
+        the last act cannot be taken back, say so and change nothing."""
         if not self.undo_stack:
             self.notify("Nothing to undo in this session.", severity="warning")
             return
+        last = self.undo_stack[-1]
+        if isinstance(last, Irreversible):
+            self.notify(
+                f"The last act cannot be undone ({last.what}); nothing was changed.",
+                title="Not undone",
+                severity="warning",
+                timeout=8,
+            )
+            return
         undo = self.undo_stack.pop()
+        assert isinstance(undo, Undo)
+        redo = self._redo_of.pop(id(undo), None)
+
+        def undone(outcome: Outcome) -> None:
+            if outcome.changed and redo is not None:
+                self.redo_stack.append((redo, undo.label))
 
         def failed(message: str) -> None:
             self.notify(f"Could not undo ({undo.label}): {message}", severity="error", timeout=8)
 
-        self.write(lambda store: store.undo(undo), on_error=failed, undoable=False)
+        self.write(lambda store: store.undo(undo), on_done=undone, on_error=failed, undoable=False)
+
+    def action_redo(self) -> None:
+        """Do again what ``u`` last took back (until a new act is done)."""
+        if not self.redo_stack:
+            self.notify("Nothing to redo: u takes an act back, ctrl+y does it again.")
+            return
+        redo, label = self.redo_stack.pop()
+
+        def failed(message: str) -> None:
+            self.notify(f"Could not redo ({label}): {message}", severity="error", timeout=8)
+
+        self.write(redo, on_error=failed, redoing=True)
 
     def writes_in_flight(self) -> list[Worker[object]]:
         return [
@@ -729,6 +901,9 @@ class MemoirApp(App[int]):
                 "app", "undo", "Undo the last act of this session", "u", self.action_undo
             )
             yield self._command(
+                "app", "redo", "Do again what u last took back", "ctrl+y", self.action_redo
+            )
+            yield self._command(
                 "app",
                 "toggle all projects",
                 "Every pane: this project, or all projects",
@@ -760,15 +935,28 @@ class MemoirApp(App[int]):
 
 
 @dataclass(frozen=True, slots=True)
+class Irreversible:
+    """The top of the undo stack after an act that cannot be taken back (a hide, a purge,
+    a bulk reject): ``u`` names it and stops there."""
+
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Reply:
     """Where a write's result goes: the caller's callbacks, and whether it is undoable."""
 
     on_done: Callable[[Outcome], None] | None = None
     on_error: Callable[[str], None] | None = None
     undoable: bool = True
+    change: Callable[[Store], Outcome] | None = None
+    redoing: bool = False  # a redo: what else can be redone stays
 
 
 def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
+    if not event.key.startswith("alt+") and event.character in OPTION_KEYS:
+        key, char = OPTION_KEYS[event.character]
+        return events.Key("escape", "\x1b"), events.Key(key, char)
     key = event.key.removeprefix("alt+")
     char = event.character[-1:] if event.character else None
     return events.Key("escape", "\x1b"), events.Key(key, char)

@@ -65,3 +65,21 @@ def peek_session(path: Path, *, now: str | None = None) -> Peek:
     if problems:
         return Peek(state, True, MISSHAPEN, f"has parts of the wrong shape ({'; '.join(problems)})")
     return Peek(state, True)
+
+
+def understood_state(path: Path, *, now: str | None = None) -> dict[str, Any] | None:
+    """What a newer-format session holds that this version understands (its known lists,
+    read as today's shapes), for showing it read-only; None when it is not one. Never
+    written back: every write to such a file is refused (``session.guard_not_newer``)."""
+    from memoir_tui.core.session import normalise_shape
+
+    try:
+        raw_bytes = read_store_file(path)
+        if raw_bytes is None:
+            return None
+        raw = json.loads(raw_bytes.decode("utf-8"), parse_constant=_not_finite)
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(raw, dict) or not migrate_session(raw, now)[0]:
+        return None
+    return normalise_shape(raw, now)

@@ -17,6 +17,7 @@ import os
 import socket
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from memoir_tui.core.identity import (
     identity,
     is_text_hash,
     iso_now,
+    js_trim,
     parse_date_ms,
     text_hash,
 )
@@ -594,6 +596,85 @@ class Store:
         )
         return Outcome(True, f"{noun} reworded: {new_text}", identity(new_text), undo=undo)
 
+    @_unchanged_is_outcome
+    def move_item(self, list_key: str, match: str, project: str | None) -> Outcome:
+        """Move a goal, next action or question to another project (None: global) — an
+        explicit act, never a side effect of editing. The copy in its old project gets a
+        tombstone (reason ``moved``), so no replica brings it back there."""
+        noun = NOUNS[list_key]
+        date_field = DATE_FIELDS[list_key]
+        project = project or None
+        with self.transaction(f"move_{list_key}") as tx:
+            old = dict(self._one_item(tx.session, list_key, match))
+            where = _where(
+                readable_project(project, self._project_names(tx.session)) if project else None
+            )
+            if (old.get("project") or None) == project:
+                raise _Unchanged(f"the {noun} is already {where.removeprefix('to ')}")
+            if any(
+                identity(i["text"]) == identity(old["text"])
+                and (i.get("project") or None) == project
+                and not is_hidden(i)
+                for i in _pooled(tx.session, list_key)
+            ):
+                raise AmbiguousMatchError(
+                    f"the {noun} is already listed {where.replace('to ', 'in ', 1)}",
+                    [old["text"]],
+                )
+            self._tombstone(tx.session, list_key, old, "moved")
+            fresh = self._stamp(old["text"], date_field)
+            fresh.pop("project", None)
+            fresh.pop("project_label", None)
+            if project:
+                fresh["project"] = project
+                if project == self.project and self.project_label:
+                    fresh["project_label"] = self.project_label
+            for k, v in old.items():
+                if k not in (date_field, "machine_id", "parked_at", "project", "project_label"):
+                    fresh.setdefault(k, v)
+            tx.session["current"][list_key].append(fresh)
+            tx.audit(f"move_{list_key}", list_key, text_hash(old["text"]))
+        undo = Undo(
+            "remove_item",
+            f"move back: {old['text']}",
+            (("list", list_key), ("text", old["text"]), ("reason", "undone")),
+            (
+                Undo(
+                    "revive_item", f"bring back: {old['text']}", (("list", list_key), ("item", old))
+                ),
+            ),
+        )
+        return Outcome(
+            True, f"{noun} moved {where}: {old['text']}", identity(old["text"]), undo=undo
+        )
+
+    def edit_item(
+        self, list_key: str, match: str, new_text: str, *, project: str | bool | None = False
+    ) -> Outcome:
+        """Reword an item and, only when ``project`` is given (a scope id, or None for
+        global; False: keep it where it is), move it — one commit, one undo."""
+        with self.transaction(f"edit_{list_key}"):
+            reworded = (
+                self.reword_item(list_key, match, new_text)
+                if js_trim(new_text) != js_trim(match)
+                else None
+            )
+            if project is False:
+                if reworded is None:
+                    return Outcome(False, "nothing to change")
+                return reworded
+            moved = self.move_item(list_key, new_text, project or None)
+        done = [o for o in (reworded, moved) if o is not None and o.changed]
+        if not done:
+            return moved
+        steps: list[Undo] = []
+        for outcome in reversed(done):  # the last change is taken back first
+            if outcome.undo is not None:
+                steps += [replace(outcome.undo, steps=()), *outcome.undo.steps]
+        undo = replace(steps[0], steps=tuple(steps[1:])) if steps else None
+        message = "; ".join(o.message for o in done)
+        return Outcome(True, message, done[-1].key, undo=undo)
+
     def _respell(
         self, tx: Transaction, list_key: str, old: dict[str, Any], new_text: str
     ) -> Outcome:
@@ -626,7 +707,12 @@ class Store:
             self._tombstone(tx.session, "open_questions", question, "answered", answer=answer)
             tx.audit("close_question", "open_questions", text_hash(question["text"]))
             if as_decision:
-                noted = self.note_decision(answer, why=f"answers the question: {question['text']}")
+                # The answer goes where the question was (a global question: global).
+                noted = self.note_decision(
+                    answer,
+                    why=f"answers the question: {question['text']}",
+                    project=question.get("project") or None,
+                )
         revive = Undo(
             "revive_item",
             f"reopen: {question['text']}",
@@ -741,9 +827,12 @@ class Store:
         provenance: dict[str, Any] | None = None,
         valid_from: str | None = None,
         valid_until: str | None = None,
+        project: str | bool | None = False,
     ) -> Outcome:
         """Pin a decision. ``provenance`` (source, extractor, session_id, …) is kept as
-        fields on the decision, never folded into ``why``; its ``project`` scopes it."""
+        fields on the decision, never folded into ``why``; its ``project`` scopes it.
+        ``project`` (an id, or None for global) places it where the item it comes from
+        was (a closed question's answer); False: this store's project."""
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
@@ -770,11 +859,18 @@ class Store:
                         "it is genuinely a new decision."
                     )
             entry = self._stamp(text, "date", **extra)
+            if project is not False:
+                entry.pop("project", None)
+                entry.pop("project_label", None)
+                if project:
+                    entry["project"] = project
+                    if project == self.project and self.project_label:
+                        entry["project_label"] = self.project_label
             ident = identity_key(entry)
             previous = next(
                 (dict(d) for d in well_formed_items(decisions) if identity_key(d) == ident), None
             )
-            if previous is None:
+            if previous is None and project is False:
                 # The same words already seen here (global or shared) are updated where
                 # they are, not doubled with a copy stamped for this project.
                 seen = next(
@@ -894,10 +990,25 @@ class Store:
         text: str | None = None,
         why: str | None = None,
         rejected: str | None = None,
+        project: str | bool | None = False,
     ) -> Outcome:
         """Change why and rejected in place (dated now, so the edit wins merges); a new
         text is a new identity: the new decision is written and the old wording is
-        forgotten (hidden for ever, like ``hide_decision``), which cannot be undone."""
+        forgotten (hidden for ever, like ``hide_decision``), which cannot be undone.
+        The decision keeps its project unless ``project`` moves it (an id, or None for
+        global; False keeps it): one commit, and undone as one only when both parts can be."""
+        if project is not False:
+            with self.transaction("edit_decision"):
+                edited = self.edit_decision(key, text=text, why=why, rejected=rejected)
+                moved = self.move_decision(edited.key, project or None)
+            done = [o for o in (edited, moved) if o.changed]
+            if not done:
+                return moved
+            undo = done[0].undo if len(done) == 1 else None
+            if len(done) == 2 and edited.undo is not None and moved.undo is not None:
+                steps = (*moved.undo.steps, replace(edited.undo, steps=()), *edited.undo.steps)
+                undo = replace(moved.undo, steps=steps)
+            return Outcome(True, "; ".join(o.message for o in done), moved.key, undo=undo)
         with self.transaction("edit_decision") as tx:
             old = dict(self._decision(tx.session, key))
             if is_hidden(old):
@@ -936,6 +1047,54 @@ class Store:
             tx.audit("edit_decision", "decisions", key)
         undo = Undo("restore_decision", f"restore: {old['text']}", (("entry", old),))
         return Outcome(True, f"decision edited: {new_text}", key, undo=undo)
+
+    @_unchanged_is_outcome
+    def move_decision(self, key: str, project: str | None) -> Outcome:
+        """Move a decision to another project (None: global) — an explicit act, never a
+        side effect of editing. Its copy in the old project is taken back (a temporal
+        tombstone, reason ``moved``: not forgotten, the words may be noted there again)."""
+        project = project or None
+        with self.transaction("move_decision") as tx:
+            old = dict(self._decision(tx.session, key))
+            if is_hidden(old):
+                raise ForgottenDecisionError("a forgotten decision cannot be moved")
+            where = _where(
+                readable_project(project, self._project_names(tx.session)) if project else None
+            )
+            if (old.get("project") or None) == project:
+                raise _Unchanged(f"the decision is already {where.removeprefix('to ')}")
+            decisions = _pool(tx.session, "decisions")
+            if any(
+                decision_key(d) == key and (d.get("project") or None) == project
+                for d in well_formed_items(decisions)
+            ):
+                raise ForgottenDecisionError(
+                    f"a decision with these words is already listed (or was forgotten) "
+                    f"{where.replace('to ', 'in ', 1)}"
+                )
+            ident = identity_key(old)
+            kept = [d for d in decisions if not (has_text(d) and identity_key(d) == ident)]
+            self._retract(tx.session, key, "moved", project=old.get("project"))
+            fresh = {
+                k: v
+                for k, v in old.items()
+                if k not in ("project", "project_label", "date", "machine_id")
+            }
+            fresh.update(date=self.clock(), machine_id=self.machine.id)
+            if project:
+                fresh["project"] = project
+                if project == self.project and self.project_label:
+                    fresh["project_label"] = self.project_label
+            kept.append(fresh)
+            self._store_decisions(tx.session, kept)
+            tx.audit("move_decision", "decisions", key)
+        undo = Undo(
+            "retract_decision",
+            f"move back: {old['text']}",
+            (("key", key),),
+            (Undo("restore_decision", f"restore: {old['text']}", (("entry", old),)),),
+        )
+        return Outcome(True, f"decision moved {where}: {old['text']}", key, undo=undo)
 
     def _reword_decision(
         self, tx: Transaction, old: dict[str, Any], text: str, why: str, rejected: str
@@ -1282,6 +1441,10 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
         tx.session.update(merged)
         tx.audit("merge_session", "session")
     return Outcome(True, f"merged into {output}")
+
+
+def _where(project: str | None) -> str:
+    return f"to project {project}" if project else "to global (every project)"
 
 
 # --- undo: the inverse of an act, written through the same door -------------------------

@@ -25,6 +25,7 @@ from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.store_watch import SessionChanged
 
 if TYPE_CHECKING:
+    from memoir_tui.core.items import Undo
     from memoir_tui.core.store import Outcome, Store
 
 
@@ -57,6 +58,11 @@ class StoreHost(Protocol):
         on_error: Callable[[str], None] | None = ...,
         undoable: bool = ...,
     ) -> Worker[Outcome | None]: ...
+
+    def record_act(self, undo: Undo | None, what: str) -> str:
+        """An act done outside ``write`` (a sync, an inject) for ``u``: its undo, or
+        None (``u`` then says it cannot be undone). Returns what its message adds."""
+        ...
 
 
 class Pane(Widget, can_focus=False):

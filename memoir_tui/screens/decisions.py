@@ -330,11 +330,14 @@ class DecisionsPane(FilteredPane):
         key = decision.key
 
         def save(draft: DecisionDraft) -> Callable[[Store], Outcome]:
+            # The decision keeps its project unless the dialog's Project field moves it.
             return lambda store: store.edit_decision(
-                key, text=draft.text, why=draft.why, rejected=draft.rejected
+                key, text=draft.text, why=draft.why, rejected=draft.rejected, project=draft.project
             )
 
-        self.app.push_screen(EditDecisionScreen(decision, save=save))
+        store = self.host.store
+        here = (store.project, store.project_label or store.project) if store.project else None
+        self.app.push_screen(EditDecisionScreen(decision, save=save, here=here))
 
     def _live_selection(self) -> Decision | None:
         decision = self.selected()
@@ -399,9 +402,8 @@ class DecisionsPane(FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(
-                    lambda store: forget_everywhere(store, needle, purge=True), undoable=False
-                )
+                # No undo: the app marks it as the last act u cannot take back.
+                self.host.write(lambda store: forget_everywhere(store, needle, purge=True))
 
         self.app.push_screen(
             TypeToConfirmScreen(

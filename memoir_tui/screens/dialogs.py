@@ -17,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select
 
 from memoir_tui.core.identity import identity
 from memoir_tui.core.model import Decision
@@ -25,6 +25,8 @@ from memoir_tui.widgets.dialog import DetailScreen, DialogScreen
 from memoir_tui.widgets.item_table import long_date
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from memoir_tui.core.store import Outcome, Store
 
 T = TypeVar("T")
@@ -54,6 +56,41 @@ class DecisionDraft:
     text: str
     why: str
     rejected: str
+    project: str | bool | None = False
+    """False: stays in its project; None: moved to global; an id: moved to that project."""
+
+
+# --- the project an item is in: kept by an edit, changed only by choosing it ---------------
+
+KEEP = "keep"
+GLOBAL = "global"
+
+
+def project_choices(
+    project: str, label: str, here: tuple[str, str] | None
+) -> list[tuple[str, str]]:
+    """(what the person reads, value): keep the item where it is, or move it to global
+    or to ``here`` (the id and label of the project the app is opened in)."""
+    choices = [(f"keep it in {label or ('global' if not project else 'its project')}", KEEP)]
+    if project:
+        choices.append(("move it to global (every project)", GLOBAL))
+    if here is not None and here[0] != project:
+        choices.append((f"move it to this project ({here[1]})", here[0]))
+    return choices
+
+
+def project_fields(choices: list[tuple[str, str]]) -> ComposeResult:
+    if len(choices) > 1:
+        yield Label("Project", classes="dialog--label")
+        yield Select(choices, value=KEEP, allow_blank=False, id="project", compact=True)
+
+
+def chosen_project(screen: Screen[Any]) -> str | bool | None:
+    """The dialog's project field as ``edit_item``/``edit_decision`` take it."""
+    for select in screen.query("#project").results(Select):
+        value = str(select.value)
+        return False if value == KEEP else None if value == GLOBAL else value
+    return False
 
 
 def decision_details(decision: Decision, *, with_key: bool = False) -> RenderableType:
@@ -445,9 +482,17 @@ class EditDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
     | escape | Cancel. |
     """
 
-    def __init__(self, decision: Decision, *, save: SaveChange[DecisionDraft]) -> None:
+    def __init__(
+        self,
+        decision: Decision,
+        *,
+        save: SaveChange[DecisionDraft],
+        here: tuple[str, str] | None = None,
+    ) -> None:
+        """``here``: (id, label) of the project the app is opened in, a place to move to."""
         super().__init__(save=save)
         self.decision = decision
+        self.here = here
         self._warned = False
 
     def compose(self) -> ComposeResult:
@@ -455,6 +500,10 @@ class EditDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
             yield Label("Edit a decision", classes="dialog--title")
             yield from self.decision_fields(
                 "Decision", Input(self.decision.text, id="text", select_on_focus=False)
+            )
+            decision = self.decision
+            yield from project_fields(
+                project_choices(decision.project, decision.project_label, self.here)
             )
             yield form_buttons("Save")
 
@@ -476,7 +525,7 @@ class EditDecisionScreen(DecisionFieldsDialog[DecisionDraft | None]):
                 "every machine, and this cannot be undone. Save again to go ahead."
             )
             return
-        self.finish(DecisionDraft(text, why, rejected))
+        self.finish(DecisionDraft(text, why, rejected, chosen_project(self)))
 
 
 class DecisionDetailScreen(DetailScreen):

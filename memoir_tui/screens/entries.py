@@ -523,4 +523,5 @@ class EntriesPane(Pane):
             self.app.notify("No entry is selected.", severity="warning")
             return
         if open_in_editor(self.app, self.host.store, ref.path):
+            self.host.record_act(None, "an edit in $EDITOR")  # u says it cannot take it back
             self.reload(changed=(ref.path,))

@@ -464,9 +464,12 @@ class InjectPane(Pane):
         failed = [c for c in message.results if c.error is not None]
         written = [c for c in message.results if c.error is None and c.changed]
         if written:
+            what = f"the block written into {len(written)} file(s)"
+            note = self.host.record_act(None, what)  # u cannot take it back
             self.app.notify(
                 f"Block written into {len(written)} file(s): "
                 + ", ".join(self.names.path(c.path) for c in written)
+                + note
             )
         for change in failed:
             self.app.notify(

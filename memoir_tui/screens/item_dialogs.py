@@ -19,7 +19,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Checkbox, Input, Label
 
 from memoir_tui.core.model import CompletedAction, Item
-from memoir_tui.screens.dialogs import FormDialog, SaveChange, form_buttons
+from memoir_tui.screens.dialogs import (
+    FormDialog,
+    SaveChange,
+    chosen_project,
+    form_buttons,
+    project_choices,
+    project_fields,
+)
 from memoir_tui.widgets.dialog import DetailScreen
 from memoir_tui.widgets.item_table import long_date
 
@@ -32,6 +39,7 @@ REASONS = {
     "reworded": "Reworded",
     "rotated": "Pushed out by a full list",
     "undone": "Undone",
+    "moved": "Moved to another project",
 }
 
 
@@ -95,6 +103,8 @@ class ItemDetailScreen(DetailScreen):
 @dataclass(frozen=True, slots=True)
 class Rewording:
     text: str
+    project: str | bool | None = False
+    """False: stays in its project; None: moved to global; an id: moved to that project."""
 
 
 class RewordScreen(FormDialog[Rewording | None]):
@@ -110,15 +120,31 @@ class RewordScreen(FormDialog[Rewording | None]):
     | escape | Cancel. |
     """
 
-    def __init__(self, item: Item, *, save: SaveChange[Rewording]) -> None:
+    DEFAULT_CSS = """
+    RewordScreen #project {
+        width: 1fr;
+    }
+    """
+
+    def __init__(
+        self,
+        item: Item,
+        *,
+        save: SaveChange[Rewording],
+        here: tuple[str, str] | None = None,
+    ) -> None:
+        """``here``: (id, label) of the project the app is opened in, a place to move to."""
         super().__init__(save=save)
         self.item = item
+        self.here = here
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog"):
             yield Label(f"Edit: {KIND_NAMES.get(self.item.kind, 'item')}", classes="dialog--title")
             yield Label("Text", classes="dialog--label")
             yield Input(self.item.text, id="text", select_on_focus=False)
+            item = self.item
+            yield from project_fields(project_choices(item.project, item.project_label, self.here))
             yield Label("", id="dialog-error", classes="dialog--error")
             yield Label("enter saves · esc cancels · u undoes afterwards", classes="dialog--hint")
             yield form_buttons("Save")
@@ -136,10 +162,11 @@ class RewordScreen(FormDialog[Rewording | None]):
         if not text.strip():
             self.show_error("Type some text first (d removes the item).")
             return
-        if text.strip() == self.item.text.strip():
+        project = chosen_project(self)
+        if text.strip() == self.item.text.strip() and project is False:
             self.dismiss(None)  # nothing changed
             return
-        self.finish(Rewording(text))
+        self.finish(Rewording(text, project))
 
 
 @dataclass(frozen=True, slots=True)

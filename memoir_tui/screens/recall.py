@@ -497,6 +497,7 @@ class RecallPane(Pane):
             )
             return
         if open_in_editor(self.app, self.host.store, hit.path):
+            self.host.record_act(None, "an edit in $EDITOR")  # u says it cannot take it back
             self._reindex_and_search(hit.path)
 
     def _reindex_and_search(self, path: str) -> None:

@@ -509,7 +509,9 @@ class SyncPane(Pane):
             )
             if result.skipped:
                 self.log_widget.write(f"  not synced (unsafe names): {', '.join(result.skipped)}")
-            self.app.notify(f"{action}: {result.message}")
+            # Every run merges into the store: u cannot take it back (nor reach past it).
+            note = self.host.record_act(None, f"the {action}")
+            self.app.notify(f"{action}: {result.message}{note}")
         else:
             activity.update(f"{action}: failed")
             self.log_widget.write(

@@ -265,8 +265,11 @@ class WorkingSetPane(Pane):
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
-        # A store with nothing in it yet greets the person and says where to start.
-        self.set_class(is_empty_store(ws), "-empty")
+        # A store with nothing in it yet greets the person and says where to start; a
+        # damaged or newer one is not empty (the banner above says what it is).
+        loaded = getattr(self.app, "loaded", None)
+        damaged = loaded is not None and bool(loaded.damage)
+        self.set_class(is_empty_store(ws) and not damaged, "-empty")
         done = left_the_lists(ws)
         # Past the live caps (parked, archived) after the live ones: kept, shown, reachable.
         lists = {
@@ -375,13 +378,16 @@ class WorkingSetPane(Pane):
         list_key, old = TABLE_LISTS[table_id], item.text
 
         def save(draft: Rewording) -> Callable[[Store], Outcome]:
-            return lambda store: store.reword_item(list_key, old, draft.text)
+            # The item keeps its project unless the dialog's Project field moves it.
+            return lambda store: store.edit_item(list_key, old, draft.text, project=draft.project)
 
         def reworded(draft: Rewording | None) -> None:
             if draft is not None:
                 self._go_to(table_id, draft.text)
 
-        self.app.push_screen(RewordScreen(item, save=save), reworded)
+        store = self.host.store
+        here = (store.project, store.project_label or store.project) if store.project else None
+        self.app.push_screen(RewordScreen(item, save=save, here=here), reworded)
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the item with ``text`` in list ``table_id`` (another pane's jump)."""
@@ -412,7 +418,11 @@ class WorkingSetPane(Pane):
                     severity="warning",
                 )
                 return
-            self.host.write(lambda store: store.revive_item(list_key, text=text))
+            # It comes back in the project it was completed in, not the one showing it.
+            back: dict[str, str] = {"text": text}
+            if isinstance(item, CompletedAction) and item.project:
+                back["project"] = item.project
+            self.host.write(lambda store: store.revive_item(list_key, back))
         elif table_id == "next-actions":
             self.host.write(lambda store: store.complete_next_action(text))
         elif table_id == "goals":
