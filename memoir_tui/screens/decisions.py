@@ -382,7 +382,9 @@ class DecisionsPane(FilteredPane):
                 f"{decisions} · showing {plural(tombstones, 'tombstone')} (greyed; D purges "
                 "a hidden one) · h hides them"
             )
-        self.query_one("#decisions-status", StatusLine).update(status)
+        line = self.query_one("#decisions-status", StatusLine)
+        if str(line.content) != status:
+            line.update(status, layout=False)  # one line of a fixed size
 
     def _page(self, marker: str) -> None:
         """Show the window above or below (enter on a marker row)."""
