@@ -21,7 +21,7 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY
-from tests.app.helpers import SIZE, open_pane, settle, type_text
+from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text
 
 HERE = "git:" + "a" * 32
 ELSEWHERE = "git:" + "b" * 32
@@ -234,3 +234,11 @@ async def until(pilot: Any, condition: Any) -> None:
         await pilot.pause()
         await asyncio.sleep(0.01)
     raise AssertionError("the condition never held")
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
+def test_snapshot_the_row_saying_how_many_more(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make(write_store(tmp_path / "store", DECISION_ROWS + 20))
+    assert snap_compare(app, terminal_size=size, run_before=pressing("2", "G"))
