@@ -269,24 +269,25 @@ def make_store(base: Path, count: int) -> Path:
 
 
 def run_once(root: Path, scenario: str, env: dict[str, str]) -> dict[str, Any]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), scenario, TYPED, BURST, str(CAP)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("RESULT "):
-            result: dict[str, Any] = json.loads(line.removeprefix("RESULT "))
-            result["spawn_ms"] = (time.perf_counter() - start) * 1000 - 0  # informative only
-            proc.wait(timeout=60)
-            return result
-    proc.wait(timeout=60)
-    raise RuntimeError(f"{scenario}: no result\n{proc.stderr.read() if proc.stderr else ''}")
+    # stderr goes to a file: a traceback larger than a pipe's buffer must not block the child
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(root), scenario, TYPED, BURST, str(CAP)],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env=env,
+            cwd=REPO,
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("RESULT "):
+                result: dict[str, Any] = json.loads(line.removeprefix("RESULT "))
+                proc.wait(timeout=60)
+                return result
+        proc.wait(timeout=60)
+        errors.seek(0)
+        raise RuntimeError(f"{scenario}: no result\n{errors.read()[-4000:]}")
 
 
 SCENARIOS = ("ours", "floor", "floor-capped", "ours-paint", "floor-paint", "floor-12")
