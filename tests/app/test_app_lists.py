@@ -10,16 +10,25 @@ import asyncio
 import json
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.widgets import Input, Label
 
 import memoir_tui.screens.decisions as decisions_module
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
+from memoir_tui.core.model import Decision
 from memoir_tui.core.store import Store
-from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane
+from memoir_tui.screens.decisions import (
+    DECISION_ROWS,
+    DecisionIndex,
+    DecisionsPane,
+    match_decisions,
+)
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY
 from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text
 
@@ -242,3 +251,36 @@ def test_snapshot_the_row_saying_how_many_more(
 ) -> None:
     app = make(write_store(tmp_path / "store", DECISION_ROWS + 20))
     assert snap_compare(app, terminal_size=size, run_before=pressing("2", "G"))
+
+
+def _decision(text: str, why: str, rejected: str) -> Decision:
+    return Decision(
+        key=text_hash(text) if text.strip() else "k",
+        text=text,
+        why=why,
+        rejected=rejected,
+        date="",
+        machine_id="",
+        machine_label="",
+        project="",
+    )
+
+
+TEXTS = st.text(alphabet="aAbBcé É\u0301ﬁ İıß\n", max_size=12)
+
+
+@given(
+    fields=st.lists(st.tuples(TEXTS, TEXTS, TEXTS), max_size=8),
+    needle=TEXTS,
+)
+def test_the_worker_filter_keeps_what_the_filter_rule_keeps(
+    fields: list[tuple[str, str, str]], needle: str
+) -> None:
+    """The folded index (lower() for ASCII, the full fold otherwise) keeps exactly the
+    decisions ``Decision.matches`` keeps: case, accents and ligatures alike."""
+    decisions = tuple(_decision(*f) for f in fields)
+    state = SimpleNamespace(all_decisions=decisions, tombstones=decisions[:2])
+    index = DecisionIndex.build(state)  # type: ignore[arg-type]  # only these two lists
+    got = match_decisions(index, needle, tombstones=True)
+    assert got.decisions == tuple(d for d in decisions if d.matches(needle))
+    assert got.tombstones == tuple(d for d in decisions[:2] if d.matches(needle))
