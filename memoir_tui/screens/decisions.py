@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.forget import Scan, forget_everywhere
 from memoir_tui.core.items import folded, plural
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.core.needle import shown
@@ -38,6 +37,7 @@ from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from memoir_tui.core.forget import Scan
     from memoir_tui.core.store import Outcome, Store
 
 DECISION_COLUMNS = (
@@ -514,6 +514,10 @@ class DecisionsPane(FilteredPane):
         )
 
         def answered(confirmed: bool | None) -> None:
+            # core.forget reaches every host tool's files (the adapters): imported when
+            # used, so the first visit to this pane does not wait for it
+            from memoir_tui.core.forget import forget_everywhere
+
             if confirmed:
                 self.host.write(
                     lambda store: forget_everywhere(store, needle, purge=True), undoable=False
