@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -10,8 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.forget import Scan, forget_everywhere
-from memoir_tui.core.items import plural
+from memoir_tui.core.items import folded, plural
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.core.needle import shown
 from memoir_tui.screens.base import FilteredPane, PaneCommand
@@ -24,11 +24,20 @@ from memoir_tui.screens.dialogs import (
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
-from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.item_table import (
+    AFTER_KEY,
+    BEFORE_KEY,
+    ColumnSpec,
+    ItemTable,
+    TableRow,
+    cell,
+    short_date,
+)
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from memoir_tui.core.forget import Scan
     from memoir_tui.core.store import Outcome, Store
 
 DECISION_COLUMNS = (
@@ -62,8 +71,9 @@ PURGE_WARNING = (
     "text stays, so the purge spreads to every synced machine and the text cannot come "
     "back. This cannot be undone."
 )
-# Tombstones listed at once; the filter searches all of them.
-TOMBSTONE_ROWS = 200
+DECISION_ROWS = 100
+"""Rows drawn at once (decisions, then tombstones); a marker row below says how many more
+match (enter shows them, ``/`` narrows). The filter reaches every one."""
 
 READ_ONLY_TOMBSTONE = (
     "A hidden decision can never be edited or un-hidden; D purges its text for good."
@@ -89,6 +99,59 @@ def decision_row(
     if with_hidden_column:
         cells.append(cell(short_date(d.hidden_at) if d.hidden else "", style))
     return TableRow(d.key, tuple(cells))
+
+
+def _haystack(d: Decision) -> str:
+    """What the filter searches in ``d``, folded as ``matches_words`` folds it."""
+    fields = [f for f in (d.text, d.why, d.rejected) if f]
+    joined = "\n".join(fields)
+    # ASCII needs no accent folding (NFKD leaves it as it is): lower() is casefold() there.
+    return joined.lower() if joined.isascii() else "\n".join(folded(f) for f in fields)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionIndex:
+    """The decisions of one ``WorkingSet`` with their folded text, built once per snapshot
+    (off the UI thread) so each key of the filter is a substring scan."""
+
+    state: WorkingSet
+    decisions: tuple[tuple[Decision, str], ...]
+    tombstones: tuple[tuple[Decision, str], ...]
+
+    @classmethod
+    def build(cls, state: WorkingSet) -> DecisionIndex:
+        return cls(
+            state,
+            tuple((d, _haystack(d)) for d in state.all_decisions),
+            tuple((d, _haystack(d)) for d in state.tombstones),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMatches:
+    """What the list shows for one filter text: every match, in order."""
+
+    needle: str
+    tombstones_shown: bool
+    decisions: tuple[Decision, ...]
+    tombstones: tuple[Decision, ...]
+
+    @property
+    def rows(self) -> tuple[Decision, ...]:
+        return self.decisions + self.tombstones
+
+
+def match_decisions(index: DecisionIndex, needle: str, *, tombstones: bool) -> DecisionMatches:
+    """Every decision (and, when shown, tombstone) with every word of ``needle`` in its text,
+    why or rejected, in any order, case and accents ignored (``Decision.matches``)."""
+    words = folded(needle).split()
+
+    def keep(pool: Sequence[tuple[Decision, str]]) -> tuple[Decision, ...]:
+        return tuple(d for d, hay in pool if all(w in hay for w in words))
+
+    return DecisionMatches(
+        needle, tombstones, keep(index.decisions), keep(index.tombstones) if tombstones else ()
+    )
 
 
 class DecisionsPane(FilteredPane):
@@ -209,6 +272,15 @@ class DecisionsPane(FilteredPane):
         self.show_tombstones = False
         self.filter_text = ""
         self._by_key: dict[str, Decision] = {}
+        self._index: DecisionIndex | None = None
+        self.matches: DecisionMatches | None = None
+        """What the list shows now (every match; a window of it is drawn)."""
+        self.window_start = 0
+        """Where the window of ``DECISION_ROWS`` drawn rows starts in ``matches.rows``."""
+        # filtering runs off the UI thread; only the newest filter's result is shown
+        self._filters: LatestRead[DecisionMatches] = LatestRead(
+            self, "decision-filter", self._show_matches
+        )
         # the forget scan reads every place off the UI thread: the shared read idiom, so
         # no error in it can take the app down (it becomes a notification)
         self._forget_scans: LatestRead[Scan] = LatestRead(self, "forget-scan", self._ask_forget)
@@ -229,72 +301,112 @@ class DecisionsPane(FilteredPane):
         self.state = ws
         self._render_rows()
 
-    def visible_decisions(self) -> tuple[list[Decision], int]:
-        """What the table shows: filtered decisions, then (toggled on) tombstones.
-
-        Returns the rows and how many tombstones matched; at most
-        ``TOMBSTONE_ROWS`` of them are listed (the filter reaches them all).
-        """
-        if self.state is None:
-            return [], 0
-        needle = self.filter_text.strip()
-
-        def keep(d: Decision) -> bool:
-            return not needle or d.matches(needle)
-
-        # Archived decisions (past the live cap, kept, not pinned) follow the live ones.
-        shown = [d for d in self.state.all_decisions if keep(d)]
-        if not self.show_tombstones:
-            return shown, 0
-        tombstones = [d for d in self.state.tombstones if keep(d)]
-        return shown + tombstones[:TOMBSTONE_ROWS], len(tombstones)
+    @property
+    def filtering(self) -> bool:
+        """True while a filter result is on its way (the list shows the one before)."""
+        return self._filters.pending
 
     def _render_rows(self) -> None:
-        shown, matching_tombstones = self.visible_decisions()
-        self._by_key = {d.key: d for d in shown}
+        """Show the decisions for the current filter: at once without a filter, else
+        from a worker (the newest filter's result wins; typing never waits for it)."""
+        state = self.state
+        if state is None:
+            return
+        needle = self.filter_text.strip()
+        shown = self.show_tombstones
+        if not needle:
+            self._filters.supersede()  # a filter still on its way must not land over this
+            self._show_matches(
+                DecisionMatches("", shown, state.all_decisions, state.tombstones if shown else ())
+            )
+            return
+        index = self._index if self._index is not None and self._index.state is state else None
+
+        def read() -> DecisionMatches:
+            built = index or DecisionIndex.build(state)
+            self._index = built  # one snapshot's index serves every key typed over it
+            return match_decisions(built, needle, tombstones=shown)
+
+        self._filters.start(read)
+
+    def _show_matches(self, matches: DecisionMatches) -> None:
+        previous = self.matches
+        if previous is None or (previous.needle, previous.tombstones_shown) != (
+            matches.needle,
+            matches.tombstones_shown,
+        ):
+            self.window_start = 0  # a new filter starts at the top
+        self.matches = matches
+        self._draw_window()
+
+    def _draw_window(self) -> None:
+        matches = self.matches
+        ws = self.state
+        if matches is None or ws is None:
+            return
+        rows = matches.rows
+        start = min(self.window_start, max(len(rows) - 1, 0))
+        start -= start % DECISION_ROWS
+        self.window_start = start
+        window = rows[start : start + DECISION_ROWS]
+        self._by_key = {d.key: d for d in window}
         table = self.table
         projects = bool(getattr(self.app, "all_projects", False))
-        columns = decision_columns(tombstones=self.show_tombstones, projects=projects)
+        columns = decision_columns(tombstones=matches.tombstones_shown, projects=projects)
         if table.column_specs != columns:
             table.set_columns(columns)
         table.set_rows(
             [
                 decision_row(
-                    d, with_hidden_column=self.show_tombstones, with_project_column=projects
+                    d,
+                    with_hidden_column=matches.tombstones_shown,
+                    with_project_column=projects,
                 )
-                for d in shown
-            ]
+                for d in window
+            ],
+            before=start,
+            after=len(rows) - start - len(window),
         )
-        ws = self.state
-        visible = len(ws.all_decisions) if ws else 0
-        archived = len(ws.archived_decisions) if ws else 0
-        tombstones = len(ws.tombstones) if ws else 0
-        total = visible + (tombstones if self.show_tombstones else 0)
-        self.filter_bar.set_count(len(shown) + max(matching_tombstones - TOMBSTONE_ROWS, 0), total)
+        visible = len(ws.all_decisions)
+        archived = len(ws.archived_decisions)
+        tombstones = len(ws.tombstones)
+        total = visible + (tombstones if matches.tombstones_shown else 0)
+        self.filter_bar.set_count(len(rows), total)
         decisions = plural(visible, "decision")
         if archived:
             decisions += f" ({archived} archived: past the live cap, kept, not pinned)"
-        if not self.show_tombstones:
+        if not matches.tombstones_shown:
             status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · h shows them"
-        elif matching_tombstones > TOMBSTONE_ROWS:
-            status = (
-                f"{decisions} · newest {TOMBSTONE_ROWS} of "
-                f"{plural(matching_tombstones, 'tombstone')} (greyed; D purges a hidden one) "
-                "· / filter reaches them all"
-            )
         else:
             status = (
                 f"{decisions} · showing {plural(tombstones, 'tombstone')} (greyed; D purges "
                 "a hidden one) · h hides them"
             )
-        self.query_one("#decisions-status", StatusLine).update(status)
+        line = self.query_one("#decisions-status", StatusLine)
+        if str(line.content) != status:
+            line.update(status, layout=False)  # one line of a fixed size
+
+    def _page(self, marker: str) -> None:
+        """Show the window above or below (enter on a marker row)."""
+        step = -DECISION_ROWS if marker == BEFORE_KEY else DECISION_ROWS
+        self.window_start = max(self.window_start + step, 0)
+        self._draw_window()
+        keys = self.table.row_keys
+        if keys:
+            self.table.move_to_key(keys[-1] if marker == BEFORE_KEY else keys[0])
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the decision with ``text`` (another pane's jump)."""
         from memoir_tui.core.identity import text_hash
 
         self.focus_now(self.table)
-        if not self.table.move_to_key(text_hash(text)):
+        key = text_hash(text)
+        rows = self.matches.rows if self.matches is not None else ()
+        at = next((i for i, d in enumerate(rows) if d.key == key), None)
+        if at is not None and key not in self._by_key:  # past the window drawn: go there
+            self.window_start = at
+            self._draw_window()
+        if not self.table.move_to_key(key):
             self.app.notify("That decision is not shown here now.", severity="warning")
 
     def selected(self) -> Decision | None:
@@ -313,6 +425,10 @@ class DecisionsPane(FilteredPane):
         self.action_detail()
 
     def action_detail(self) -> None:
+        marker = self.table.marker_under_cursor
+        if marker in (BEFORE_KEY, AFTER_KEY):
+            self._page(marker)
+            return
         decision = self.selected()
         if decision is not None:
             self.app.push_screen(DecisionDetailScreen(decision))
@@ -401,6 +517,10 @@ class DecisionsPane(FilteredPane):
         )
 
         def answered(confirmed: bool | None) -> None:
+            # core.forget reaches every host tool's files (the adapters): imported when
+            # used, so the first visit to this pane does not wait for it
+            from memoir_tui.core.forget import forget_everywhere
+
             if confirmed:
                 # No undo: the app marks it as the last act u cannot take back.
                 self.host.write(lambda store: forget_everywhere(store, needle, purge=True))

@@ -102,7 +102,10 @@ class FilterBar(Horizontal):
 
     def set_count(self, shown: int, total: int) -> None:
         text = f"{shown} of {total}" if self.value else f"{total}"
-        self.query_one(".filter-bar--count", Label).update(text)
+        label = self.query_one(".filter-bar--count", Label)
+        before = str(label.content)
+        if text != before:  # a layout of the screen only when the count's width changes
+            label.update(text, layout=len(text) != len(before))
 
     def focus_input(self) -> None:
         self.input.focus()

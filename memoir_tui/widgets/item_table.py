@@ -5,6 +5,12 @@ on the same row *key* (an item's identity or a decision's key) across
 reloads, and falls back to the same position when that row is gone (hidden,
 completed, changed by another process). Flexible columns share whatever width
 the table has, so long text is cut with an ellipsis instead of scrolling.
+
+A long list is given one window of rows at a time (``before``/``after``): the
+table draws only those, between marker rows that say how many are above and
+below ("↓ 9,900 more · enter shows the next 100 · / narrows"). DataTable
+measures every cell it is given, so 10,000 rows cost seconds to add; a window
+of a hundred costs milliseconds.
 """
 
 from __future__ import annotations
@@ -72,6 +78,20 @@ def short_date(value: str) -> str:
 
 def _signature(rows: Sequence[TableRow]) -> list[tuple[str, tuple[str, ...]]]:
     return [(r.key, tuple(str(c) for c in r.cells)) for r in rows]
+
+
+BEFORE_KEY = "\x00before"
+"""The key of the marker row above a window of rows (never an item's key)."""
+AFTER_KEY = "\x00after"
+"""The key of the marker row below a window of rows."""
+MARKER_KEYS = frozenset({BEFORE_KEY, AFTER_KEY})
+
+
+def marker_cells(key: str, count: int) -> tuple[str, str]:
+    """What the marker row above (``BEFORE_KEY``) or below a window says, in two cells."""
+    if key == BEFORE_KEY:
+        return f"↑ {count:,} above: enter shows them", "/ narrows the list"
+    return f"↓ {count:,} more: enter shows them", "/ narrows the list"
 
 
 class ItemTable(DataTable[RenderableType], inherit_bindings=False):
@@ -147,6 +167,8 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         )
         self._specs: tuple[ColumnSpec, ...] = tuple(columns)
         self._rows: tuple[TableRow, ...] = ()
+        self._before = 0  # rows of the list above the window drawn (a marker row says so)
+        self._after = 0  # and below it
         self._laid_out_width = -1
         self._stale = False  # rows given that are not drawn yet (a hidden tab)
         self._wanted_key: str | None = None
@@ -160,11 +182,32 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
 
     @property
     def row_keys(self) -> list[str]:
+        """The keys of the rows given (the window of a long list; never a marker row)."""
         return [row.key for row in self._rows]
 
     @property
+    def before(self) -> int:
+        """How many rows of the list are above the window drawn."""
+        return self._before
+
+    @property
+    def after(self) -> int:
+        """How many rows of the list are below the window drawn ("N more")."""
+        return self._after
+
+    @property
+    def marker_under_cursor(self) -> str | None:
+        """``BEFORE_KEY`` or ``AFTER_KEY`` when the cursor is on a marker row, else None."""
+        if self._stale or self.row_count == 0:
+            return None
+        index = min(max(self.cursor_row, 0), self.row_count - 1)
+        key = self.ordered_rows[index].key.value
+        return key if key in MARKER_KEYS else None
+
+    @property
     def cursor_key(self) -> str | None:
-        """The key of the row under the cursor, or None when the table is empty."""
+        """The key of the row under the cursor; None when the table is empty or the
+        cursor is on a marker row ("N more")."""
         if not self._rows:
             return None
         keys = self.row_keys
@@ -177,7 +220,8 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
                     return drawn.key.value
             return keys[0]
         index = min(max(self.cursor_row, 0), self.row_count - 1)
-        return self.ordered_rows[index].key.value
+        key = self.ordered_rows[index].key.value
+        return None if key in MARKER_KEYS else key
 
     def set_columns(self, columns: Sequence[ColumnSpec]) -> None:
         """Replace the column set (e.g. to add a column); rows must be set again."""
@@ -189,11 +233,20 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         """What the table calls itself in its first column's label (``"Goals · 3"``)."""
         return self._title
 
-    def set_rows(self, rows: Sequence[TableRow], *, title: str | None = None) -> None:
+    def set_rows(
+        self,
+        rows: Sequence[TableRow],
+        *,
+        title: str | None = None,
+        before: int = 0,
+        after: int = 0,
+    ) -> None:
         """Show ``rows``, keeping the cursor on the same key (or position).
 
         ``title`` replaces the first column's label, so a table can name itself
-        (``"Goals · 3"``) without a separate title line.
+        (``"Goals · 3"``) without a separate title line. ``before`` and ``after``
+        say how many rows of a longer list lie outside ``rows``: a marker row
+        above and below says so (its key is ``BEFORE_KEY``/``AFTER_KEY``).
         """
         rows = tuple(rows)
         relabel = title is not None and title != self._title
@@ -202,10 +255,12 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
             not relabel
             and unchanged_layout
             and not self._stale
+            and (before, after) == (self._before, self._after)
             and _signature(rows) == _signature(self._rows)
         ):
             return  # a reload that changed nothing here: keep the table as it is
         self._rows = rows
+        self._before, self._after = max(before, 0), max(after, 0)
         if relabel:
             self._title = title
             self._laid_out_width = -1  # relabel the header
@@ -219,8 +274,12 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         if self.row_count == 0 or self._stale:
             self._wanted_key = key
         else:
-            self.move_cursor(row=keys.index(key), animate=False)
+            self.move_cursor(row=self._drawn_index(keys.index(key)), animate=False)
         return True
+
+    def _drawn_index(self, index: int) -> int:
+        """The table row of ``row_keys[index]`` (below the marker row, if there is one)."""
+        return index + (1 if self._before else 0)
 
     # --- layout ----------------------------------------------------------------
 
@@ -282,14 +341,26 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         else:
             self.clear()
         shown = [i for i, spec in enumerate(self._specs) if spec in specs]
+        if self._before:
+            self._add_marker(BEFORE_KEY, self._before, len(specs))
         for row in self._rows:
             self.add_row(*(row.cells[i] for i in shown), key=row.key)
+        if self._after:
+            self._add_marker(AFTER_KEY, self._after, len(specs))
         self._stale = False
         if not self._rows:
             return
         keys = self.row_keys
-        target = keys.index(keep_key) if keep_key in keys else min(keep_row, len(keys) - 1)
+        if keep_key in keys:
+            target = self._drawn_index(keys.index(keep_key))
+        else:
+            target = min(keep_row, self.row_count - 1)
         self.move_cursor(row=max(target, 0), animate=False)
+
+    def _add_marker(self, key: str, count: int, columns: int) -> None:
+        cells = [cell(text, "italic") for text in marker_cells(key, count)][:columns]
+        cells += [cell("") for _ in range(columns - len(cells))]
+        self.add_row(*cells, key=key)
 
     def on_resize(self, event: Resize) -> None:
         if self._available_width() != self._laid_out_width or not self.drawn_up_to_date:

@@ -46,6 +46,11 @@ class LatestRead(Generic[T]):
         """True from a request until its answer (or a newer one) has been applied."""
         return self._landed < self._latest
 
+    def supersede(self) -> None:
+        """Drop every answer still on its way: what to show was decided without a read."""
+        self._latest += 1
+        self._landed = self._latest
+
     def start(self, read: Callable[[], T]) -> None:
         self._latest += 1
         request = self._latest

@@ -23,7 +23,7 @@ from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.store import Store
-from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
     AddItemScreen,
@@ -459,9 +459,11 @@ async def test_a_big_store_opens_with_full_lists(tmp_path: Path) -> None:
         await pilot.press("2", "h")
         await settle(pilot)
         pane = app.query_one(DecisionsPane)
-        assert pane.table.row_count == 50 + 200
+        # A window of DECISION_ROWS rows is drawn, and a row saying how many more match.
+        assert pane.table.row_count == DECISION_ROWS + 1
+        assert pane.table.after == 50 + 300 - DECISION_ROWS
         status = str(app.query_one("#decisions-status").render())
-        assert "newest 200 of 300 tombstones" in status
+        assert "showing 300 tombstones" in status
         # The filter reaches every tombstone, not only the listed ones.
         pane.filter_bar.input.value = "hidden 299"
         await settle(pilot)
