@@ -1,0 +1,81 @@
+"""One short label per project: the shortest tail of its full name that no other has.
+
+A project's full name is what items record as ``project_label``: a remote key
+(``github.com/acme/tideline-web``) or a home-relative folder (``~/code/notes``).
+People tell projects apart by their last words, so each is shown by the fewest
+trailing ``/``-separated parts that no other project present ends with:
+``tideline-web`` alone, ``acme/tideline-web`` when ``other/tideline-web`` is
+present too, the folder name for a local project with as many parent folders as
+it takes. ``global`` (items without a project) and ``shared`` (memoir's shared
+scope) are names of their own, so a folder called ``global`` is ``code/global``.
+
+Pure: the same set of names gives the same labels whatever their order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+GLOBAL = "global"
+SHARED = "shared"
+RESERVED = (GLOBAL, SHARED)
+
+
+def _parts(name: str) -> list[str]:
+    return name.split("/")
+
+
+def _tail(parts: list[str], k: int) -> str:
+    return "/".join(parts[-k:])
+
+
+def _ends_with(parts: list[str], tail: list[str]) -> bool:
+    return len(tail) <= len(parts) and parts[len(parts) - len(tail) :] == tail
+
+
+def tail_labels(names: Iterable[str]) -> dict[str, str]:
+    """Full name → its shortest distinguishing tail among ``names`` (and the reserved ones).
+
+    A tail is chosen only if no other name ends with it, part for part, so two
+    labels can never be equal; a name that is itself the tail of another keeps
+    all of it (``b/x`` beside ``a/b/x``)."""
+    unique = sorted({n for n in names if isinstance(n, str) and n})
+    split = {n: _parts(n) for n in unique}
+    # Other names grouped by their last part: only those can share a tail.
+    by_last: dict[str, list[list[str]]] = {}
+    for parts in split.values():
+        by_last.setdefault(parts[-1], []).append(parts)
+    for word in RESERVED:
+        by_last.setdefault(word, []).append([word])
+    labels: dict[str, str] = {}
+    for n, parts in split.items():
+        if n in RESERVED:
+            labels[n] = n
+            continue
+        rivals = [p for p in by_last[parts[-1]] if p != parts]
+        label = n
+        for k in range(1, len(parts) + 1):
+            tail = parts[-k:]
+            if tail == [""] or (tail == ["~"] and k < len(parts)):
+                continue  # never a bare "" or "~" for something longer
+            if not any(_ends_with(r, tail) for r in rivals):
+                label = _tail(parts, k)
+                break
+        labels[n] = label
+    return labels
+
+
+def short_labels(full_by_id: Mapping[str, str]) -> dict[str, str]:
+    """Project id → short label, for every id that has a full name."""
+    tails = tail_labels(full_by_id.values())
+    return {pid: tails[full] for pid, full in full_by_id.items() if full in tails}
+
+
+def label_of(project: str | None, labels: Mapping[str, str], fallback: str = "") -> str:
+    """The label a face shows for an item's ``project``: ``global`` for none,
+    ``shared`` for memoir's shared scope, else its short label (or ``fallback``)."""
+    if not project:
+        return GLOBAL
+    if project == SHARED:
+        return SHARED
+    return labels.get(project) or fallback or project
