@@ -509,10 +509,12 @@ def readable_project(project_id: str, names: Mapping[str, str]) -> str:
     """A project as a person reads it: its folder or remote, never an internal id."""
     if project_id in names:
         return names[project_id]
-    kind = project_id.split(":", 1)[0]
-    return {"git": "an unnamed git project", "path": "an unnamed folder"}.get(
-        kind, "an unnamed project"
-    )
+    if project_id == SHARED:
+        return SHARED
+    kind, _, rest = project_id.partition(":")
+    noun = {"git": "unnamed git project", "local": "unnamed folder", "path": "unnamed folder"}
+    # a few characters of the id tell two unnamed projects apart
+    return f"{noun.get(kind, 'unnamed project')} {rest[:6]}".strip()
 
 
 # --- visibility ---------------------------------------------------------------------------

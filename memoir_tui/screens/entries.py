@@ -44,7 +44,7 @@ ENTRY_COLUMNS = (
     ColumnSpec("name", "Entries", weight=1, min_width=16),
     ColumnSpec("type", "Type", width=12),
     ColumnSpec("tool", "Tool", width=12),
-    ColumnSpec("project", "Project", width=18, min_table_width=84),
+    ColumnSpec("project", "Project", width=24, min_table_width=84, fit=True),
     ColumnSpec("updated", "Updated", width=10),
 )
 

@@ -53,7 +53,7 @@ RESULT_COLUMNS = (
     ColumnSpec("name", "Results", weight=1, min_width=16),
     ColumnSpec("tool", "Tool", width=12),
     ColumnSpec("type", "Type", width=11),
-    ColumnSpec("project", "Project", width=16, min_table_width=92),
+    ColumnSpec("project", "Project", width=24, min_table_width=92, fit=True),
     ColumnSpec("score", "Score", width=6),
 )
 
