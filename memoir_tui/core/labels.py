@@ -14,7 +14,9 @@ Pure: the same set of names gives the same labels whatever their order.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 GLOBAL = "global"
 SHARED = "shared"
@@ -79,3 +81,50 @@ def label_of(project: str | None, labels: Mapping[str, str], fallback: str = "")
     if project == SHARED:
         return SHARED
     return labels.get(project) or fallback or project
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in the middle so the tail (a file's
+    name, a project's folder) and the head (``~/``) stay: ``~/code/…/tideline-web/x.md``."""
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text
+    if width == 1:
+        return "…"
+    tail = (width - 1) * 2 // 3 + ((width - 1) % 3 > 0)
+    head = width - 1 - tail
+    return text[:head] + "…" + text[len(text) - tail :]
+
+
+@functools.lru_cache(maxsize=512)
+def _folder_identity(path: str) -> tuple[str, str]:
+    """(project id, full name) of an entry's project folder, as ``scope`` computes them."""
+    from memoir_tui.core.scope import project_identity
+
+    try:
+        ident = project_identity(path, home=Path.home())
+    except (OSError, ValueError):
+        return "", path
+    return ident.id, ident.label or path
+
+
+def place_labels(projects: Iterable[str], full_by_id: Mapping[str, str]) -> dict[str, str]:
+    """Label for each entry ``project`` (a memoir project id, or a folder path), among the
+    session's projects (``full_by_id``) and these: a folder that is a project the session
+    names gets that project's label, so every pane says the same."""
+    names = dict(full_by_id)
+    alias: dict[str, str] = {}
+    for project in {p for p in projects if p}:
+        if project in names or project == SHARED:
+            continue
+        if project.startswith(("/", "~")):
+            pid, full = _folder_identity(project)
+            if pid in names:
+                alias[project] = pid
+                continue
+            names[project] = full
+    labels = short_labels(names)
+    for project, pid in alias.items():
+        labels[project] = labels[pid]
+    return labels

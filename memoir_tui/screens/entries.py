@@ -24,6 +24,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.entry_view import (
@@ -106,14 +107,17 @@ def canonical_shown(ref: EntryRef) -> EntryRef:
     return replace(ref, name=f"{memory.name} · r{memory.revision} · {state}", project=project)
 
 
-def entry_row(ref: EntryRef) -> TableRow:
+def entry_row(ref: EntryRef, project: str = "") -> TableRow:
+    """One entry's row; ``project`` is its project's label among the projects present."""
     return TableRow(
         ref.key,
         (
             cell(ref.name),
             cell(ref.type),
             cell(ref.tool),
-            cell(project_label(ref.project), "" if ref.project else "dim"),
+            cell(
+                cut_middle(project or project_label(ref.project), 24), "" if ref.project else "dim"
+            ),
             cell(short_date(ref.updated) or "—", "dim"),
         ),
     )
@@ -357,6 +361,7 @@ class EntriesPane(Pane):
         tools = sorted({e.tool for e in entries})
         types = sorted({e.type for e in entries})
         projects = sorted({e.project for e in entries if e.project})
+        labels = self.project_labels() if projects else {}
         self._options = {
             "tool": [("every tool", ANY), *((t, t) for t in tools)],
             "type": [("every type", ANY), *((t, t) for t in types)],
@@ -364,7 +369,7 @@ class EntriesPane(Pane):
                 ("this project + global", SCOPE),
                 ("every project", EVERY),
                 ("global only", GLOBAL),
-                *((project_label(p), p) for p in projects),
+                *((labels.get(p) or project_label(p), p) for p in projects),
             ],
         }
         current = {
@@ -385,10 +390,22 @@ class EntriesPane(Pane):
 
     # --- rendering -------------------------------------------------------------------------------
 
+    def project_labels(self) -> dict[str, str]:
+        """Each entry's project as every pane names it (``core.labels.place_labels``)."""
+        state = getattr(self.app, "state", None)
+        entries = self.snapshot.entries if self.snapshot else ()
+        return place_labels(
+            [e.project for e in entries], state.project_names if state is not None else {}
+        )
+
     def _show_rows(self) -> None:
         shown = self.visible_entries()
         self._by_key = {e.key: e for e in shown}
-        self.table.set_rows([entry_row(e) for e in shown], title=f"Entries · {len(shown)}")
+        labels = self.project_labels()
+        self.table.set_rows(
+            [entry_row(e, labels.get(e.project, "")) for e in shown],
+            title=f"Entries · {len(shown)}",
+        )
         self.filter_bar.set_count(len(shown), len(self.visible_entries(with_text=False)))
         self._show_preview()
         self._show_status()
@@ -402,7 +419,8 @@ class EntriesPane(Pane):
             else:
                 preview.update("")
             return
-        lines = Text(home_relative(ref.path), style="dim", no_wrap=True, overflow="ellipsis")
+        width = max(preview.size.width - 2, 20)  # its padding; cut in the middle, not the tail
+        lines = Text(cut_middle(home_relative(ref.path), width), style="dim", no_wrap=True)
         lines.append("\n")
         lines.append(
             ref.description or f"{ref.tool} {ref.kind} file", style="" if ref.description else "dim"
