@@ -484,6 +484,7 @@ class MemoirApp(App[int]):
         caps = self._caps_note()
         if caps != bar.caps_note:
             bar.set_caps_note(caps)
+            self.query_one(NewsBanner).warn_caps(caps)
 
     def _tell_panes(self, changes: Iterable[type[StoreChanged]]) -> None:
         if self.closing:

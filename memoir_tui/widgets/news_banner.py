@@ -46,6 +46,7 @@ _ARCHIVE_OF = {
 HANDFUL = 5
 SHARE = 0.2
 KEEP_LINES = 4
+CHANGED = "Changed on disk: "
 
 
 def is_news(before: int, after: int) -> bool:
@@ -181,15 +182,15 @@ def caps_warning(config: Config, root: Path) -> str:
     if not found:
         return note
     over = [
-        f"{name.replace('_', ' ').replace('open ', '')} {JS_CAPS[name]} < {getattr(config.caps, name)}"
+        f"{name.replace('_', ' ').replace('open ', '')} {JS_CAPS[name]}"
         for name in VISIBLE_CAPS
         if getattr(config.caps, name) > JS_CAPS[name]
     ]
     if not over:
         return note
     return (
-        f"WARNING: the JavaScript memoir shares this store ({found}) and keeps "
-        f"{', '.join(over)}: its next write trims to its caps · {note}"
+        f"WARNING: the JavaScript memoir shares this store ({found}) and keeps only "
+        f"{', '.join(over)}: its next write trims to that · {note}"
     )
 
 
@@ -232,7 +233,7 @@ class NewsBanner(Static):
         before, self._review_waiting = self._review_waiting, waiting
         if before is None or own or not is_news(before, waiting):
             return
-        self._say(f"{LIST_NAMES['review']} {before} → {waiting}.")
+        self._say(f"{CHANGED}{LIST_NAMES['review']} {before} → {waiting}.")
 
     def _landed(self, reading: Reading) -> None:
         before, self._last = self._last, reading
@@ -240,7 +241,13 @@ class NewsBanner(Static):
             return
         news = news_between(before, reading)
         if news:
-            self._say(news)
+            self._say(CHANGED + news)
+
+    def warn_caps(self, caps_note: str) -> None:
+        """The header's caps note gained its warning while the app is open (the
+        JavaScript memoir's files appeared): said here too, where it is not cut."""
+        if caps_note.startswith("WARNING: "):
+            self._say("Caps: " + caps_note.removeprefix("WARNING: ").split(" · ", 1)[0] + ".")
 
     def _say(self, line: str) -> None:
         self.lines = [*self.lines, line][-KEEP_LINES:]
@@ -257,7 +264,6 @@ class NewsBanner(Static):
     def _show(self) -> None:
         text = "\n".join(self.lines)
         if text:
-            text = "Changed on disk: " + text.replace("\n", "\nChanged on disk: ")
             text += "  (click to dismiss)"
         self.update(text)
         self.set_class(bool(self.lines), "-news")

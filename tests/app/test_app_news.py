@@ -97,8 +97,12 @@ async def test_a_javascript_trim_while_open_raises_the_banner_with_the_count(
         await settle(pilot)
 
         assert len(app.state.decisions) == 10  # the truth …
-        assert banner.display and len(banner.lines) == 1  # … and the news
-        line = banner.lines[0]
+        assert banner.display and len(banner.lines) == 2  # … and the news
+        warned, line = banner.lines
+        # The JavaScript memoir's files appeared: the caps warning, uncut, first …
+        assert warned.startswith("Caps: the JavaScript memoir shares this store (events.jsonl)")
+        assert "keeps only goals 3, next actions 8, questions 5, decisions 10" in warned
+        # … then what changed, by how much, by whom, and the way back.
         assert "decisions 815 → 10" in line
         assert "hidden decisions (tombstones) 134 → 10" in line
         assert "JavaScript memoir" in line and "events.jsonl" in line
@@ -106,14 +110,14 @@ async def test_a_javascript_trim_while_open_raises_the_banner_with_the_count(
         # The header now warns: [caps] keeps 1000 decisions, the JavaScript memoir 10.
         caps = app.query_one(StoreBar).caps_note
         assert "WARNING: the JavaScript memoir shares this store" in caps
-        assert "decisions 10 < 1000" in caps
+        assert "decisions 10: its next write trims to that" in caps
 
         # The banner stays through further reads that change little …
         _write_like_memoir(store.root, _session([*kept, _decision(900)]))
         assert app.poll_store()
         await settle(pilot)
         assert len(app.state.decisions) == 11
-        assert banner.lines == [line]
+        assert banner.lines == [warned, line]
         # … and goes when clicked.
         await pilot.click(NewsBanner)
         await settle(pilot)
