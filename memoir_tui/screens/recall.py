@@ -381,12 +381,13 @@ class RecallPane(Pane):
         if labels is None:  # once per list of results, over every project they name
             state = getattr(self.app, "state", None)
             names = state.project_names if state is not None else {}
-            labels = place_labels([project, *(h.project for h in self.hits)], names)
+            here = [self.project] if self.project else []
+            labels = place_labels([project, *here, *(h.project for h in self.hits)], names)
             self._labels = labels
         if project in labels:
             return cut_middle(labels[project], 24)
         if project == scope and self.project:
-            return cut_middle(home_relative(self.project), 24)
+            return cut_middle(labels.get(self.project) or home_relative(self.project), 24)
         return cut_middle(project_label(project), 24)
 
     def _ref(self, hit: Hit) -> EntryRef:
