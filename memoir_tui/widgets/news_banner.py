@@ -89,9 +89,44 @@ class Reading:
     own: bool = False  # taken right after a write of this app's
 
 
+AUDIT_TAIL_BYTES = 64 * 1024
+
+
+def audit_tail(root: Path) -> tuple[AuditRecord, ...]:
+    """The newest records of ``audit.jsonl`` (its last 64 KB: what two reads a second
+    apart can have added), newest first; none when it cannot be read."""
+    import json
+    import os
+
+    from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
+    from memoir_tui.core.safeio import open_for_reading
+
+    try:
+        with open_for_reading(root / AUDIT_FILE) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            start = max(size - AUDIT_TAIL_BYTES, 0)
+            fh.seek(start)
+            data = fh.read(AUDIT_TAIL_BYTES)
+    except OSError:
+        return ()
+    lines = data.split(b"\n")
+    if start:
+        lines = lines[1:]  # the first line may be cut
+    records = []
+    for raw in reversed(lines):
+        if not raw.strip():
+            continue
+        try:
+            record = AuditRecord.from_json(json.loads(raw))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if record is not None:
+            records.append(record)
+    return tuple(records)
+
+
 def take_reading(root: Path, state: Mapping[str, Any], *, own: bool = False) -> Reading:
     """Everything a ``Reading`` needs, read from the store at ``root`` (run in a thread)."""
-    from memoir_tui.core.audit import read_audit
     from memoir_tui.core.config import js_footprint
 
     machines_raw = state.get("machines") if isinstance(state.get("machines"), Mapping) else {}
@@ -102,7 +137,7 @@ def take_reading(root: Path, state: Mapping[str, Any], *, own: bool = False) -> 
     }
     return Reading(
         counts=session_counts(state),
-        audit_head=tuple(read_audit(root, limit=200)),
+        audit_head=audit_tail(root),
         machines=machines,
         js_footprint=js_footprint(root),
         own=own,

@@ -5,7 +5,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.labels import GLOBAL, SHARED, label_of, short_labels, tail_labels
+from memoir_tui.core.labels import (
+    GLOBAL,
+    SHARED,
+    cut_middle,
+    label_of,
+    place_labels,
+    short_labels,
+    tail_labels,
+)
 from memoir_tui.core.model import working_set
 from tests.conftest import examples
 
@@ -132,3 +140,45 @@ def test_the_working_set_labels_items_by_the_projects_present() -> None:
         here_label="github.com/acme/tideline-web",
     )
     assert scoped.project_label == "acme/tideline-web"
+
+
+@EXAMPLES
+@given(st.text(min_size=0, max_size=80), st.integers(min_value=0, max_value=90))
+def test_a_path_is_cut_in_the_middle_keeping_more_of_its_tail(text: str, width: int) -> None:
+    cut = cut_middle(text, width)
+    assert len(cut) <= max(width, 0)
+    if len(text) <= width:
+        assert cut == text
+    elif width >= 2:
+        head, _, tail = cut.partition("…")
+        assert text.startswith(head) and text.endswith(tail)
+        assert len(tail) >= len(head) and len(head) + len(tail) == width - 1
+
+
+def test_a_long_path_keeps_its_file_name() -> None:
+    path = "~/.claude/projects/-home-dev-code-tideline-web/memory/deploy_pipeline.md"
+    assert cut_middle(path, 40) == "~/.claude/pro…/memory/deploy_pipeline.md"
+
+
+def test_an_entry_folder_that_is_a_session_project_takes_its_label(tmp_path, monkeypatch) -> None:
+    import subprocess
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    web = tmp_path / "code" / "web"
+    web.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(web)], check=True)
+    subprocess.run(
+        ["git", "-C", str(web), "remote", "add", "origin", "git@github.com:acme/tideline-web.git"],
+        check=True,
+    )
+    notes = tmp_path / "notes" / "tideline-web"
+    notes.mkdir(parents=True)
+    from memoir_tui.core.scope import project_identity
+
+    web_id = project_identity(web, home=tmp_path).id
+    names = {web_id: "github.com/acme/tideline-web"}
+    labels = place_labels([str(web), str(notes), web_id], names)
+    # the folder of a project the session knows: that project's label, on every pane
+    assert labels[str(web)] == labels[web_id] == "acme/tideline-web"
+    # a folder the session does not know: its tail among the others
+    assert labels[str(notes)] == "notes/tideline-web"
