@@ -128,3 +128,14 @@ def place_labels(projects: Iterable[str], full_by_id: Mapping[str, str]) -> dict
     for project, pid in alias.items():
         labels[project] = labels[pid]
     return labels
+
+
+def queue_labels(session_names: Mapping[str, str], items: Iterable[object]) -> dict[str, str]:
+    """Short labels for review candidates (``project``/``project_label`` attributes) among
+    the session's projects and the queue's, so the queue names projects as every face does."""
+    names = dict(session_names)
+    for item in items:
+        pid, full = getattr(item, "project", ""), getattr(item, "project_label", "")
+        if pid and full:
+            names.setdefault(pid, full)
+    return short_labels(names)
