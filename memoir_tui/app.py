@@ -755,6 +755,15 @@ class MemoirApp(App[int]):
                 "A",
                 self.action_toggle_all_projects,
             )
+            news = self.query_one(NewsBanner)
+            if news.lines:
+                yield self._command(
+                    "app",
+                    "dismiss news",
+                    "Clear the banner of what changed on disk (or click it)",
+                    "",
+                    news.dismiss,
+                )
         yield self._command(
             "app",
             "change theme",

@@ -163,3 +163,22 @@ async def test_a_list_pushed_into_the_archive_says_so_as_the_way_back(tmp_path: 
         [line] = app.query_one(NewsBanner).lines
         assert "decisions 815 → 50" in line and "another memoir-tui (mcp" in line
         assert "766 of the decisions moved to the archive (still in the store)" in line
+
+
+async def test_the_palette_dismisses_the_news(tmp_path: Path) -> None:
+    store = _store(tmp_path, caps=1000)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "app: dismiss news" not in {c.title for c in app.get_system_commands(app.screen)}
+        _write_like_memoir(store.root, _session([_decision(n) for n in range(10)]))
+        assert app.poll_store()
+        await settle(pilot)
+        banner = app.query_one(NewsBanner)
+        assert banner.lines
+        [dismiss] = [
+            c for c in app.get_system_commands(app.screen) if c.title == "app: dismiss news"
+        ]
+        dismiss.callback()
+        await settle(pilot)
+        assert not banner.lines and not banner.display
