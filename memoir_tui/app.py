@@ -259,6 +259,7 @@ class MemoirApp(App[int]):
 
     def on_mount(self) -> None:
         self.reload()
+        self.query_one(NewsBanner).warn_caps(self.query_one(StoreBar).caps_note)  # uncut
         self.current_pane().focus_default()
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:

@@ -182,3 +182,16 @@ async def test_the_palette_dismisses_the_news(tmp_path: Path) -> None:
         dismiss.callback()
         await settle(pilot)
         assert not banner.lines and not banner.display
+
+
+async def test_a_store_shared_with_the_javascript_memoir_says_its_caps_from_the_start(
+    tmp_path: Path,
+) -> None:
+    store = _store(tmp_path, caps=1000)
+    (store.root / "config.json").write_text("{}")  # the JavaScript memoir's own file
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.query_one(StoreBar).caps_note.startswith("WARNING: the JavaScript memoir")
+        [line] = app.query_one(NewsBanner).lines  # said whole, where 80 columns don't cut it
+        assert line.startswith("Caps: the JavaScript memoir shares this store (config.json)")
