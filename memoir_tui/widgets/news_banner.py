@@ -177,7 +177,7 @@ def who_and_way_back(before: Reading, after: Reading) -> tuple[str, str]:
     if after.js_footprint:
         return (
             f"the JavaScript memoir, most likely (no audit line; its {after.js_footprint} "
-            "is in this store)",
+            "is here)",
             "",
         )
     return "a writer that keeps no audit log (the JavaScript memoir or an edit by hand)", ""
@@ -203,7 +203,7 @@ def news_between(before: Reading, after: Reading) -> str:
     who, way = who_and_way_back(before, after)
     ways = "; ".join([*archived, *([way] if way else [])])
     if not ways and any(after.counts.get(k, 0) < before.counts.get(k, 0) for k in LIST_NAMES):
-        ways = "no copy of what left is kept here"
+        ways = "none, no copy is kept"
     return f"{', '.join(jumps)} — by {who}. Way back: {ways}."
 
 
@@ -224,7 +224,7 @@ def caps_warning(config: Config, root: Path) -> str:
     if not over:
         return note
     return (
-        f"WARNING: the JavaScript memoir shares this store ({found}) and keeps only "
+        f"WARNING: the JavaScript memoir shares this store ({found}), keeps only "
         f"{', '.join(over)}: its next write trims to that · {note}"
     )
 
@@ -236,7 +236,7 @@ class NewsBanner(Static):
     NewsBanner {
         display: none;
         height: auto;
-        max-height: 5;
+        max-height: 6;
         width: 1fr;
         padding: 0 1;
         background: $warning 25%;

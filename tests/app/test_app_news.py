@@ -106,7 +106,7 @@ async def test_a_javascript_trim_while_open_raises_the_banner_with_the_count(
         assert "decisions 815 → 10" in line
         assert "hidden decisions (tombstones) 134 → 10" in line
         assert "JavaScript memoir" in line and "events.jsonl" in line
-        assert "no copy of what left is kept here" in line
+        assert "Way back: none, no copy is kept." in line
         # The header now warns: [caps] keeps 1000 decisions, the JavaScript memoir 10.
         caps = app.query_one(StoreBar).caps_note
         assert "WARNING: the JavaScript memoir shares this store" in caps
