@@ -8,19 +8,20 @@ says which list went from how many to how many, who did it (the audit log names
 memoir-tui's faces and machines; the JavaScript memoir writes no audit line but
 leaves its footprint) and the way back when there is one (the archive, the sync
 copy, the trash). It stays (it is not a toast) until clicked; our own writes
-are never news. Counts are taken off the UI thread (``LatestRead``).
+are never news. Counts are taken off the UI thread, and every reading is compared
+with the one before it in the order they were asked for (not only the newest: a
+change of another writer's just before one of ours is still news).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Static
-
-from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
     from textual.events import Click
@@ -176,8 +177,7 @@ def who_and_way_back(before: Reading, after: Reading) -> tuple[str, str]:
         return f"another memoir-tui ({', '.join(faces)}{on})", way
     if after.js_footprint:
         return (
-            f"the JavaScript memoir, most likely (no audit line; its {after.js_footprint} "
-            "is here)",
+            f"the JavaScript memoir, most likely (no audit line; its {after.js_footprint} is here)",
             "",
         )
     return "a writer that keeps no audit log (the JavaScript memoir or an edit by hand)", ""
@@ -204,7 +204,8 @@ def news_between(before: Reading, after: Reading) -> str:
     ways = "; ".join([*archived, *([way] if way else [])])
     if not ways and any(after.counts.get(k, 0) < before.counts.get(k, 0) for k in LIST_NAMES):
         ways = "none, no copy is kept"
-    return f"{', '.join(jumps)} — by {who}. Way back: {ways}."
+    back = f" Way back: {ways}." if ways else ""
+    return f"{', '.join(jumps)} — by {who}.{back}"
 
 
 def caps_warning(config: Config, root: Path) -> str:
@@ -253,15 +254,36 @@ class NewsBanner(Static):
         self._last: Reading | None = None
         self._review_waiting: int | None = None
         self.lines: list[str] = []
-        self._read: LatestRead[Reading] = LatestRead(self, "news-read", self._landed)
+        self._asked = 0  # readings asked for
+        self._applied = 0  # readings compared, in order
+        self._landed_early: dict[int, Reading | None] = {}
 
     def observe(self, root: Path, state: Mapping[str, Any], *, own: bool = False) -> None:
         """A new read of the session (``own``: right after a write of this app's)."""
-        self._read.start(lambda: take_reading(root, state, own=own))
+        self._asked += 1
+        number = self._asked
+
+        def run() -> None:
+            try:
+                reading: Reading | None = take_reading(root, state, own=own)
+            except Exception:  # a reading that failed is skipped, never a traceback
+                reading = None
+            with contextlib.suppress(RuntimeError):  # the app is closing
+                self.app.call_from_thread(self._land, number, reading)
+
+        self.run_worker(run, name="news-read", group="news-read", thread=True, exit_on_error=False)
 
     @property
     def pending(self) -> bool:
-        return self._read.pending
+        return self._applied < self._asked
+
+    def _land(self, number: int, reading: Reading | None) -> None:
+        self._landed_early[number] = reading
+        while self._applied + 1 in self._landed_early:
+            self._applied += 1
+            landed = self._landed_early.pop(self._applied)
+            if landed is not None and self.is_attached and not getattr(self.app, "closing", False):
+                self._landed(landed)
 
     def observe_review(self, waiting: int, *, own: bool = False) -> None:
         """The review queue's waiting count from the app's read of it."""

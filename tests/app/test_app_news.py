@@ -195,3 +195,45 @@ async def test_a_store_shared_with_the_javascript_memoir_says_its_caps_from_the_
         assert app.query_one(StoreBar).caps_note.startswith("WARNING: the JavaScript memoir")
         [line] = app.query_one(NewsBanner).lines  # said whole, where 80 columns don't cut it
         assert line.startswith("Caps: the JavaScript memoir shares this store (config.json)")
+
+
+async def test_news_read_just_before_a_write_of_ours_is_still_said(tmp_path: Path) -> None:
+    store = _store(tmp_path, caps=1000)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        banner = app.query_one(NewsBanner)
+        other = Store(store.root, clock=JulyClock(), machine_label="home-desktop", actor="mcp")
+        for n in range(6):
+            other.note_decision(f"Agent decision {n}", why="asked")
+        theirs = store.load().state
+        store.note_decision("Typed here", why="mine")
+        ours = store.load().state
+        # Both readings are asked for before either is counted (no await between): the
+        # first, another writer's, is still compared, then ours becomes the baseline.
+        banner.observe(store.root, theirs)
+        banner.observe(store.root, ours, own=True)
+        assert banner.pending
+        await settle(pilot)
+        assert not banner.pending
+        [line] = banner.lines
+        assert "decisions 815 → 821" in line and "mcp on home-desktop" in line
+        assert "Way back" not in line  # nothing left: there is nothing to go back to
+
+
+async def test_a_review_queue_that_jumps_is_news(tmp_path: Path) -> None:
+    store = _store(tmp_path, caps=1000)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        capture = Store(store.root, clock=JulyClock(), actor="capture")
+        capture.review.enqueue(
+            [
+                {"text": f"Use tool number {n} for the build", "source": "transcript"}
+                for n in range(7)
+            ]
+        )
+        assert app.poll_store()
+        await settle(pilot)
+        [line] = app.query_one(NewsBanner).lines
+        assert line == "Changed on disk: review candidates 0 → 7."
