@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 GLOBAL = "global"
 SHARED = "shared"
@@ -71,6 +72,16 @@ def short_labels(full_by_id: Mapping[str, str]) -> dict[str, str]:
     """Project id → short label, for every id that has a full name."""
     tails = tail_labels(full_by_id.values())
     return {pid: tails[full] for pid, full in full_by_id.items() if full in tails}
+
+
+def project_labels(
+    state: Mapping[str, Any], *, here: tuple[str, str | None] | None = None
+) -> dict[str, str]:
+    """Scope id → its short label among the projects a session names: what every face
+    shows for a project, the same on every pane and in every answer."""
+    from memoir_tui.core.scope import project_names
+
+    return short_labels(project_names(state, here=here))
 
 
 def label_of(project: str | None, labels: Mapping[str, str], fallback: str = "") -> str:

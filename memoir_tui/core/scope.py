@@ -65,7 +65,6 @@ __all__ = [
     "is_visible",
     "normalize_remote_url",
     "project_identity",
-    "project_labels",
     "project_names",
     "read_remote_url",
     "readable_project",
@@ -493,16 +492,6 @@ def project_names(
     if here is not None and here[1]:
         names[here[0]] = here[1]
     return names
-
-
-def project_labels(
-    state: Mapping[str, Any], *, here: tuple[str, str | None] | None = None
-) -> dict[str, str]:
-    """Scope id → its short label among the projects present (``core.labels``): what
-    every face shows for a project, the same on every pane and in every answer."""
-    from memoir_tui.core.labels import short_labels
-
-    return short_labels(project_names(state, here=here))
 
 
 def readable_project(project_id: str, names: Mapping[str, str]) -> str:
