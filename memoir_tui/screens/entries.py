@@ -390,13 +390,15 @@ class EntriesPane(Pane):
 
     # --- rendering -------------------------------------------------------------------------------
 
+    def _session_names(self) -> dict[str, str]:
+        state = getattr(self.app, "state", None)
+        return dict(state.project_names) if state is not None else {}
+
     def project_labels(self) -> dict[str, str]:
         """Each entry's project as every pane names it (``core.labels.place_labels``)."""
-        state = getattr(self.app, "state", None)
         entries = self.snapshot.entries if self.snapshot else ()
-        return place_labels(
-            [e.project for e in entries], state.project_names if state is not None else {}
-        )
+        here = [self.snapshot.project] if self.snapshot and self.snapshot.project else []
+        return place_labels([*here, *(e.project for e in entries)], self._session_names())
 
     def _show_rows(self) -> None:
         shown = self.visible_entries()
@@ -435,9 +437,10 @@ class EntriesPane(Pane):
         elif self.snapshot is None:
             text = "Not read yet"
         else:
-            where = (
-                home_relative(self.snapshot.project) if self.snapshot.project else "this project"
-            )
+            where = "this project"
+            if self.snapshot.project:
+                labels = self.project_labels()
+                where = labels.get(self.snapshot.project) or home_relative(self.snapshot.project)
             scope = {
                 SCOPE: f"{where} + global",
                 EVERY: "every project",

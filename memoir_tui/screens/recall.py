@@ -399,7 +399,8 @@ class RecallPane(Pane):
     def _scope_text(self) -> str:
         if self.all_projects:
             return "every project"
-        where = home_relative(self.project) if self.project else "this project"
+        scope = getattr(getattr(self.app, "store", None), "project", None)
+        where = self.project_name(scope) if scope and self.project else "this project"
         return f"{where} + global"
 
     def _show_passage(self) -> None:

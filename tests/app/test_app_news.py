@@ -237,3 +237,44 @@ async def test_a_review_queue_that_jumps_is_news(tmp_path: Path) -> None:
         await settle(pilot)
         [line] = app.query_one(NewsBanner).lines
         assert line == "Changed on disk: review candidates 0 → 7."
+
+
+def _reading(decisions: int, *records: tuple[str, str], archived: int = 0, js: str = "") -> Any:
+    from memoir_tui.core.audit import AuditRecord
+    from memoir_tui.widgets.news_banner import Reading
+
+    audit = tuple(
+        AuditRecord(
+            time=f"2026-07-01T00:00:{n:02d}.000Z", actor=actor, operation=op, machine_id="m-1"
+        )
+        for n, (actor, op) in enumerate(records)
+    )
+    return Reading(
+        counts={"decisions": decisions, "archived_decisions": archived},
+        audit_head=tuple(reversed(audit)),
+        machines={"m-1": "desktop"},
+        js_footprint=js,
+    )
+
+
+def test_who_and_the_way_back_come_from_the_audit_lines_between_two_reads() -> None:
+    from memoir_tui.widgets.news_banner import news_between
+
+    before = _reading(40, ("app", "note_decision"))
+    # a sync: its copy keeps what was there before
+    synced = _reading(12, ("app", "note_decision"), ("sync", "sync_apply"))
+    assert news_between(before, synced) == (
+        "decisions 40 → 12 — by a sync (audit: sync). Way back: the sync copy's history "
+        "holds the state before it (Sync pane)."
+    )
+    # a clean-up elsewhere: the trash keeps what it removed
+    cleaned = _reading(30, ("app", "note_decision"), ("cli", "consolidate_apply"))
+    assert news_between(before, cleaned) == (
+        "decisions 40 → 30 — by another memoir-tui (cli on desktop). Way back: the trash "
+        "keeps what it removed (memoir-tui trash list / restore)."
+    )
+    # no new audit line, no footprint: a writer that keeps no log
+    silent = _reading(10, ("app", "note_decision"))
+    assert "a writer that keeps no audit log" in news_between(before, silent)
+    # a small change is no news at all
+    assert news_between(before, _reading(41, ("app", "note_decision"), ("cli", "x"))) == ""
