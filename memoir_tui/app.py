@@ -46,6 +46,7 @@ from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.key_footer import KeyFooter
+from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
 from memoir_tui.widgets.pane_tabs import PaneTabs
 from memoir_tui.widgets.store_bar import StoreBar
 from memoir_tui.widgets.store_watch import (
@@ -238,6 +239,7 @@ class MemoirApp(App[int]):
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
+        self._own_review_read = False  # the next review read follows a write of ours
         self._replayed: set[events.Key] = set()
         self._screen_at_key: Screen[Any] | None = None  # the screen a key in flight began on
         self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
@@ -253,13 +255,13 @@ class MemoirApp(App[int]):
     # --- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        config = self.store.config
         yield StoreBar(
             self.store_label,
             self._machine_label(),
-            caps_note=config.caps_note if config.caps_source != "defaults" else "",
+            caps_note=self._caps_note(),
         )
         yield DamageBanner(on_waiting=self._review_waiting)
+        yield NewsBanner()
         with PaneTabs(initial=PANES[0].pane_id, id="panes"):
             for number, spec in enumerate(PANES, start=1):
                 with TabPane(f"{spec.key} {spec.title}", id=spec.pane_id):
@@ -270,12 +272,20 @@ class MemoirApp(App[int]):
                         yield spec.load()(id=f"{spec.pane_id}-pane")
         yield KeyFooter(show_command_palette=True)
 
+    def _caps_note(self) -> str:
+        """The header's caps: said when not our defaults, or when the JavaScript memoir
+        shares the store and keeps fewer than the caps in force."""
+        config = self.store.config
+        note = caps_warning(config, self.store.root)
+        return note if config.caps_source != "defaults" or note != config.caps_note else ""
+
     def _machine_label(self) -> str:
         # Reading must not create machine.id: the first write registers the machine.
         return self.store.machine_label
 
     def on_mount(self) -> None:
         self.reload()
+        self.query_one(NewsBanner).warn_caps(self.query_one(StoreBar).caps_note)  # uncut
         self.current_pane().focus_default()
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
@@ -572,7 +582,7 @@ class MemoirApp(App[int]):
         self._read_session()
         self._tell_panes(ALL_CHANGES)
 
-    def _read_session(self) -> None:
+    def _read_session(self, *, own: bool = False) -> None:
         try:
             loaded = self.store.load()
         except OSError as err:
@@ -590,6 +600,11 @@ class MemoirApp(App[int]):
         bar.set_read_only(loaded.read_only)
         bar.set_scope(self.scope_text())
         self.query_one(DamageBanner).show_session(loaded)
+        self.query_one(NewsBanner).observe(self.store.root, loaded.state, own=own)
+        caps = self._caps_note()
+        if caps != bar.caps_note:
+            bar.set_caps_note(caps)
+            self.query_one(NewsBanner).warn_caps(caps)
 
     def _tell_panes(self, changes: Iterable[type[StoreChanged]]) -> None:
         if self.closing:
@@ -602,15 +617,20 @@ class MemoirApp(App[int]):
                 pane.post_message(change())
 
     def _review_waiting(self, count: int) -> None:
+        own, self._own_review_read = self._own_review_read, False
+        self.query_one(NewsBanner).observe_review(count, own=own)
         self.query_one(PaneTabs).set_badge("review", str(count) if count else "")
 
-    def poll_store(self) -> list[type[StoreChanged]]:
-        """Tell the panes what another process changed on disk; the parts that changed."""
+    def poll_store(self, *, own: bool = False) -> list[type[StoreChanged]]:
+        """Tell the panes what another process changed on disk; the parts that changed
+        (``own``: right after a write of this app's, which is never news)."""
         if self.closing:
             return []
         changed = self.watcher.changed()
+        if own and ReviewChanged in changed:
+            self._own_review_read = True
         if SessionChanged in changed:
-            self._read_session()
+            self._read_session(own=own)
         self._tell_panes(changed)
         return changed
 
@@ -625,7 +645,8 @@ class MemoirApp(App[int]):
         state = self.state
         if self.store.project is None:
             return "all projects (outside any project)"
-        label = self.store.project_label or self.store.project
+        labels = state.project_labels if state is not None else {}
+        label = labels.get(self.store.project) or self.store.project_label or self.store.project
         if self.all_projects:
             return f"all projects · this one: {label}"
         elsewhere = state.elsewhere_total if state is not None else 0
@@ -705,7 +726,7 @@ class MemoirApp(App[int]):
                 outcome.undo, outcome.message, reply.change, redoing=reply.redoing
             )
         self.notify(message, severity="information" if outcome.changed else "warning")
-        self.poll_store()
+        self.poll_store(own=True)
         if reply.on_done is not None:
             reply.on_done(outcome)
 
@@ -910,6 +931,15 @@ class MemoirApp(App[int]):
                 "A",
                 self.action_toggle_all_projects,
             )
+            news = self.query_one(NewsBanner)
+            if news.lines:
+                yield self._command(
+                    "app",
+                    "dismiss news",
+                    "Clear the banner of what changed on disk (or click it)",
+                    "",
+                    news.dismiss,
+                )
         yield self._command(
             "app",
             "change theme",

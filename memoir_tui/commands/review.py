@@ -37,10 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rej.set_defaults(run=cmd_review_reject)
 
 
-def format_item(item) -> str:
-    """One listing line pair: id, badges, text; then provenance."""
+def format_item(item, labels: dict[str, str] | None = None) -> str:
+    """One listing line pair: id, badges, text; then provenance (the project by its short
+    label, ``labels``, as every face names it)."""
     line = f"{item.short_id}  {' '.join(item.badges)} {item.text}"
-    where = item.project_label or item.project or "unknown project"
+    where = (labels or {}).get(item.project) or item.project_label or item.project or "global"
     prov = (
         f"    {item.kind} via {item.extractor or '?'} · session {item.session_id[:8] or '?'}"
         f" · {item.timestamp or '?'} · {where}"
@@ -61,8 +62,12 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
     if not items:
         print("no candidates waiting for review")
         return 0
+    from memoir_tui.core.labels import queue_labels
+    from memoir_tui.core.scope import project_names
+
+    labels = queue_labels(project_names(store.load().state), items)
     for item in items:
-        print(format_item(item))
+        print(format_item(item, labels))
     waiting = sum(1 for i in items if i.state == "candidate")
     assistant = sum(1 for i in items if i.state == "candidate" and i.assistant_sourced)
     print(f"{waiting} candidate(s), {assistant} from the assistant", file=sys.stderr)

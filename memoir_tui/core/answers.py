@@ -714,8 +714,12 @@ REVIEW_SHOWN = 20
 
 
 def review_list(store: Store) -> Reply:
+    from memoir_tui.core.labels import queue_labels
+    from memoir_tui.core.scope import project_names
+
     loaded = store.review.load()
     items = store.review.items_of(loaded)
+    labels = queue_labels(project_names(store.load().state), items)
     shown = [
         CandidateOut(
             id=i.short_id,
@@ -724,7 +728,7 @@ def review_list(store: Store) -> Reply:
             extractor=i.extractor,
             session_id=i.session_id,
             timestamp=i.timestamp,
-            project=i.project_label or i.project,
+            project=labels.get(i.project) or i.project_label or i.project,
             badges=list(i.badges),
             near_hidden=("(a purged decision)" if i.near_hidden.purged else i.near_hidden.text)
             if i.near_hidden

@@ -22,6 +22,7 @@ from memoir_tui.core.items import (
     matches_words,
     well_formed_items,
 )
+from memoir_tui.core.labels import short_labels
 from memoir_tui.core.merge import suppress_completed, suppress_retracted
 from memoir_tui.core.scope import is_visible, project_names, readable_project, same_project
 
@@ -140,6 +141,9 @@ class WorkingSet:
     archived_decisions: tuple[Decision, ...] = ()
     project: str | None = None  # the scope this view was made for; None: every project
     project_label: str = ""  # that scope as a person reads it ("" for every project)
+    # Every project the store names: id → full name, and id → its short label.
+    project_names: Mapping[str, str] = field(default_factory=dict)
+    project_labels: Mapping[str, str] = field(default_factory=dict)
     elsewhere: Mapping[str, int] = field(default_factory=dict)
     """Live items of other projects this scoped view leaves out, per list (only > 0)."""
 
@@ -207,7 +211,8 @@ def working_set(
             at_ms=at_ms,
         )
 
-    names = project_names(state, here=(project, here_label) if project else None)
+    full_names = project_names(state, here=(project, here_label) if project else None)
+    names = short_labels(full_names)  # the one short label per project (core.labels)
 
     def project_label(item: Mapping[str, Any]) -> str:
         value = item.get("project")
@@ -395,5 +400,7 @@ def working_set(
         ),
         project=None if all_projects else project,
         project_label="" if all_projects else readable_project(project, names) if project else "",
+        project_names=full_names,
+        project_labels=names,
         elsewhere=elsewhere,
     )

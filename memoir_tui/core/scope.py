@@ -455,7 +455,19 @@ def working_project(cwd: Path | None = None, *, home: Path | None = None) -> Pro
 
 # --- names for people ----------------------------------------------------------------------
 
-_NAMED_LISTS = ("goals", "next_actions", "open_questions", "decisions", "completed_actions")
+_NAMED_LISTS = (
+    "goals",
+    "next_actions",
+    "open_questions",
+    "decisions",
+    "completed_actions",
+    "completed_goals",
+    "closed_questions",
+    "archived_goals",
+    "parked_actions",
+    "archived_questions",
+    "archived_decisions",
+)
 
 
 def project_names(
@@ -486,10 +498,12 @@ def readable_project(project_id: str, names: Mapping[str, str]) -> str:
     """A project as a person reads it: its folder or remote, never an internal id."""
     if project_id in names:
         return names[project_id]
-    kind = project_id.split(":", 1)[0]
-    return {"git": "an unnamed git project", "path": "an unnamed folder"}.get(
-        kind, "an unnamed project"
-    )
+    if project_id == SHARED:
+        return SHARED
+    kind, _, rest = project_id.partition(":")
+    noun = {"git": "unnamed git project", "local": "unnamed folder", "path": "unnamed folder"}
+    # a few characters of the id tell two unnamed projects apart
+    return f"{noun.get(kind, 'unnamed project')} {rest[:6]}".strip()
 
 
 # --- visibility ---------------------------------------------------------------------------

@@ -61,10 +61,11 @@ from memoir_tui.core.items import (
     validity_window,
     well_formed_items,
 )
+from memoir_tui.core.labels import project_labels
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.model import Decision, WorkingSet, working_set
 from memoir_tui.core.review import ReviewQueue, purge_from_review
-from memoir_tui.core.scope import project_names, readable_project, same_project
+from memoir_tui.core.scope import readable_project, same_project
 from memoir_tui.core.session import QUARANTINED, SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Commit, Transaction, run_transaction
 
@@ -501,7 +502,7 @@ class Store:
         return hits[0]
 
     def _project_names(self, state: dict[str, Any]) -> dict[str, str]:
-        return project_names(
+        return project_labels(
             state, here=(self.project, self.project_label) if self.project else None
         )
 

@@ -265,11 +265,12 @@ class AgentViewPane(Pane):
         if cut:
             said.insert(0, f"{cut} source(s) run past a limit: the lines in red are never read")
         views = self.views
-        where = (
-            f"In {shown_path(views.project, self.home)}"
-            if views is not None and views.project
-            else "Outside any project"
-        )
+        where = "Outside any project"
+        if views is not None and views.project:
+            state, scope = getattr(self.app, "state", None), self.app.store.project
+            label = state.project_labels.get(scope, "") if state is not None and scope else ""
+            path = shown_path(views.project, self.home)
+            where = f"In {label} ({path})" if label else f"In {path}"
         said.insert(0, f"{where}, {view.label} starts with {view.chars:,} chars")
         said.append("enter on a line goes where it is trimmed")
         status.update(" · ".join(said))

@@ -47,7 +47,7 @@ DECISION_COLUMNS = (
     ColumnSpec("date", "Date", width=10),
     ColumnSpec("machine", "Machine", width=12, min_table_width=96),
 )
-PROJECT_COLUMN = ColumnSpec("project", "Project", width=16, min_table_width=112)
+PROJECT_COLUMN = ColumnSpec("project", "Project", width=24, min_table_width=72, fit=True)
 HIDDEN_COLUMN = ColumnSpec("hidden_at", "Hidden", width=10)
 TOMBSTONE_COLUMNS = (*DECISION_COLUMNS, HIDDEN_COLUMN)
 

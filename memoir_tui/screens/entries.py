@@ -24,6 +24,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.entry_view import (
@@ -44,7 +45,7 @@ ENTRY_COLUMNS = (
     ColumnSpec("name", "Entries", weight=1, min_width=16),
     ColumnSpec("type", "Type", width=12),
     ColumnSpec("tool", "Tool", width=12),
-    ColumnSpec("project", "Project", width=18, min_table_width=84),
+    ColumnSpec("project", "Project", width=24, min_table_width=84, fit=True),
     ColumnSpec("updated", "Updated", width=10),
 )
 
@@ -106,14 +107,17 @@ def canonical_shown(ref: EntryRef) -> EntryRef:
     return replace(ref, name=f"{memory.name} · r{memory.revision} · {state}", project=project)
 
 
-def entry_row(ref: EntryRef) -> TableRow:
+def entry_row(ref: EntryRef, project: str = "") -> TableRow:
+    """One entry's row; ``project`` is its project's label among the projects present."""
     return TableRow(
         ref.key,
         (
             cell(ref.name),
             cell(ref.type),
             cell(ref.tool),
-            cell(project_label(ref.project), "" if ref.project else "dim"),
+            cell(
+                cut_middle(project or project_label(ref.project), 24), "" if ref.project else "dim"
+            ),
             cell(short_date(ref.updated) or "—", "dim"),
         ),
     )
@@ -357,6 +361,7 @@ class EntriesPane(Pane):
         tools = sorted({e.tool for e in entries})
         types = sorted({e.type for e in entries})
         projects = sorted({e.project for e in entries if e.project})
+        labels = self.project_labels() if projects else {}
         self._options = {
             "tool": [("every tool", ANY), *((t, t) for t in tools)],
             "type": [("every type", ANY), *((t, t) for t in types)],
@@ -364,7 +369,7 @@ class EntriesPane(Pane):
                 ("this project + global", SCOPE),
                 ("every project", EVERY),
                 ("global only", GLOBAL),
-                *((project_label(p), p) for p in projects),
+                *((labels.get(p) or project_label(p), p) for p in projects),
             ],
         }
         current = {
@@ -385,10 +390,24 @@ class EntriesPane(Pane):
 
     # --- rendering -------------------------------------------------------------------------------
 
+    def _session_names(self) -> dict[str, str]:
+        state = getattr(self.app, "state", None)
+        return dict(state.project_names) if state is not None else {}
+
+    def project_labels(self) -> dict[str, str]:
+        """Each entry's project as every pane names it (``core.labels.place_labels``)."""
+        entries = self.snapshot.entries if self.snapshot else ()
+        here = [self.snapshot.project] if self.snapshot and self.snapshot.project else []
+        return place_labels([*here, *(e.project for e in entries)], self._session_names())
+
     def _show_rows(self) -> None:
         shown = self.visible_entries()
         self._by_key = {e.key: e for e in shown}
-        self.table.set_rows([entry_row(e) for e in shown], title=f"Entries · {len(shown)}")
+        labels = self.project_labels()
+        self.table.set_rows(
+            [entry_row(e, labels.get(e.project, "")) for e in shown],
+            title=f"Entries · {len(shown)}",
+        )
         self.filter_bar.set_count(len(shown), len(self.visible_entries(with_text=False)))
         self._show_preview()
         self._show_status()
@@ -402,7 +421,8 @@ class EntriesPane(Pane):
             else:
                 preview.update("")
             return
-        lines = Text(home_relative(ref.path), style="dim", no_wrap=True, overflow="ellipsis")
+        width = max(preview.size.width - 2, 20)  # its padding; cut in the middle, not the tail
+        lines = Text(cut_middle(home_relative(ref.path), width), style="dim", no_wrap=True)
         lines.append("\n")
         lines.append(
             ref.description or f"{ref.tool} {ref.kind} file", style="" if ref.description else "dim"
@@ -417,9 +437,10 @@ class EntriesPane(Pane):
         elif self.snapshot is None:
             text = "Not read yet"
         else:
-            where = (
-                home_relative(self.snapshot.project) if self.snapshot.project else "this project"
-            )
+            where = "this project"
+            if self.snapshot.project:
+                labels = self.project_labels()
+                where = labels.get(self.snapshot.project) or home_relative(self.snapshot.project)
             scope = {
                 SCOPE: f"{where} + global",
                 EVERY: "every project",

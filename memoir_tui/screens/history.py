@@ -28,7 +28,7 @@ HISTORY_COLUMNS = (
     ColumnSpec("files", "Files", width=5),
     ColumnSpec("minutes", "Min", width=5),
     ColumnSpec("machine", "Machine", width=12, min_table_width=80),
-    ColumnSpec("project", "Project", width=16, min_table_width=96),
+    ColumnSpec("project", "Project", width=24, min_table_width=96, fit=True),
 )
 
 

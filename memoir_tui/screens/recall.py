@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.entry_view import (
@@ -53,7 +54,7 @@ RESULT_COLUMNS = (
     ColumnSpec("name", "Results", weight=1, min_width=16),
     ColumnSpec("tool", "Tool", width=12),
     ColumnSpec("type", "Type", width=11),
-    ColumnSpec("project", "Project", width=16, min_table_width=92),
+    ColumnSpec("project", "Project", width=24, min_table_width=92, fit=True),
     ColumnSpec("score", "Score", width=6),
 )
 
@@ -106,13 +107,14 @@ def why_text(why: Mapping[str, Sequence[str]]) -> Text:
     return out
 
 
-def where_text(hit: Hit) -> Text:
-    """``~/path:12-14`` (the lines the passage came from)."""
+def where_text(hit: Hit, width: int = 0) -> Text:
+    """``~/path:12-14`` (the lines the passage came from), cut in the middle to ``width``
+    so the file's name and lines stay."""
     where = home_relative(hit.path)
     if hit.lines:
         first, last = hit.lines[0][0], hit.lines[-1][1]
         where += f":{first}" + (f"-{last}" if last != first else "")
-    return Text(where, style="dim", no_wrap=True, overflow="ellipsis")
+    return Text(cut_middle(where, width) if width > 0 else where, style="dim", no_wrap=True)
 
 
 class RecallPane(Pane):
@@ -207,6 +209,7 @@ class RecallPane(Pane):
         self.all_projects = bool(getattr(self.app, "all_projects", False))
         self.tools: tuple[str, ...] = ()
         self.project = ""
+        self._labels: dict[str, str] | None = None
         self.result: SearchResult | None = None
         self.searching = False
         self.error = ""
@@ -342,6 +345,7 @@ class RecallPane(Pane):
 
     def _show_results(self) -> None:
         hits = self.hits
+        self._labels = None  # computed again over these hits' projects
         self._by_key = {hit_key(h): h for h in hits}
         rows = [
             TableRow(
@@ -368,11 +372,23 @@ class RecallPane(Pane):
         self._show_status()
 
     def project_name(self, project: str) -> str:
-        """A hit's project as a person reads it; the app's own scope id is this project."""
+        """A hit's project as every pane names it (``core.labels``); the app's own scope
+        id is this project."""
+        if not project:
+            return project_label(project)
         scope = getattr(getattr(self.app, "store", None), "project", None)
-        if project and project == scope and self.project:
-            return home_relative(self.project)
-        return project_label(project)
+        labels = self._labels
+        if labels is None:  # once per list of results, over every project they name
+            state = getattr(self.app, "state", None)
+            names = state.project_names if state is not None else {}
+            here = [self.project] if self.project else []
+            labels = place_labels([project, *here, *(h.project for h in self.hits)], names)
+            self._labels = labels
+        if project in labels:
+            return cut_middle(labels[project], 24)
+        if project == scope and self.project:
+            return cut_middle(labels.get(self.project) or home_relative(self.project), 24)
+        return cut_middle(project_label(project), 24)
 
     def _ref(self, hit: Hit) -> EntryRef:
         ref = EntryRef.from_hit(hit)
@@ -383,7 +399,8 @@ class RecallPane(Pane):
     def _scope_text(self) -> str:
         if self.all_projects:
             return "every project"
-        where = home_relative(self.project) if self.project else "this project"
+        scope = getattr(getattr(self.app, "store", None), "project", None)
+        where = self.project_name(scope) if scope and self.project else "this project"
         return f"{where} + global"
 
     def _show_passage(self) -> None:
@@ -417,7 +434,7 @@ class RecallPane(Pane):
         self.shown_passage = body
         parts: list[RenderableType] = [
             Text(hit.name, style="bold", no_wrap=True, overflow="ellipsis"),
-            where_text(hit),
+            where_text(hit, passage.size.width - 2),
             Text(""),
             body,
             Text(""),

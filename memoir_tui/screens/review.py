@@ -23,8 +23,10 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from memoir_tui.core import review
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
+from memoir_tui.core.scope import same_project
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
@@ -45,7 +47,7 @@ from memoir_tui.widgets.item_table import (
 )
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
-from memoir_tui.widgets.store_watch import ReviewChanged
+from memoir_tui.widgets.store_watch import ReviewChanged, ScopeChanged
 
 REVIEW_COLUMNS = (
     ColumnSpec("mark", "", width=1),
@@ -53,7 +55,7 @@ REVIEW_COLUMNS = (
     ColumnSpec("source", "Source", width=11),
     ColumnSpec("rule", "Rule", width=20),
     ColumnSpec("when", "When", width=10),
-    ColumnSpec("project", "Project", width=12, min_table_width=96),
+    ColumnSpec("project", "Project", width=24, min_table_width=96, fit=True),
 )
 
 MARK = "●"
@@ -101,7 +103,10 @@ def near_hidden_text(match: NearHidden) -> str:
     return f"the forgotten decision {match.text!r} · score {match.score:.0f}{hidden}"
 
 
-def review_row(item: ReviewItem, *, marked: bool, colours: dict[str, str]) -> TableRow:
+def review_row(
+    item: ReviewItem, *, marked: bool, colours: dict[str, str], project: str = ""
+) -> TableRow:
+    """One candidate's row; ``project`` is its project's short label (``core.labels``)."""
     live = item.state == CANDIDATE
     base = "" if live else "dim italic"
     text = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -122,18 +127,21 @@ def review_row(item: ReviewItem, *, marked: bool, colours: dict[str, str]) -> Ta
             cell(source_label(item), source_style),
             cell(item.extractor or "—", base),
             cell(short_date(item.timestamp or item.captured_at), base),
-            cell(item.project_label or item.project[:10], base),
+            cell(project or item.project_label or GLOBAL, base),
         ),
     )
 
 
-def candidate_details(item: ReviewItem, colours: dict[str, str] | None = None) -> Table:
+def candidate_details(
+    item: ReviewItem, colours: dict[str, str] | None = None, label: str = ""
+) -> Table:
     """A candidate with its full provenance, for the detail and confirm dialogs."""
     warning = (colours or {}).get("text-warning", "yellow")
     who = (
         "assistant (what the assistant said)" if item.assistant_sourced else "user (what you said)"
     )
-    project = " · ".join(p for p in (item.project_label, item.project) if p)
+    full = item.project_label if item.project_label != label else ""
+    project = " · ".join(p for p in (label, full) if p) or item.project
     rows: list[tuple[str, RenderableType]] = [
         ("Text", item.text),
         ("Badges", " ".join(item.badges)),
@@ -220,10 +228,13 @@ class CandidateDetailScreen(DetailScreen):
         Binding("escape,enter,q", "close", "Close", id="review_detail.close"),
     ]
 
-    def __init__(self, item: ReviewItem, colours: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, item: ReviewItem, colours: dict[str, str] | None = None, label: str = ""
+    ) -> None:
         super().__init__()
         self.item = item
         self.colours = colours
+        self.project_text = label
 
     def detail_title(self) -> str:
         if self.item.state == CANDIDATE:
@@ -231,7 +242,7 @@ class CandidateDetailScreen(DetailScreen):
         return f"Review history ({self.item.state})"
 
     def detail_body(self) -> RenderableType:
-        return candidate_details(self.item, self.colours)
+        return candidate_details(self.item, self.colours, self.project_text)
 
 
 # --- the pane ---------------------------------------------------------------------------------
@@ -248,6 +259,10 @@ class ReviewPane(Pane):
     | space | Mark or unmark the row; p and x then act on the marked rows (typed count). |
     | escape | Clear the marks. |
     | h | Show or hide pinned and rejected history (greyed, read-only). |
+    | w | Cycle the project: every one in scope, then each project, then global only. |
+
+    Scoped like every pane: this project's candidates and global ones, or every
+    project's after ``A``.
     """
 
     PANE_ID = "review"
@@ -274,6 +289,13 @@ class ReviewPane(Pane):
             "Mark",
             tooltip="Mark or unmark the row for a bulk pin or reject",
             id="review.mark",
+        ),
+        Binding(
+            "w",
+            "cycle_project",
+            "Project",
+            tooltip="Cycle the project: every one shown, each project, global only",
+            id="review.project",
         ),
         Binding(
             "h",
@@ -316,6 +338,12 @@ class ReviewPane(Pane):
         ),
         PaneCommand("clear marks", "clear_marks", "Unmark every row", "review.clear_marks"),
         PaneCommand(
+            "cycle project",
+            "cycle_project",
+            "Show one project's candidates (then the next, global only, all)",
+            "review.project",
+        ),
+        PaneCommand(
             "toggle history",
             "toggle_history",
             "Show or hide pinned and rejected items",
@@ -329,6 +357,7 @@ class ReviewPane(Pane):
         self.items: tuple[ReviewItem, ...] = ()
         self.marked: set[str] = set()
         self.show_history = False
+        self.project_filter: str | None = None  # None: every project shown; "": global only
         self.loaded = False
         self.error = ""
         self.damage = ""
@@ -386,16 +415,63 @@ class ReviewPane(Pane):
 
     # --- rendering ---------------------------------------------------------------------------
 
+    def in_scope(self, item: ReviewItem) -> bool:
+        """This project's and global candidates, or every project's after ``A``."""
+        store = self.host.store
+        if getattr(self.app, "all_projects", False) or store.project is None:
+            return True
+        return same_project(item.project, store.project)
+
+    def scoped_items(self) -> list[ReviewItem]:
+        return [i for i in self.items if self.in_scope(i)]
+
     def visible_items(self) -> list[ReviewItem]:
-        return [i for i in self.items if self.show_history or i.state == CANDIDATE]
+        wanted = self.project_filter
+        return [
+            i
+            for i in self.scoped_items()
+            if (self.show_history or i.state == CANDIDATE)
+            and (wanted is None or (i.project or "") == wanted)
+        ]
+
+    def project_labels(self) -> dict[str, str]:
+        """Project id → short label, over the session's projects and the queue's: the
+        same label the other panes show."""
+        state = getattr(self.app, "state", None)
+        names = dict(state.project_names) if state is not None else {}
+        for item in self.items:
+            if item.project and item.project_label:
+                names.setdefault(item.project, item.project_label)
+        return short_labels(names)
+
+    def label(self, item: ReviewItem, labels: dict[str, str] | None = None) -> str:
+        labels = self.project_labels() if labels is None else labels
+        return label_of(item.project, labels, fallback=item.project_label)
+
+    def project_choices(self) -> list[str | None]:
+        """What ``w`` cycles through: every project, each one present, global only."""
+        projects = sorted({i.project for i in self.scoped_items() if i.project})
+        has_global = any(not i.project for i in self.scoped_items())
+        return [None, *projects, *([""] if has_global else [])]
 
     def _render_rows(self) -> None:
+        if self.project_filter is not None and self.project_filter not in self.project_choices():
+            self.project_filter = None  # that project's candidates are gone (or out of scope)
         shown = self.visible_items()
         self._by_id = {i.id: i for i in shown}
-        self.marked &= {i.id for i in self.items if i.state == CANDIDATE}
+        self.marked &= {i.id for i in self.items if i.state == CANDIDATE and self.in_scope(i)}
         colours = theme_colours(self.app)
+        labels = self.project_labels()
         self.table.set_rows(
-            [review_row(i, marked=i.id in self.marked, colours=colours) for i in shown]
+            [
+                review_row(
+                    i,
+                    marked=i.id in self.marked,
+                    colours=colours,
+                    project=self.label(i, labels),
+                )
+                for i in shown
+            ]
         )
         self.query_one("#review-status", StatusLine).update(self.status_text())
 
@@ -407,10 +483,13 @@ class ReviewPane(Pane):
         if not self.loaded:
             return "reading the review queue…"
         counts = {state: 0 for state in STATES}
-        for item in self.items:
+        scoped = self.scoped_items()
+        wanted = self.project_filter
+        chosen = [i for i in scoped if wanted is None or (i.project or "") == wanted]
+        for item in chosen:
             counts[item.state] += 1
         waiting = counts[CANDIDATE]
-        near = sum(1 for i in self.items if i.state == CANDIDATE and i.near_hidden is not None)
+        near = sum(1 for i in chosen if i.state == CANDIDATE and i.near_hidden is not None)
         if waiting:
             parts = [f"{waiting} waiting"]
         else:
@@ -424,6 +503,12 @@ class ReviewPane(Pane):
             parts.append(f"showing {history} pinned/rejected · h hides them")
         elif history:
             parts.append(f"{history} pinned/rejected · h shows them")
+        if wanted is not None:
+            name = GLOBAL + " only" if wanted == "" else self.project_labels().get(wanted, wanted)
+            parts.append(f"project: {name} · w for the next")
+        elsewhere = sum(1 for i in self.items if i.state == CANDIDATE and not self.in_scope(i))
+        if elsewhere:
+            parts.append(f"{elsewhere} in other projects · A shows all")
         return " · ".join(parts)
 
     def selected(self) -> ReviewItem | None:
@@ -458,7 +543,19 @@ class ReviewPane(Pane):
     def action_detail(self) -> None:
         item = self.selected()
         if item is not None:
-            self.app.push_screen(CandidateDetailScreen(item, theme_colours(self.app)))
+            self.app.push_screen(
+                CandidateDetailScreen(item, theme_colours(self.app), self.label(item))
+            )
+
+    def action_cycle_project(self) -> None:
+        choices = self.project_choices()
+        at = choices.index(self.project_filter) if self.project_filter in choices else 0
+        self.project_filter = choices[(at + 1) % len(choices)]
+        self._render_rows()
+
+    @on(ScopeChanged)
+    def _scope_changed(self, message: ScopeChanged) -> None:
+        self._render_rows()
 
     def action_toggle_history(self) -> None:
         self.show_history = not self.show_history
@@ -558,7 +655,7 @@ class ReviewPane(Pane):
         self.app.push_screen(
             ConfirmScreen(
                 "Reject this candidate for ever?",
-                candidate_details(item, theme_colours(self.app)),
+                candidate_details(item, theme_colours(self.app), self.label(item)),
                 warning=REJECT_WARNING,
                 yes_label="Reject (y)",
                 no_label="Cancel (n)",

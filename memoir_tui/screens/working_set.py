@@ -35,7 +35,7 @@ def item_columns(date_label: str) -> tuple[ColumnSpec, ...]:
         ColumnSpec("text", "Text", weight=1, min_width=12),
         ColumnSpec("date", date_label, width=10),
         ColumnSpec("machine", "Machine", width=12),
-        ColumnSpec("project", "Project", width=12),
+        ColumnSpec("project", "Project", width=24, fit=True),
     )
 
 

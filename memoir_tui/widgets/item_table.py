@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -34,7 +35,9 @@ from memoir_tui.core.identity import parse_date_ms
 class ColumnSpec:
     """One column: a fixed ``width``, or ``None`` to share the leftover width by ``weight``.
 
-    A column with ``min_table_width`` is left out while the table is narrower.
+    A column with ``min_table_width`` is left out while the table is narrower. A ``fit``
+    column is as wide as its widest cell (or its label), ``width`` at most: a Project
+    column takes what its labels need, not a fixed share.
     """
 
     key: str
@@ -43,6 +46,7 @@ class ColumnSpec:
     weight: int = 1
     min_width: int = 6
     min_table_width: int = 0
+    fit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +174,7 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         self._before = 0  # rows of the list above the window drawn (a marker row says so)
         self._after = 0  # and below it
         self._laid_out_width = -1
+        self._laid_out_widths: list[int] = []
         self._stale = False  # rows given that are not drawn yet (a hidden tab)
         self._wanted_key: str | None = None
         self._title: str | None = None
@@ -291,17 +296,28 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         width = self._available_width()
         return tuple(s for s in self._specs if width >= s.min_table_width)
 
+    def _fitted(self, spec: ColumnSpec) -> int | None:
+        if not spec.fit or spec.width is None:
+            return spec.width
+        index = self._specs.index(spec)
+        widest = max(
+            (cell_len(str(row.cells[index])) for row in self._rows if index < len(row.cells)),
+            default=0,
+        )
+        return min(spec.width, max(widest, len(spec.label), 1))
+
     def _widths(self, specs: tuple[ColumnSpec, ...]) -> list[int]:
         padding = 2 * self.cell_padding * len(specs)
-        fixed = sum(s.width for s in specs if s.width is not None)
+        fitted = [self._fitted(s) for s in specs]
+        fixed = sum(w for w in fitted if w is not None)
         flexible = [s for s in specs if s.width is None]
         spare = max(self._available_width() - padding - fixed, 0)
         total_weight = sum(s.weight for s in flexible) or 1
         widths: list[int] = []
         given = 0
-        for spec in specs:
-            if spec.width is not None:
-                widths.append(spec.width)
+        for spec, fit in zip(specs, fitted, strict=True):
+            if fit is not None:
+                widths.append(fit)
                 continue
             share = max(spare * spec.weight // total_weight, spec.min_width)
             widths.append(share)
@@ -328,11 +344,15 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
         self._wanted_key = None
         width = self._available_width()
         specs = self.shown_specs()
-        if width != self._laid_out_width or [c.value for c in self.columns] != [
-            s.key for s in specs
-        ]:
+        widths = self._widths(specs)
+        if (
+            width != self._laid_out_width
+            or widths != self._laid_out_widths
+            or [c.value for c in self.columns] != [s.key for s in specs]
+        ):
             self.clear(columns=True)
-            for index, (spec, w) in enumerate(zip(specs, self._widths(specs), strict=True)):
+            self._laid_out_widths = widths
+            for index, (spec, w) in enumerate(zip(specs, widths, strict=True)):
                 label = self._title if index == 0 and self._title is not None else spec.label
                 self.add_column(
                     Text(label, style="bold" if index == 0 else ""), width=w, key=spec.key

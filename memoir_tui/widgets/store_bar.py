@@ -104,5 +104,11 @@ class StoreBar(Horizontal):
         """Name the scope every pane shows: the project as a person reads it, or all."""
         self.query_one("#store-bar-scope", Label).update(text)
 
+    def set_caps_note(self, text: str) -> None:
+        """Say the caps again (the JavaScript memoir's files may appear while open)."""
+        self._caps_note = text
+        self.query_one("#store-bar-caps", Label).update(text)
+        self.set_class(bool(text), "-caps-note")
+
     def set_read_only(self, read_only: bool) -> None:
         self.set_class(read_only, "-read-only")

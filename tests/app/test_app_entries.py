@@ -84,7 +84,7 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
             "Deploy pipeline",
             "fact",
             "claude-code",
-            "~/src/webshop",
+            "webshop",  # its label: the folder name, unique among the projects
         )
         assert row["Cluster layout"][3] == "global"
 

@@ -137,7 +137,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         # Another project's entry is out of scope.
         assert "Billing ledger namespace" not in found
         status = str(pane.query_one("#recall-status").render())
-        assert "scope: ~/src/webshop + global" in status
+        assert "scope: webshop + global" in status
 
         await pilot.press("A")
         await settle(pilot)
@@ -156,7 +156,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         assert pane.hits == ()
         assert pane.table.row_count == 0
         empty = rendered(pane.query_one("#recall-passage", Static))
-        assert "Nothing found for 'ocelot' in ~/src/webshop + global." in empty
+        assert "Nothing found for 'ocelot' in webshop + global." in empty
         assert "A searches every project" in empty
 
 

@@ -130,7 +130,7 @@ async def test_detail_shows_full_provenance(store: Store) -> None:
             "sess-7f3a",
             "/home/dev/.claude/projects/tideline/sess-7f3a.jsonl",
             "2026-06-30 10:02 UTC",
-            "tideline · p-1234abcd",
+            "Project      tideline\n",  # its label, never the internal id
             "Use Redux Toolkit for client state",  # the forgotten decision it resembles
         ):
             assert expected in shown, expected

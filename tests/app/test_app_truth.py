@@ -95,11 +95,11 @@ async def test_the_header_names_the_project_and_a_switches_every_pane(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
         bar = app.query_one(StoreBar)
-        assert bar.scope == "project: acme/alpha · 1 elsewhere · A shows all"
+        assert bar.scope == "project: alpha · 1 elsewhere · A shows all"
         assert not any(OTHER in t for t in drawn_texts(pane.table))
         await pilot.press("1", "A")  # from another pane: the switch is for every pane
         await settle(pilot)
-        assert bar.scope == "all projects · this one: acme/alpha"
+        assert bar.scope == "all projects · this one: alpha"
         await pilot.press("2")
         await settle(pilot)
         texts = drawn_texts(pane.table)
