@@ -780,7 +780,10 @@ class Forgetter:
             return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
         if left is None:
             tx.remove(path)
-            return [f"removed {path} (it held nothing else)"]
+            from memoir_tui.core.memory_index import drop_index_links
+
+            # a host's index (Claude Code's MEMORY.md) must not keep a line linking to it
+            return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
         removed = text.count("\n") - left.count("\n")
         if path.parent == self.store.memory_dir:
             from memoir_tui.core.entries import stamp_updated
@@ -828,11 +831,17 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     from memoir_tui.core.items import Outcome
 
     receipt = store.forget.apply(needle, purge=purge)
+    if not receipt.dry_run and receipt.found:
+        from memoir_tui.core import receipts
+
+        receipts.keep(store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor))
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt)"
+        f"still in {left} place(s) (see the receipt in Audit, r)"
         if left
-        else "it is in none of the other places checked"
+        else "found in none of the places checked afterwards; notes below (receipt in Audit, r)"
+        if receipt.notes
+        else "found in none of the places checked afterwards (receipt in Audit, r)"
     )
     # what is left, each with its remedy (the read-only places name their owner's way)
     lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]

@@ -1,0 +1,232 @@
+"""Issue 23 item 8, the features people reach for: sort, mark and hide many, one search
+across every pane, export of a filtered list, "since last session", kept receipts, the
+conversation around a captured candidate.
+
+Each act is checked on disk after it (``session.json``, the exported file). The
+snapshots of the new views are in ``__snapshots__/test_app_features/`` (regenerate with
+``.venv/bin/python -m pytest -n0 tests/app/test_app_features.py --snapshot-update``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memoir_tui.app import MemoirApp
+from memoir_tui.core.identity import text_hash
+from memoir_tui.core.store import Store
+from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.screens.export import ExportScreen
+from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from tests.app.helpers import (
+    SIZE,
+    decision_on_disk,
+    make_app,
+    on_disk,
+    open_pane,
+    pressing,
+    select_text,
+    settle,
+    type_text,
+)
+
+SIZES = [(100, 30), (80, 24)]
+size_ids = [f"{w}x{h}" for w, h in SIZES]
+PIPX = "Ship the CLI through pipx, not as a PyInstaller binary"
+SQLITE = "Use SQLite in WAL mode for the CLI's local cache"
+TAILWIND = "Style the web app with Tailwind"
+
+
+def live_texts(store: Store) -> set[str]:
+    return {
+        d["text"]
+        for d in on_disk(store)["current"]["decisions"]
+        if not d.get("hidden") and d["text"] != "[purged]"
+    }
+
+
+# --- sort -----------------------------------------------------------------------------
+
+
+async def test_sort_by_a_key_and_by_a_header_click(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        stored = list(pane.table.row_keys)
+        by_text = sorted(app.state.all_decisions, key=lambda d: d.text.casefold())
+        await pilot.press("greater_than_sign")  # the first column: the decision's text
+        await settle(pilot)
+        assert pane.sort_column == "text"
+        assert pane.table.row_keys == [d.key for d in by_text]
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert pane.table.row_keys == [d.key for d in reversed(by_text)]
+        # the header says which column and which way
+        assert "▼" in str(pane.table.columns["text"].label)
+        # a click on the Date header sorts by date, oldest first; again: newest first
+        await pilot.click("#decisions-table", offset=(_column_x(pane, "date") + 2, 0))
+        await settle(pilot)
+        assert pane.sort_column == "date" and not pane.sort_reverse
+        dates = [app.state.all_decisions[stored.index(k)].date for k in pane.table.row_keys]
+        assert dates == sorted(dates)
+        # the export follows the order shown
+        shown, _ = pane.visible_decisions()
+        assert [d.key for d in shown] == pane.table.row_keys
+    # sorting is a view: nothing written
+    assert demo_store.session_path.read_bytes() == before
+
+
+def _column_x(pane: DecisionsPane, key: str) -> int:
+    x = 0
+    for column in pane.table.ordered_columns:
+        if column.key.value == key:
+            return x
+        x += column.get_render_width(pane.table)
+    raise AssertionError(key)
+
+
+# --- mark and hide many ---------------------------------------------------------------
+
+
+async def test_space_marks_and_d_hides_the_marked_after_a_typed_count(demo_store: Store) -> None:
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        for text in (PIPX, SQLITE):
+            await select_text(pilot, pane, text)
+            await pilot.press("space")
+            await settle(pilot)
+        assert pane.marked == {text_hash(PIPX), text_hash(SQLITE)}
+        # marking never acts
+        assert {PIPX, SQLITE} <= live_texts(demo_store)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        await type_text(pilot, "3")  # the wrong count is refused
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        assert {PIPX, SQLITE} <= live_texts(demo_store)
+        app.focused.value = ""  # type: ignore[union-attr]
+        await type_text(pilot, "2")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        assert pane.marked == set()
+    live = live_texts(demo_store)
+    assert PIPX not in live and SQLITE not in live and TAILWIND in live
+    for text in (PIPX, SQLITE):
+        saved = decision_on_disk(demo_store, text)
+        assert saved["hidden"] is True
+    ops = [
+        json.loads(line)["operation"]
+        for line in (demo_store.root / "audit.jsonl").read_text().splitlines()
+    ]
+    assert ops.count("hide_decision") == 2
+
+
+async def test_escape_clears_the_marks_and_hides_nothing(demo_store: Store) -> None:
+    before = demo_store.session_path.read_bytes()
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
+        await pilot.press("space", "escape")
+        await settle(pilot)
+        assert pane.marked == set()
+        await select_text(pilot, pane, PIPX)
+        await pilot.press("d")  # no marks: the one row, with its own yes/no dialog
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+    assert demo_store.session_path.read_bytes() == before
+
+
+# --- export ---------------------------------------------------------------------------
+
+
+async def export_to(pilot: Any, app: MemoirApp, path: Path) -> None:
+    await pilot.press("E")
+    await settle(pilot)
+    assert isinstance(app.screen, ExportScreen)
+    app.focused.value = ""  # type: ignore[union-attr]
+    await type_text(pilot, str(path))
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_export_writes_exactly_the_filtered_rows(demo_store: Store, tmp_path: Path) -> None:
+    app = make_app(demo_store)
+    md = tmp_path / "out" / "cli.md"
+    md.parent.mkdir()
+    js = tmp_path / "out" / "cli.json"
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        await pilot.press("slash")
+        await type_text(pilot, "cli")
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = [pane._by_key[k] for k in pane.table.row_keys]
+        assert 1 < len(shown) < 12
+        await export_to(pilot, app, md)
+        assert app.screen is app.screen_stack[0]
+        await export_to(pilot, app, js)
+    text = md.read_text()
+    table_rows = [line for line in text.splitlines() if line.startswith("| ")][2:]
+    assert len(table_rows) == len(shown)
+    for row, decision in zip(table_rows, shown, strict=True):
+        assert row.startswith("| " + decision.text + " |")
+    assert "filter: 'cli'" in text
+    data = json.loads(js.read_text())
+    assert [r["text"] for r in data["rows"]] == [d.text for d in shown]
+    assert data["rows"][0]["why"] == shown[0].why
+
+
+async def test_export_asks_before_replacing_and_refuses_a_link_out(
+    demo_store: Store, tmp_path: Path
+) -> None:
+    mine = tmp_path / "mine.md"
+    mine.write_text("my own notes\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = outside / "rc"
+    target.write_text("keep me\n")
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "link.md").symlink_to(target)
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot, DecisionsPane)
+        await export_to(pilot, app, mine)
+        assert isinstance(app.screen, ConfirmScreen)  # asks first
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportScreen)
+        assert mine.read_text() == "my own notes\n"
+        await pilot.press("escape")
+        await settle(pilot)
+        await export_to(pilot, app, folder / "link.md")
+        assert isinstance(app.screen, ExportScreen)  # refused inside the dialog
+        error = str(app.screen.query_one("#export-error").render())
+        assert "link" in error
+        await pilot.press("escape")
+        await settle(pilot)
+        await export_to(pilot, app, mine)
+        await pilot.press("y")  # replace it
+        await settle(pilot)
+    assert target.read_text() == "keep me\n"
+    assert mine.read_text().startswith("# Decisions")
+
+
+# --- snapshots ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_export_dialog(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+    app = make_app(demo_store)
+    assert snap_compare(app, terminal_size=size, run_before=pressing("2", "E"))
