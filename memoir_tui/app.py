@@ -113,6 +113,8 @@ class MemoirApp(App[int]):
     | ctrl+r | Reload the store from disk. |
     | A | Switch every pane between this project and all projects. |
     | u | Undo the last act of this session (any pane). |
+    | ctrl+f | Search every pane at once and go to a row. |
+    | W | What changed since the last session (from the audit log). |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -174,13 +176,38 @@ class MemoirApp(App[int]):
             tooltip="Undo the last act of this session, in any pane",
             id="app.undo",
         ),
+        Binding(
+            "ctrl+f",
+            "search",
+            "Search all",
+            show=False,
+            tooltip="Search every pane at once and go to a row",
+            id="app.search",
+        ),
+        Binding(
+            "W",
+            "since",
+            "Since last session",
+            show=False,
+            tooltip="What was added, completed, hidden and captured since the last session",
+            id="app.since",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo"}
+        {
+            "quit_from_top",
+            "help",
+            "show_pane",
+            "reload",
+            "toggle_all_projects",
+            "undo",
+            "search",
+            "since",
+        }
     )
 
     def __init__(
@@ -209,6 +236,8 @@ class MemoirApp(App[int]):
         """Set once quitting began: nothing is pushed, mounted or applied after it."""
         self.watcher = StoreWatcher(self._watched())
         self.undo_stack: list[Undo] = []
+        self.opened_at = store.clock()
+        """When this app opened: "since last session" looks before it (``core.since``)."""
         """What ``u`` takes back, newest last: this session's acts, from every pane."""
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
@@ -599,6 +628,22 @@ class MemoirApp(App[int]):
 
         self.write(lambda store: store.undo(undo), on_error=failed, undoable=False)
 
+    # --- search, since last session (screens/search.py, screens/since.py) ------------------
+
+    def action_search(self) -> None:
+        from memoir_tui.screens.search import SearchScreen, go_to_hit
+
+        def chosen(hit: Any) -> None:
+            if hit is not None:
+                self.call_later(go_to_hit, self, hit)
+
+        self.push_screen(SearchScreen(self.state, self.store), chosen)
+
+    def action_since(self) -> None:
+        from memoir_tui.screens.since import SinceScreen
+
+        self.push_screen(SinceScreen(self.store, opened_at=self.opened_at))
+
     def writes_in_flight(self) -> list[Worker[object]]:
         return [
             w
@@ -730,6 +775,20 @@ class MemoirApp(App[int]):
             )
             yield self._command(
                 "app",
+                "search every pane",
+                "Goals, actions, questions, decisions, candidates, sessions; go to a row",
+                "ctrl+f",
+                self.action_search,
+            )
+            yield self._command(
+                "app",
+                "since last session",
+                "What was added, completed, hidden and captured, by which face and machine",
+                "W",
+                self.action_since,
+            )
+            yield self._command(
+                "app",
                 "toggle all projects",
                 "Every pane: this project, or all projects",
                 "A",
@@ -813,7 +872,11 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     from memoir_tui.core.purge import finish_interrupted
 
     finish_interrupted(store)  # a commit or cache drop a killed process left half done
+    from memoir_tui.core.since import record_open
+
+    opened_at = record_open(store)  # an audit line: the next "since last session" starts here
     app = MemoirApp(store, theme=theme)
+    app.opened_at = opened_at
     app.run()
     return app.return_code or 0
 

@@ -20,6 +20,7 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.export import ExportScreen
+from memoir_tui.screens.review import ReviewPane
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from tests.app.helpers import (
     SIZE,
@@ -230,3 +231,124 @@ async def test_export_asks_before_replacing_and_refuses_a_link_out(
 def test_export_dialog(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
     app = make_app(demo_store)
     assert snap_compare(app, terminal_size=size, run_before=pressing("2", "E"))
+
+
+# --- one search across every pane ----------------------------------------------------
+
+
+async def test_search_lists_matches_from_every_pane_and_jumps_to_the_row(
+    demo_store: Store,
+) -> None:
+    from memoir_tui.screens.search import SearchScreen
+    from memoir_tui.screens.working_set import WorkingSetPane
+
+    demo_store.review.enqueue(
+        [{"text": "Adopt pipx for the docs tooling", "source": "user", "extractor": "test"}]
+    )
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        await type_text(pilot, "pipx")
+        await settle(pilot)
+        found = app.screen.found
+        assert {h.pane_id for h in found.hits} == {"decisions", "review", "history"}
+        assert [h.text for h in found.hits if h.pane_id == "decisions"] == [PIPX]
+        # into the results, onto the decision, enter: the Decisions pane, its row
+        await pilot.press("down")
+        await settle(pilot)
+        table = app.screen.table
+        row = next(n for n, h in enumerate(found.hits) if h.pane_id == "decisions")
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        pane = app.query_one(DecisionsPane)
+        assert app.current_pane() is pane
+        assert pane.table.cursor_key == text_hash(PIPX)
+        assert app.focused is pane.table
+        # a next action, in the working set's own list
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        await type_text(pilot, "alembic migration updated_at")
+        await settle(pilot)
+        hits = app.screen.found.hits
+        assert [h.kind for h in hits] == ["next action"]
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        ws = app.query_one(WorkingSetPane)
+        assert app.current_pane() is ws
+        assert ws.table("next-actions").cursor_key == hits[0].text.lower()
+        # a candidate: the Review pane, first shown now, reads its queue, then the row
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        await type_text(pilot, "docs tooling")
+        await settle(pilot)
+        assert [h.kind for h in app.screen.found.hits] == ["candidate"]
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        review = app.query_one(ReviewPane)
+        assert app.current_pane() is review
+        assert review.table.cursor_key == text_hash("Adopt pipx for the docs tooling")
+
+
+# --- since last session --------------------------------------------------------------
+
+
+async def test_since_last_session_lists_what_changed_after_the_last_open(
+    demo_store: Store,
+) -> None:
+    from memoir_tui.core.since import record_open
+    from memoir_tui.screens.since import SinceScreen
+
+    demo_store.note_decision("Before the last session")
+    record_open(demo_store)  # the previous session opened here
+    demo_store.note_decision("Noted from the CLI since")
+    demo_store.hide_decision(text_hash(TAILWIND))
+    cli = Store(demo_store.root, clock=demo_store.clock, actor="mcp")
+    cli.add_next_action("Asked by an agent since")
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("W")
+        await settle(pilot)
+        assert isinstance(app.screen, SinceScreen)
+        view = app.screen.view
+        assert view is not None and view.report is not None
+        assert view.report.basis.startswith("since the app was opened last")
+        items = [r.item for r in view.rows]
+        assert "Noted from the CLI since" in items and "Asked by an agent since" in items
+        assert "Before the last session" not in items
+        assert dict(view.report.counts) == {"added": 2, "hidden": 1}
+        assert dict(view.report.by_actor) == {"app": 2, "mcp": 1}
+        text = str(app.screen.query_one("#since-summary").render())
+        assert "2 added · 1 hidden" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+
+
+def _since_store(store: Store) -> Store:
+    from memoir_tui.core.since import record_open
+
+    record_open(store)
+    store.note_decision("Noted since the last session")
+    store.hide_decision(text_hash(TAILWIND))
+    return store
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_since_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+    app = make_app(_since_store(demo_store))
+    assert snap_compare(app, terminal_size=size, run_before=pressing("W"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_ids)
+def test_search_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+    async def search_cli(pilot: Any) -> None:
+        await type_text(pilot, "cli")
+
+    app = make_app(demo_store)
+    assert snap_compare(app, terminal_size=size, run_before=pressing("ctrl+f", search_cli))
