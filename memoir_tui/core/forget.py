@@ -831,18 +831,23 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     from memoir_tui.core.items import Outcome
 
     receipt = store.forget.apply(needle, purge=purge)
+    unkept = ""
     if not receipt.dry_run and receipt.found:
         from memoir_tui.core import receipts
 
-        receipts.keep(store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor))
+        unkept = receipts.keep(
+            store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor)
+        )
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s) (see the receipt in Audit, r)"
+        f"still in {left} place(s) (see the receipt: Audit, R)"
         if left
-        else "found in none of the places checked afterwards; notes below (receipt in Audit, r)"
+        else "found in none of the places checked afterwards; notes below (receipt: Audit, R)"
         if receipt.notes
-        else "found in none of the places checked afterwards (receipt in Audit, r)"
+        else "found in none of the places checked afterwards (receipt: Audit, R)"
     )
     # what is left, each with its remedy (the read-only places name their owner's way)
     lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
+    if unkept:
+        lines.append(unkept)
     return Outcome(bool(receipt.changed), "\n".join(lines))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memoir_tui.core.forget import Receipt
+    from memoir_tui.core.items import Outcome
     from memoir_tui.core.store import Store
 
 RECEIPTS_FILE = "receipts.jsonl"
@@ -102,16 +103,22 @@ def from_forget(receipt: Receipt, *, time: str, actor: str) -> KeptReceipt:
     return KeptReceipt(time, "forget_everywhere", actor, title, _clean(lines, receipt.needle))
 
 
-def keep(store: Store, kept: KeptReceipt) -> None:
-    """Append ``kept`` to the store's receipts (the newest ``KEEP`` stay), through the door."""
+def keep(store: Store, kept: KeptReceipt) -> str:
+    """Append ``kept`` to the store's receipts (the newest ``KEEP`` stay), through the door;
+    "" when kept, else a sentence (the act it records is done already, so never raised)."""
+    from memoir_tui.core.errors import MemoirError
     from memoir_tui.core.items import FILES
 
     path = store.root / RECEIPTS_FILE
-    with store.transaction("keep_receipt", files=(FILES,)) as tx:
-        old = tx.read_bytes(path) or b""
-        lines = [line for line in old.decode("utf-8", "replace").splitlines() if line.strip()]
-        lines.append(json.dumps(kept.to_json(), ensure_ascii=False))
-        tx.write_text(path, "\n".join(lines[-KEEP:]) + "\n")
+    try:
+        with store.transaction("keep_receipt", files=(FILES,)) as tx:
+            old = tx.read_bytes(path) or b""
+            lines = [line for line in old.decode("utf-8", "replace").splitlines() if line.strip()]
+            lines.append(json.dumps(kept.to_json(), ensure_ascii=False))
+            tx.write_text(path, "\n".join(lines[-KEEP:]) + "\n")
+    except (MemoirError, OSError) as exc:
+        return f"the receipt was not kept: {exc}"
+    return ""
 
 
 def read_receipts(store: Store) -> list[KeptReceipt]:
@@ -142,3 +149,17 @@ def from_purge(key: str, message: str, *, time: str, actor: str) -> KeptReceipt:
         f"result: {message}",
     )
     return KeptReceipt(time, "purge_decision", actor, f"purge decision {key[:12]}…", lines)
+
+
+def purge_decision_kept(store: Store, key: str) -> Outcome:
+    """``Store.purge_decision``, its receipt kept (``receipts.jsonl``) when it changed
+    something."""
+    from dataclasses import replace
+
+    outcome = store.purge_decision(key)
+    if outcome.changed:
+        kept = from_purge(key, outcome.message, time=store.clock(), actor=store.actor)
+        failed = keep(store, kept)
+        if failed:
+            return replace(outcome, message=f"{outcome.message} ({failed})")
+    return outcome

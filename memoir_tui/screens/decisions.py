@@ -624,7 +624,9 @@ class DecisionsPane(FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(lambda store: store.purge_decision(key))
+                from memoir_tui.core.receipts import purge_decision_kept
+
+                self.host.write(lambda store: purge_decision_kept(store, key))
 
         self.app.push_screen(
             TypeToConfirmScreen(

@@ -177,9 +177,9 @@ class SearchScreen(DialogScreen[Hit | None]):
 
     def on_key(self, event: object) -> None:
         key = getattr(event, "key", "")
-        if key == "down" and self.focused is self.query_one("#search-input", Input):
-            if self.found.hits:
-                self.table.focus()
+        field = self.query_one("#search-input", Input)
+        if key == "down" and self.focused is field and self.found.hits:
+            self.table.focus()
 
     @on(DataTable.RowSelected, "#search-results")
     def _chosen(self, event: DataTable.RowSelected) -> None:

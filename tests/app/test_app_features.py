@@ -352,3 +352,86 @@ def test_search_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]
 
     app = make_app(demo_store)
     assert snap_compare(app, terminal_size=size, run_before=pressing("ctrl+f", search_cli))
+
+
+# --- receipts, and MEMORY.md's dead line --------------------------------------------------
+
+CODENAME = "Quillfeather"
+
+
+async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    import os
+
+    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.receipts import RECEIPTS_FILE
+    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (store_dir / "memoir-tui.toml").write_text(f'[recall]\nproject_roots = ["{project}"]\n')
+    home = Path(os.environ["HOME"])
+    memory = home / ".claude" / "projects" / claude_slug(str(project)) / "memory"
+    memory.mkdir(parents=True)
+    (memory / "launch.md").write_text(
+        f"---\nname: launch\ndescription: launch notes\n---\nThe {CODENAME} launch is in May.\n"
+    )
+    index = memory / "MEMORY.md"
+    index.write_text("- [Launch](launch.md) — launch notes\n- [Style](style.md) — tabs\n")
+    (memory / "style.md").write_text("Use tabs.\n")
+    store = Store(store_dir, machine_label="test-machine", actor="app")
+    store.note_decision(f"Ship {CODENAME} behind a flag")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pane(pilot, DecisionsPane)
+        await pilot.press("slash")
+        await type_text(pilot, CODENAME.lower())
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("F")
+        await settle(pilot)
+        assert isinstance(app.screen, TypeToConfirmScreen)
+        await type_text(pilot, "forget")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0]
+        toast = [n.message for n in app._notifications][-1]
+        assert "nowhere else" not in toast and "receipt" in toast
+        # the receipt, in full, in the Audit pane
+        await open_pane(pilot, AuditPane)
+        await pilot.press("R")
+        await settle(pilot)
+        assert isinstance(app.screen, ReceiptsScreen)
+        body = str(app.screen.query_one("#receipt-body").render())
+        assert "MEMORY.md" in body and "launch.md" in body
+        assert CODENAME.lower() not in body.lower()
+    assert not (memory / "launch.md").exists()
+    assert index.read_text() == "- [Style](style.md) — tabs\n"
+    kept = (store_dir / RECEIPTS_FILE).read_text()
+    assert CODENAME.lower() not in kept.lower() and "MEMORY.md" in kept
+
+
+async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Store) -> None:
+    from memoir_tui.core.receipts import read_receipts
+    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, DecisionsPane)
+        await select_text(pilot, pane, PIPX)
+        await pilot.press("D")
+        await settle(pilot)
+        await type_text(pilot, "purge")
+        await pilot.press("enter")
+        await settle(pilot)
+        await open_pane(pilot, AuditPane)
+        await pilot.press("R")
+        await settle(pilot)
+        assert isinstance(app.screen, ReceiptsScreen)
+        assert [r.operation for r in app.screen.receipts] == ["purge_decision"]
+        body = str(app.screen.query_one("#receipt-body").render())
+        assert text_hash(PIPX)[:12] in body and "PyInstaller" not in body
+    assert [r.title for r in read_receipts(demo_store)] == [
+        f"purge decision {text_hash(PIPX)[:12]}…"
+    ]
