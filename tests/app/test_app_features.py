@@ -435,3 +435,89 @@ async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Store) -> None:
     assert [r.title for r in read_receipts(demo_store)] == [
         f"purge decision {text_hash(PIPX)[:12]}…"
     ]
+
+
+# --- the conversation around a captured candidate -----------------------------------------
+
+
+def _record(kind: str, uuid: str, parent: str | None, text: str) -> str:
+    content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+    return json.dumps(
+        {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "sessionId": "s1",
+            "timestamp": "2026-06-30T10:00:00.000Z",
+            "message": {"role": kind, "content": content, "id": f"m-{uuid}"},
+        }
+    )
+
+
+async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store: Store) -> None:
+    import os
+
+    from memoir_tui.screens.review import CandidateDetailScreen
+
+    folder = Path(os.environ["HOME"]) / ".claude" / "projects" / "-work-app"
+    folder.mkdir(parents=True, exist_ok=True)
+    transcript = folder / "s1.jsonl"
+    turns = [
+        ("user", "u1", None, "How should we ship the docs?"),
+        ("assistant", "a1", "u1", "GitBook or MkDocs both work."),
+        ("user", "u2", "a1", "Let's go with MkDocs for the docs site, not GitBook."),
+        ("assistant", "a2", "u2", "Noted: MkDocs it is."),
+        ("user", "u3", "a2", "Now the changelog."),
+        ("assistant", "a3", "u3", "Far later reply, out of the window."),
+    ]
+    transcript.write_text("\n".join(_record(*t) for t in turns) + "\n")
+    candidate = "Let's go with MkDocs for the docs site, not GitBook."
+    demo_store.review.enqueue(
+        [
+            {
+                "text": candidate,
+                "source": "user",
+                "extractor": "test",
+                "transcript": str(transcript),
+                "message_uuid": "u2",
+            }
+        ]
+    )
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, candidate)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CandidateDetailScreen)
+        shown = str(app.screen.query_one("#candidate-context").render())
+    lines = shown.splitlines()
+    assert lines[0].endswith("How should we ship the docs?")
+    assert "▶ you: " + candidate in lines
+    assert "Far later reply" not in shown
+    assert len(lines) == 5  # two before, the candidate, two after
+
+
+async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Store) -> None:
+    from memoir_tui.screens.review import CandidateDetailScreen
+
+    demo_store.review.enqueue(
+        [
+            {
+                "text": "Use uv for the builds",
+                "source": "user",
+                "extractor": "test",
+                "transcript": "/nonexistent/s.jsonl",
+                "message_uuid": "x",
+            }
+        ]
+    )
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, ReviewPane)
+        await select_text(pilot, pane, "Use uv for the builds")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CandidateDetailScreen)
+        shown = str(app.screen.query_one("#candidate-context").render())
+    assert "not read" in shown or "gone" in shown
