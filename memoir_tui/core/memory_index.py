@@ -1,6 +1,6 @@
-"""A host's memory index (Claude Code's ``MEMORY.md``) loses the lines linking a removed file.
+"""A host's memory index (an adapter's ``write_index``) loses the lines linking a removed file.
 
-Claude Code loads ``MEMORY.md`` at session start and follows its lines
+Claude Code loads its index at session start and follows its lines
 (``- [Title](file.md) — hook``) to the memory files beside it. A file removed
 from that folder (forget everywhere) must take its line with it, in the same
 commit, or the host keeps loading a dead link that still names the memory.
@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memoir_tui.core.transaction import Transaction
 
-INDEX_NAMES = ("MEMORY.md",)  # adapters' ``write_index`` (CLAUDE_MEMORY_INDEX)
 # an index line: ``- [Title](file.md) — hook`` (as ``remember`` writes and reads them)
 _LINK = re.compile(r"^\s*[-*+]\s+\[(?:[^\]\\]|\\.)*\]\(\s*<?(?:\./)?([^)>\s]+)>?")
 
@@ -40,8 +39,11 @@ def without_links(text: str, link: str) -> tuple[str, int]:
 
 def drop_index_links(tx: Transaction, removed: Path, within: Path | str) -> list[str]:
     """Stage the removal of ``removed``'s lines from the index beside it; receipt lines."""
+    from memoir_tui.core.adapters import ADAPTERS
+
     out: list[str] = []
-    for name in INDEX_NAMES:
+    # the hosts' own index names (adapters' ``write_index``: Claude Code's)
+    for name in sorted({a.write_index for a in ADAPTERS if a.write_index}):
         index = Path(removed).parent / name
         if index == Path(removed) or not os.path.lexists(index):
             continue

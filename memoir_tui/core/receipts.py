@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 RECEIPTS_FILE = "receipts.jsonl"
 KEEP = 200
 FORGOTTEN = "[forgotten]"
+HELD_LINE = "[a line that held the forgotten text]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +75,19 @@ def redact(text: str, needle: str) -> str:
     return pattern.sub(FORGOTTEN, text)
 
 
+def _redacted_line(line: str, needle: str) -> str:
+    line = redact(line, needle)
+    folded = needle.lower()
+    if folded and (folded in line.lower() or json.dumps(needle)[1:-1].lower() in line.lower()):
+        # the replacement itself and its neighbours spelled it again: nothing of it is kept
+        return "" if folded in HELD_LINE.lower() else HELD_LINE
+    return line
+
+
 def _clean(lines: Iterable[str], needle: str) -> tuple[str, ...]:
     from memoir_tui.core.withhold import withhold_lines
 
-    text = "\n".join(redact(line, needle) for line in lines)
+    text = "\n".join(_redacted_line(line, needle) for line in lines)
     return tuple(withhold_lines(text)[0].split("\n")) if text else ()
 
 
