@@ -171,6 +171,7 @@ class AuditPane(Pane):
     | o | Cycle the operation filter (all, then each operation in the log). |
     | escape | Clear every filter. |
     | R | Receipts of forget and purge, kept and listed in full. |
+    | E | Export the records the filters show (Markdown or JSON) to a file you name. |
     """
 
     PANE_ID = "audit"
@@ -206,6 +207,14 @@ class AuditPane(Pane):
             id="audit.receipts",
         ),
         Binding(
+            "E",
+            "export",
+            "Export",
+            show=False,
+            tooltip="Export the records the filters show (Markdown or JSON) to a file you name",
+            id="audit.export",
+        ),
+        Binding(
             "escape",
             "clear_filters",
             "Clear filters",
@@ -226,6 +235,12 @@ class AuditPane(Pane):
         ),
         PaneCommand(
             "clear filters", "clear_filters", "Show every record again", "audit.clear_filters"
+        ),
+        PaneCommand(
+            "export…",
+            "export",
+            "Export the records the filters show (Markdown or JSON)",
+            "audit.export",
         ),
         PaneCommand(
             "receipts",
@@ -373,6 +388,37 @@ class AuditPane(Pane):
         self.filter_text = ""
         self._render_rows()
         self.table.focus()
+
+    def action_export(self) -> None:
+        from memoir_tui.core.export import ExportTable
+        from memoir_tui.screens.export import ExportScreen
+
+        filters = [
+            f"{name}: {value}"
+            for name, value in (
+                ("filter", self.filter_text.strip() and repr(self.filter_text.strip())),
+                ("actor", self.actor),
+                ("operation", self.operation),
+            )
+            if value
+        ]
+        table = ExportTable(
+            "Audit",
+            tuple((c.key, c.label) for c in AUDIT_COLUMNS),
+            tuple(
+                (
+                    audit_time(r.record.time),
+                    r.record.actor,
+                    r.record.operation,
+                    r.record.list_name,
+                    r.item,
+                    r.machine,
+                )
+                for r in self.matching_rows()
+            ),
+            " · ".join(filters),
+        )
+        self.app.push_screen(ExportScreen(table, name="~/memoir-audit.md"))
 
     def action_receipts(self) -> None:
         self.app.push_screen(ReceiptsScreen(self.host.store))

@@ -521,3 +521,32 @@ async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Sto
         assert isinstance(app.screen, CandidateDetailScreen)
         shown = str(app.screen.query_one("#candidate-context").render())
     assert "not read" in shown or "gone" in shown
+
+
+async def test_audit_export_writes_the_records_the_filters_show(
+    demo_store: Store, tmp_path: Path
+) -> None:
+    from memoir_tui.screens.audit import AuditPane
+
+    demo_store.note_decision("Noted for the audit export")
+    demo_store.hide_decision(text_hash(TAILWIND))
+    out = tmp_path / "audit.json"
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, AuditPane)
+        pane.set_filters(operation="hide_decision")
+        await settle(pilot)
+        matching = pane.matching_rows()
+        assert [r.record.operation for r in matching] == ["hide_decision"]
+        await export_to(pilot, app, out)
+    data = json.loads(out.read_text())
+    assert [r["operation"] for r in data["rows"]] == ["hide_decision"]
+    assert data["note"] == "operation: hide_decision"
+
+
+def test_receipts_view(snap_compare: Any, demo_store: Store) -> None:
+    from memoir_tui.core.receipts import purge_decision_kept
+
+    purge_decision_kept(demo_store, text_hash(PIPX))
+    app = make_app(demo_store)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=pressing("9", "R"))
