@@ -8,8 +8,8 @@ The log is read in a thread worker; the filters work on what was read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -151,6 +151,24 @@ def audit_row(row: AuditRow) -> TableRow:
     )
 
 
+AUDIT_SORT_KEYS: dict[str, Callable[[AuditRow], object]] = {
+    "time": lambda r: parse_iso_ms(r.record.time) or 0,
+    "actor": lambda r: r.record.actor,
+    "operation": lambda r: r.record.operation,
+    "list": lambda r: r.record.list_name,
+    "item": lambda r: r.item.casefold(),
+    "machine": lambda r: r.machine.casefold(),
+}
+
+
+def next_in(current: str | None, columns: Sequence[str]) -> str | None:
+    """The next column after ``current``: the log's order → each column → the log's order."""
+    if current not in columns:
+        return columns[0] if columns else None
+    index = columns.index(current) + 1
+    return columns[index] if index < len(columns) else None
+
+
 def _cycle(current: str | None, choices: Sequence[str]) -> str | None:
     """all → first → … → last → all."""
     if not choices:
@@ -172,6 +190,8 @@ class AuditPane(Pane):
     | escape | Clear every filter. |
     | R | Receipts of forget and purge, kept and listed in full. |
     | E | Export the records the filters show (Markdown or JSON) to a file you name. |
+    | > | Sort by the next column (newest first, then each column); a header click sorts too. |
+    | < | Reverse the order. |
     """
 
     PANE_ID = "audit"
@@ -205,6 +225,22 @@ class AuditPane(Pane):
             show=False,
             tooltip="The receipts of forget everywhere and purge, each in full",
             id="audit.receipts",
+        ),
+        Binding(
+            "greater_than_sign",
+            "sort_next",
+            "Sort",
+            show=False,
+            tooltip="Sort by the next column: newest first, then each column in turn",
+            id="audit.sort",
+        ),
+        Binding(
+            "less_than_sign",
+            "sort_reverse",
+            "Reverse sort",
+            show=False,
+            tooltip="Reverse the order of the list",
+            id="audit.sort_reverse",
         ),
         Binding(
             "E",
@@ -259,6 +295,8 @@ class AuditPane(Pane):
         self.actor: str | None = None
         self.operation: str | None = None
         self.filter_text = ""
+        self.sort_column: str | None = None  # None: newest first, as logged
+        self.sort_reverse = False
         self.loaded = False
         self.error = ""
         self._reads: LatestRead[AuditSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
@@ -322,16 +360,29 @@ class AuditPane(Pane):
     # --- rendering ------------------------------------------------------------------------
 
     def matching_rows(self) -> list[AuditRow]:
+        """The rows the filters keep, in the order shown."""
         needle = self.filter_text.strip()
-        return [
+        rows = [
             row
             for row in self.rows
             if (self.actor is None or row.record.actor == self.actor)
             and (self.operation is None or row.record.operation == self.operation)
             and (not needle or row.matches(needle))
         ]
+        key = AUDIT_SORT_KEYS.get(self.sort_column or "")
+        if key is not None:
+            return sorted(rows, key=key, reverse=self.sort_reverse)
+        return rows[::-1] if self.sort_reverse else rows
 
     def _render_rows(self) -> None:
+        columns = tuple(
+            replace(c, label=f"{c.label} {'▼' if self.sort_reverse else '▲'}")
+            if c.key == self.sort_column
+            else c
+            for c in AUDIT_COLUMNS
+        )
+        if self.table.column_specs != columns:
+            self.table.set_columns(columns)
         matching = self.matching_rows()
         self.table.set_rows([audit_row(row) for row in matching[:AUDIT_ROWS]])
         self.filter_bar.set_count(len(matching), len(self.rows))
@@ -388,6 +439,25 @@ class AuditPane(Pane):
         self.filter_text = ""
         self._render_rows()
         self.table.focus()
+
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in self.table.shown_specs()] or list(AUDIT_SORT_KEYS)
+        self.sort_column = next_in(self.sort_column, [k for k in keys if k in AUDIT_SORT_KEYS])
+        self._render_rows()
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._render_rows()
+
+    @on(DataTable.HeaderSelected, "#audit-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = str(event.column_key.value)
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self._render_rows()
 
     def action_export(self) -> None:
         from memoir_tui.core.export import ExportTable

@@ -550,3 +550,37 @@ def test_receipts_view(snap_compare: Any, demo_store: Store) -> None:
     purge_decision_kept(demo_store, text_hash(PIPX))
     app = make_app(demo_store)
     assert snap_compare(app, terminal_size=(100, 30), run_before=pressing("9", "R"))
+
+
+async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Store) -> None:
+    from memoir_tui.screens.audit import AuditPane
+
+    demo_store.note_decision("Zebra crossing first")
+    demo_store.note_decision("Aardvark second")
+    cli = Store(demo_store.root, clock=demo_store.clock, actor="cli")
+    cli.note_decision("Middle by the CLI")
+    app = make_app(demo_store)
+    async with app.run_test(size=(130, 30)) as pilot:
+        pane = await open_pane(pilot, AuditPane)
+        newest_first = [r.key for r in pane.matching_rows()]
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert pane.table.row_keys == newest_first[::-1]
+        await pilot.press("less_than_sign", "greater_than_sign", "greater_than_sign")
+        await settle(pilot)  # time, then actor
+        assert pane.sort_column == "actor"
+        actors = [r.record.actor for r in pane.matching_rows()]
+        assert actors == sorted(actors) and pane.table.row_keys == [
+            r.key for r in pane.matching_rows()
+        ]
+        x = sum(
+            c.get_render_width(pane.table)
+            for c in pane.table.ordered_columns[
+                : [c.key.value for c in pane.table.ordered_columns].index("item")
+            ]
+        )
+        await pilot.click("#audit-table", offset=(x + 2, 0))
+        await settle(pilot)
+        assert pane.sort_column == "item"
+        items = [r.item.casefold() for r in pane.matching_rows()]
+        assert items == sorted(items)
