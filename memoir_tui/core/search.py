@@ -1,5 +1,6 @@
 """One search over everything the panes list: the working set, decisions, the review
-queue and the session history (pure: the face reads, this matches).
+queue, the session history and the memory files' names (pure: the face reads, this
+matches).
 
 A hit names the pane and list it is shown in and the object it stands for, so
 the face can jump to its row. Matching is the filter every list uses
@@ -36,21 +37,27 @@ def search_everything(
     ws: WorkingSet,
     review: Sequence[ReviewItem] = (),
     *,
+    entries: Sequence[Any] = (),
     limit: int = LIMIT,
 ) -> tuple[list[Hit], int]:
-    """Hits for ``needle`` (at most ``limit``) and how many there are in all."""
+    """Hits for ``needle`` (at most ``limit``) and how many there are in all.
+
+    ``entries`` are memory files as the Entries pane lists them (anything with ``name``,
+    ``description``, ``tool`` and ``path``): matched by name and description."""
     if not needle.strip():
         return [], 0
     hits: list[Hit] = []
     total = 0
-    for hit in _all(needle, ws, review):
+    for hit in _all(needle, ws, review, entries):
         total += 1
         if len(hits) < limit:
             hits.append(hit)
     return hits, total
 
 
-def _all(needle: str, ws: WorkingSet, review: Sequence[ReviewItem]) -> Iterable[Hit]:
+def _all(
+    needle: str, ws: WorkingSet, review: Sequence[ReviewItem], entries: Sequence[Any]
+) -> Iterable[Hit]:
     lists = (
         ("goals", "goal", ws.all_goals),
         ("next-actions", "next action", ws.next_actions + ws.parked_actions),
@@ -71,3 +78,7 @@ def _all(needle: str, ws: WorkingSet, review: Sequence[ReviewItem]) -> Iterable[
     for h in ws.history:
         if matches_words(needle, h.summary, *h.files_touched):
             yield Hit("history", "", "session", h.summary, h.date[:10], h)
+    for e in entries:
+        name, about = str(getattr(e, "name", "")), str(getattr(e, "description", ""))
+        if matches_words(needle, name, about):
+            yield Hit("entries", "", "memory file", name, str(getattr(e, "tool", "")), e)

@@ -48,6 +48,8 @@ def hit_key(hit: Hit) -> str:
         return str(ref.key)
     if hit.pane_id == "review":
         return str(ref.id)
+    if hit.pane_id == "entries":
+        return str(ref.key)
     return text_hash(f"{ref.date}\n{ref.machine_id}\n{ref.summary}")  # history.entry_key
 
 
@@ -88,6 +90,7 @@ class SearchScreen(DialogScreen[Hit | None]):
         self.state = state
         self.store = store
         self.review: tuple[ReviewItem, ...] | None = None  # the queue, read once, off the UI
+        self.entries: tuple[object, ...] = ()  # the Entries pane's index, once it was read
         self.found = Found("", (), 0)
         self._reads: LatestRead[Found] = LatestRead(self, "search-all", self._apply)
 
@@ -108,6 +111,10 @@ class SearchScreen(DialogScreen[Hit | None]):
             )
 
     def on_mount(self) -> None:
+        for pane in self.app.query("#entries-pane"):
+            # what its list shows (its filters and scope applied), so every hit can be jumped to
+            if getattr(pane, "snapshot", None) is not None:
+                self.entries = tuple(pane.visible_entries())  # type: ignore[attr-defined]
         self.query_one("#search-input", Input).focus()
 
     @property
@@ -124,7 +131,7 @@ class SearchScreen(DialogScreen[Hit | None]):
         def read() -> Found:
             if state is None:
                 return Found(needle, (), 0)
-            hits, total = search_everything(needle, state, self._queue())
+            hits, total = search_everything(needle, state, self._queue(), entries=self.entries)
             return Found(needle, tuple(hits), total)
 
         self._reads.start(read)
@@ -156,16 +163,18 @@ class SearchScreen(DialogScreen[Hit | None]):
             for n, h in enumerate(found.hits)
         ]
         self.table.set_rows(rows)
+        entries_key = pane_spec("entries").key
+        unread = "" if self.entries else f" · memory files once Entries ({entries_key}) is read"
         if not found.needle.strip():
-            status = "type to search · enter goes to the row · esc closes"
+            status = "type to search · enter goes to the row · esc closes" + unread
         elif not found.total:
-            status = f"nothing matches {found.needle.strip()!r}"
+            status = f"nothing matches {found.needle.strip()!r}" + unread
         else:
             panes = len({h.pane_id for h in found.hits})
             more = f" (the first {len(found.hits)} listed)" if found.total > len(found.hits) else ""
             status = (
                 f"{plural(found.total, 'match', 'matches')} in {plural(panes, 'pane')}{more} "
-                "· enter goes to the row"
+                "· enter goes to the row" + unread
             )
         self.query_one("#search-status", Label).update(status)
 

@@ -584,3 +584,32 @@ async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Store) -> Non
         assert pane.sort_column == "item"
         items = [r.item.casefold() for r in pane.matching_rows()]
         assert items == sorted(items)
+
+
+async def test_search_finds_memory_files_once_entries_is_read(demo_store: Store) -> None:
+    from memoir_tui.screens.entries import EntriesPane
+    from memoir_tui.screens.search import SearchScreen
+
+    (demo_store.memory_dir / "fact_zebra-crossings.md").write_text(
+        "---\ntype: fact\nname: Zebra crossings\ndescription: where the office is\n"
+        "created: 2026-03-02\nupdated: 2026-05-10\nscope: global\n---\nNear the park.\n"
+    )
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        entries = await open_pane(pilot, EntriesPane)
+        listed = entries.visible_entries()
+        wanted = next(e for e in listed if e.key != entries.table.cursor_key)
+        await pilot.press("ctrl+f")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        await type_text(pilot, wanted.name)
+        await settle(pilot)
+        hits = [h for h in app.screen.found.hits if h.pane_id == "entries"]
+        assert [h.ref for h in hits] == [wanted]
+        table = app.screen.table
+        await pilot.press("down")
+        table.move_cursor(row=app.screen.found.hits.index(hits[0]))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.current_pane() is entries
+        assert entries.table.cursor_key == hits[0].ref.key
