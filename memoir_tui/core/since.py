@@ -27,6 +27,7 @@ from memoir_tui.core.identity import parse_iso_ms
 
 if TYPE_CHECKING:
     from memoir_tui.core.audit import AuditRecord
+    from memoir_tui.core.model import WorkingSet
     from memoir_tui.core.store import Store
 
 OPEN_OPERATIONS = ("session_start", "app_open")
@@ -148,3 +149,38 @@ def record_open(store: Store) -> str:
             ),
         )
     return now
+
+
+@dataclass(frozen=True, slots=True)
+class Arrived:
+    """An item dated after the boundary that another machine wrote (it came by sync)."""
+
+    kind: str  # "goal", "next action", "question", "decision"
+    text: str
+    date: str
+    machine_label: str
+
+
+def arrived_from_elsewhere(ws: WorkingSet, since: str, here: str) -> list[Arrived]:
+    """Live items dated after ``since`` whose machine is not ``here`` (this machine's id):
+    what a sync brought in, which the audit (one ``sync_apply`` line) does not itemise.
+    Newest first. With no boundary (``since`` ""), nothing: the whole store would count."""
+    if not since:
+        return []
+    start = _ms(since)
+    out = [
+        Arrived(kind, i.text, i.date, i.machine_label or i.machine_id[:8])
+        for kind, items in (
+            ("goal", ws.goals),
+            ("next action", ws.next_actions),
+            ("question", ws.open_questions),
+        )
+        for i in items
+        if i.machine_id and i.machine_id != here and _ms(i.date) > start
+    ]
+    out += [
+        Arrived("decision", d.text, d.date, d.machine_label or d.machine_id[:8])
+        for d in ws.decisions
+        if d.machine_id and d.machine_id != here and _ms(d.date) > start
+    ]
+    return sorted(out, key=lambda a: _ms(a.date), reverse=True)

@@ -9,6 +9,7 @@ forgotten items never show their words).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -20,7 +21,14 @@ from textual.widgets import Label, Static
 
 from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.since import SinceReport, kind_of, since_last_session
+from memoir_tui.core.items import plural
+from memoir_tui.core.since import (
+    Arrived,
+    SinceReport,
+    arrived_from_elsewhere,
+    kind_of,
+    since_last_session,
+)
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditRow, audit_time, resolve_rows
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
@@ -48,6 +56,7 @@ class SinceView:
     report: SinceReport | None = None
     rows: tuple[AuditRow, ...] = ()
     machines: tuple[tuple[str, int], ...] = ()  # label → count
+    arrived: tuple[Arrived, ...] = ()  # brought by a sync from other machines
     error: str = ""
 
 
@@ -72,11 +81,29 @@ def read_since(store: Store, opened_at: str | None) -> SinceView:
         records = read_audit(store.root, limit=SINCE_READ)
         report = since_last_session(records, opened_at=opened_at)
         rows = tuple(resolve_rows(store, report.records[:SINCE_ROWS]))
+        machine = store.known_machine()
+        here = machine.id if machine is not None else ""
+        ws = store.working_set(all_projects=True)
+        arrived = tuple(arrived_from_elsewhere(ws, report.since, here)[:SINCE_ROWS])
     except (MemoirError, OSError) as err:
         return SinceView(error=str(err))
     labels = {row.record.machine_id: row.machine for row in rows}
     machines = tuple((labels.get(m, m[:8]) or "unknown", n) for m, n in report.by_machine)
-    return SinceView(report, rows, machines)
+    return SinceView(report, rows, machines, arrived)
+
+
+def arrived_row(n: int, item: Arrived) -> TableRow:
+    return TableRow(
+        f"arrived-{n}",
+        (
+            cell(audit_time(item.date)),
+            cell("synced"),
+            cell(f"{item.kind}: {item.text}"),
+            cell("written on another machine", "dim"),
+            cell("sync"),
+            cell(item.machine_label),
+        ),
+    )
 
 
 class SinceScreen(DialogScreen[None]):
@@ -133,10 +160,18 @@ class SinceScreen(DialogScreen[None]):
             faces = ", ".join(f"{actor} {n}" for actor, n in report.by_actor)
             machines = ", ".join(f"{label} {n}" for label, n in view.machines)
             lines.append(f"by face: {faces} · by machine: {machines}")
+        if view.arrived:
+            by = Counter(a.machine_label for a in view.arrived)
+            lines.append(
+                f"{plural(len(view.arrived), 'item')} arrived by sync from other machines: "
+                + ", ".join(f"{label} {n}" for label, n in by.most_common())
+            )
         if len(report.records) > len(view.rows):
             lines.append(f"the newest {len(view.rows)} of {len(report.records)} are listed")
         summary.update(Text("\n".join(lines)))
-        self.query_one("#since-table", ItemTable).set_rows([since_row(r) for r in view.rows])
+        self.query_one("#since-table", ItemTable).set_rows(
+            [*(arrived_row(n, a) for n, a in enumerate(view.arrived)), *map(since_row, view.rows)]
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -309,6 +309,17 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
     demo_store.hide_decision(text_hash(TAILWIND))
     cli = Store(demo_store.root, clock=demo_store.clock, actor="mcp")
     cli.add_next_action("Asked by an agent since")
+    # what a sync brought from home-desktop (the audit logs one line for a whole pull)
+    data = on_disk(demo_store)
+    data["current"]["decisions"].insert(
+        0,
+        {
+            "text": "Written on the desktop after the last session",
+            "machine_id": "a91d7e44-2c0b-4f8a-8e36-5b7f1d9c0a62",
+            "date": "2026-07-01T12:00:00.000Z",
+        },
+    )
+    demo_store.session_path.write_text(json.dumps(data))
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -321,10 +332,14 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
         items = [r.item for r in view.rows]
         assert "Noted from the CLI since" in items and "Asked by an agent since" in items
         assert "Before the last session" not in items
+        assert [(a.text, a.machine_label) for a in view.arrived] == [
+            ("Written on the desktop after the last session", "home-desktop")
+        ]
         assert dict(view.report.counts) == {"added": 2, "hidden": 1}
         assert dict(view.report.by_actor) == {"app": 2, "mcp": 1}
         text = str(app.screen.query_one("#since-summary").render())
         assert "2 added · 1 hidden" in text
+        assert "1 item arrived by sync from other machines: home-desktop 1" in text
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
