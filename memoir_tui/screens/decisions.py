@@ -346,7 +346,9 @@ class DecisionsPane(FilteredPane):
         )
         if table.column_specs != columns:
             table.set_columns(columns)
-        self.marked &= {d.key for d in shown if not d.hidden}
+        # marks outlive a filter (as Review's do); a decision gone or hidden loses its mark
+        live = {d.key for d in self.state.all_decisions} if self.state else set()
+        self.marked &= live
         marked = self.marked
         table.set_rows(
             [
@@ -509,7 +511,8 @@ class DecisionsPane(FilteredPane):
     def action_hide_marked(self) -> None:
         from memoir_tui.core.bulk import hide_decisions
 
-        decisions = [self._by_key[k] for k in self.table.row_keys if k in self.marked]
+        ws = self.state
+        decisions = [d for d in (ws.all_decisions if ws else ()) if d.key in self.marked]
         if not decisions:
             self.app.notify("No rows are marked: space marks the row under the cursor.")
             return

@@ -104,6 +104,13 @@ async def test_space_marks_and_d_hides_the_marked_after_a_typed_count(demo_store
         assert pane.marked == {text_hash(PIPX), text_hash(SQLITE)}
         # marking never acts
         assert {PIPX, SQLITE} <= live_texts(demo_store)
+        # marks outlive a filter that hides one of them
+        await pilot.press("slash")
+        await type_text(pilot, "pipx")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pane.table.row_keys == [text_hash(PIPX)]
+        assert pane.marked == {text_hash(PIPX), text_hash(SQLITE)}
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, TypeToConfirmScreen)
