@@ -238,6 +238,8 @@ class MemoirApp(App[int]):
         self.undo_stack: list[Undo] = []
         self.opened_at = store.clock()
         """When this app opened: "since last session" looks before it (``core.since``)."""
+        self.log_open = False
+        """Log this open in the audit (``run_app``), once the session is read, off the UI."""
         """What ``u`` takes back, newest last: this session's acts, from every pane."""
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
@@ -279,6 +281,15 @@ class MemoirApp(App[int]):
 
     def on_mount(self) -> None:
         self.reload()
+        if self.log_open and self.loaded is not None and not self.loaded.read_only:
+            from memoir_tui.core.since import record_open
+
+            self.run_worker(
+                partial(record_open, self.store, read_only_checked=True),
+                name="log-open",
+                thread=True,
+                exit_on_error=False,
+            )
         self.current_pane().focus_default()
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
@@ -872,11 +883,8 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     from memoir_tui.core.purge import finish_interrupted
 
     finish_interrupted(store)  # a commit or cache drop a killed process left half done
-    from memoir_tui.core.since import record_open
-
-    opened_at = record_open(store)  # an audit line: the next "since last session" starts here
     app = MemoirApp(store, theme=theme)
-    app.opened_at = opened_at
+    app.log_open = True  # an audit line: the next "since last session" starts here
     app.run()
     return app.return_code or 0
 

@@ -123,17 +123,18 @@ def since_last_session(
     )
 
 
-def record_open(store: Store) -> str:
+def record_open(store: Store, *, read_only_checked: bool = False) -> str:
     """Log that the app opened (an ``app_open`` line, no text); the time written.
 
-    Nothing is logged for a read-only store or when the log cannot be written
+    Nothing is logged for a read-only store (``read_only_checked``: the caller has
+    just read the session and knows it is not) or when the log cannot be written
     (the app works without it; the next view falls back to older lines).
     """
     from memoir_tui.core.audit import AuditRecord, append_audit
 
     now = store.clock()
     try:
-        if store.read_only:
+        if not read_only_checked and store.read_only:
             return now
     except OSError:
         return now

@@ -635,3 +635,21 @@ async def test_search_finds_memory_files_once_entries_is_read(demo_store: Store)
         await settle(pilot)
         assert app.current_pane() is entries
         assert entries.table.cursor_key == hits[0].ref.key
+
+
+async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: Store) -> None:
+    from memoir_tui.core.audit import read_audit
+
+    app = make_app(demo_store)
+    app.log_open = True
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    assert [r.operation for r in read_audit(demo_store.root)] == ["app_open"]
+    data = on_disk(demo_store)
+    data["version"] = 99  # a newer memoir's store: read-only, nothing of ours is written
+    demo_store.session_path.write_text(json.dumps(data))
+    app = make_app(demo_store)
+    app.log_open = True
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    assert [r.operation for r in read_audit(demo_store.root)] == ["app_open"]
