@@ -34,7 +34,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -635,7 +635,7 @@ class Forgetter:
                 "removes them"
             )
         notes += kept_places.remedies(remaining)
-        return Receipt(
+        receipt = Receipt(
             before.needle,
             purge,
             False,
@@ -645,6 +645,14 @@ class Forgetter:
             tuple(remaining),
             tuple(dict.fromkeys(notes)),
         )
+        # kept for every face (the app's Audit pane lists them), the forgotten text left out
+        from memoir_tui.core import receipts
+
+        store = self.store
+        unkept = receipts.keep(
+            store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor)
+        )
+        return replace(receipt, notes=(*receipt.notes, unkept)) if unkept else receipt
 
     def _forget_session(self, tx: Transaction, needle: str, purge: bool) -> list[str]:
         store = self.store
@@ -830,14 +838,7 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     message, no undo (a bulk forget is not taken back by ``u``)."""
     from memoir_tui.core.items import Outcome
 
-    receipt = store.forget.apply(needle, purge=purge)
-    unkept = ""
-    if not receipt.dry_run and receipt.found:
-        from memoir_tui.core import receipts
-
-        unkept = receipts.keep(
-            store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor)
-        )
+    receipt = store.forget.apply(needle, purge=purge)  # its receipt kept (core/receipts)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
         f"still in {left} place(s) (see the receipt: Audit, R)"
@@ -848,6 +849,4 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     )
     # what is left, each with its remedy (the read-only places name their owner's way)
     lines = [summary, *(p.line() for p in receipt.remaining[:8]), *receipt.notes[:8]]
-    if unkept:
-        lines.append(unkept)
     return Outcome(bool(receipt.changed), "\n".join(lines))

@@ -244,3 +244,19 @@ def test_the_conversation_is_read_only_inside_the_home(tmp_path: Path):
     )
     got = context_around(str(secret), "u", "", home=home)
     assert TOKEN not in got.lines[0].text and "withheld" in got.lines[0].text
+
+
+def test_every_face_keeps_the_receipt_of_a_forget(store):
+    from memoir_tui.core.receipts import RECEIPTS_FILE, read_receipts
+
+    store.note_decision("Ship Quillfeather behind a flag", why="Quillfeather is secret")
+    store.note_decision("Use tabs")
+    receipt = store.forget.apply("quillfeather", purge=True)  # the CLI's and MCP's call
+    assert receipt.changed
+    kept = read_receipts(store)
+    assert [k.operation for k in kept] == ["forget_everywhere"]
+    assert "quillfeather" not in (store.root / RECEIPTS_FILE).read_text().lower()
+    assert any("session" in line for line in kept[0].lines)
+    store.forget.apply("quillfeather", purge=True, dry_run=True)  # a dry run keeps none
+    store.forget.apply("nothing holds this")  # nor a forget that found nothing
+    assert len(read_receipts(store)) == 1
