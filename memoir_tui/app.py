@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import iso_now
 from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import LoadedSession
@@ -236,11 +237,11 @@ class MemoirApp(App[int]):
         """Set once quitting began: nothing is pushed, mounted or applied after it."""
         self.watcher = StoreWatcher(self._watched())
         self.undo_stack: list[Undo] = []
-        self.opened_at = store.clock()
+        """What ``u`` takes back, newest last: this session's acts, from every pane."""
+        self.opened_at = iso_now()
         """When this app opened: "since last session" looks before it (``core.since``)."""
         self.log_open = False
         """Log this open in the audit (``run_app``), once the session is read, off the UI."""
-        """What ``u`` takes back, newest last: this session's acts, from every pane."""
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
@@ -284,8 +285,11 @@ class MemoirApp(App[int]):
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
             from memoir_tui.core.since import record_open
 
+            def log_open() -> None:  # the line's own time is this session's start
+                self.opened_at = record_open(self.store, read_only_checked=True)
+
             self.run_worker(
-                partial(record_open, self.store, read_only_checked=True),
+                log_open,
                 name="log-open",
                 thread=True,
                 exit_on_error=False,

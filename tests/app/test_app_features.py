@@ -645,11 +645,27 @@ async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: S
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
     assert [r.operation for r in read_audit(demo_store.root)] == ["app_open"]
-    data = on_disk(demo_store)
-    data["version"] = 99  # a newer memoir's store: read-only, nothing of ours is written
-    demo_store.session_path.write_text(json.dumps(data))
+    first_open = read_audit(demo_store.root)[0].time
+    # the next app: its own open is not "the last session"; the first one's is
+    from memoir_tui.screens.since import SinceScreen
+
+    demo_store.note_decision("Noted between the two sessions")
     app = make_app(demo_store)
     app.log_open = True
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-    assert [r.operation for r in read_audit(demo_store.root)] == ["app_open"]
+        await pilot.press("W")
+        await settle(pilot)
+        assert isinstance(app.screen, SinceScreen) and app.screen.view is not None
+        report = app.screen.view.report
+        assert report is not None and report.since == first_open
+        assert [r.item for r in app.screen.view.rows] == ["Noted between the two sessions"]
+    data = on_disk(demo_store)
+    data["version"] = 99  # a newer memoir's store: read-only, nothing of ours is written
+    demo_store.session_path.write_text(json.dumps(data))
+    before = read_audit(demo_store.root)
+    app = make_app(demo_store)
+    app.log_open = True
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    assert read_audit(demo_store.root) == before
