@@ -33,6 +33,7 @@ from tests.app.helpers import (
     settle,
     type_text,
 )
+from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 
 SIZES = [(100, 30), (80, 24)]
 size_ids = [f"{w}x{h}" for w, h in SIZES]
@@ -669,3 +670,52 @@ async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: S
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
     assert read_audit(demo_store.root) == before
+
+
+# --- in a real terminal --------------------------------------------------------------------
+
+
+@needs_tmux
+def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import time
+
+    from memoir_tui.core.audit import read_audit
+
+    home = Path(os.environ["HOME"])
+    project = home / "code" / f"alpha-{tmp_path.name}"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    root = tmp_path / "store"
+    here = Store.for_directory(root, actor="cli", cwd=project)
+    for text in ("Keep this one", "Hide the second", "Hide the first"):
+        here.note_decision(text)
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    status = start_app(tmux, ["--store", str(root)], tmpdir=tmpdir, cwd=project)
+    tmux.wait_for_text("Next actions")
+    time.sleep(0.3)  # keys sent right after the first paint can be lost
+    # newest first: the two at the top marked in one burst, then d; the typed count once
+    # the dialog shows (a key typed as a dialog opens is item 5's, not this test's)
+    tmux.keys("2")
+    tmux.wait_for_text("filter decisions")
+    tmux.keys("Space", "Space", "d")
+    tmux.wait_for_text("Hide 2 marked decisions for ever?")
+    tmux.keys("2", "Enter")
+    tmux.wait_for(lambda s: "hid 2 decisions" in s, "the bulk hide's toast")
+    tmux.keys("W")
+    tmux.wait_for_text("Since last session", "2 hidden")
+    tmux.keys("Escape")
+    time.sleep(0.4)
+    tmux.keys("q")
+    assert exit_code(status, tmux) == 0, tmux.screen()
+    hidden = {
+        d["text"]
+        for d in json.loads((root / "session.json").read_text())["current"]["decisions"]
+        if d.get("hidden")
+    }
+    assert hidden == {"Hide the first", "Hide the second"}
+    assert "app_open" in [r.operation for r in read_audit(root)]
