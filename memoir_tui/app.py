@@ -114,7 +114,7 @@ class MemoirApp(App[int]):
     | ctrl+r | Reload the store from disk. |
     | A | Switch every pane between this project and all projects. |
     | u | Undo the last act of this session (any pane). |
-    | ctrl+f | Search every pane at once and go to a row. |
+    | ctrl+f, / | Search every pane at once and go to a row (`/` where a pane has no filter). |
     | W | What changed since the last session (from the audit log). |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
@@ -178,7 +178,7 @@ class MemoirApp(App[int]):
             id="app.undo",
         ),
         Binding(
-            "ctrl+f",
+            "ctrl+f,slash",  # a pane's own `/` (its filter) comes first
             "search",
             "Search all",
             show=False,
@@ -792,7 +792,7 @@ class MemoirApp(App[int]):
                 "app",
                 "search every pane",
                 "Goals, actions, questions, decisions, candidates, sessions; go to a row",
-                "ctrl+f",
+                "ctrl+f, /",
                 self.action_search,
             )
             yield self._command(

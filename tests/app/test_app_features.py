@@ -719,3 +719,22 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
     }
     assert hidden == {"Hide the first", "Hide the second"}
     assert "app_open" in [r.operation for r in read_audit(root)]
+
+
+async def test_slash_searches_everything_where_a_pane_has_no_filter(demo_store: Store) -> None:
+    from memoir_tui.screens.search import SearchScreen
+
+    app = make_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)  # the working set: no filter of its own
+        await pilot.press("slash")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        pane = await open_pane(pilot, DecisionsPane)
+        await pilot.press("slash")  # here it is the list's filter
+        await settle(pilot)
+        assert app.screen is app.screen_stack[0] and app.focused is pane.filter_bar.query_one(
+            "Input"
+        )
