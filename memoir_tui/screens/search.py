@@ -22,7 +22,7 @@ from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import ReviewItem
-from memoir_tui.core.search import Hit, search_everything
+from memoir_tui.core.search import Hit, Indexed, build_index, search_index
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
@@ -91,6 +91,7 @@ class SearchScreen(DialogScreen[Hit | None]):
         self.store = store
         self.review: tuple[ReviewItem, ...] | None = None  # the queue, read once, off the UI
         self.entries: tuple[object, ...] = ()  # the Entries pane's index, once it was read
+        self.index: list[Indexed] | None = None
         self.found = Found("", (), 0)
         self._reads: LatestRead[Found] = LatestRead(self, "search-all", self._apply)
 
@@ -131,7 +132,9 @@ class SearchScreen(DialogScreen[Hit | None]):
         def read() -> Found:
             if state is None:
                 return Found(needle, (), 0)
-            hits, total = search_everything(needle, state, self._queue(), entries=self.entries)
+            if self.index is None:  # folded once, on the first key (off the UI thread)
+                self.index = build_index(state, self._queue(), entries=self.entries)
+            hits, total = search_index(self.index, needle)
             return Found(needle, tuple(hits), total)
 
         self._reads.start(read)

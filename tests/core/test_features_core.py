@@ -260,3 +260,29 @@ def test_every_face_keeps_the_receipt_of_a_forget(store):
     store.forget.apply("quillfeather", purge=True, dry_run=True)  # a dry run keeps none
     store.forget.apply("nothing holds this")  # nor a forget that found nothing
     assert len(read_receipts(store)) == 1
+
+
+@given(
+    st.lists(st.tuples(cells, cells), max_size=6),
+    st.sets(st.integers(min_value=0, max_value=5)),
+    st.sampled_from(["plain", "split", "url"]),
+)
+def test_the_one_pass_scan_withholds_exactly_the_rows_a_row_by_row_scan_would(
+    rows: list[tuple[str, str]], holders: set[int], how: str
+):
+    from memoir_tui.core.export import withhold_rows
+    from memoir_tui.core.withhold import secret_in
+
+    rows = list(rows)
+    for n in sorted(holders):
+        if n < len(rows):
+            if how == "split":  # a key split between the two fields
+                rows[n] = (rows[n][0] + " " + TOKEN[:14], TOKEN[14:] + " " + rows[n][1])
+            elif how == "url":
+                rows[n] = (rows[n][0] + " ghp%5F" + TOKEN[4:], rows[n][1])
+            else:
+                rows[n] = (f"{rows[n][0]} {TOKEN}", rows[n][1])
+    out, withheld = withhold_rows(table_of(rows))
+    expected = [secret_in(*row) is not None for row in rows]
+    assert [o != row for o, row in zip(out, rows, strict=True)] == expected
+    assert withheld == sum(expected)
