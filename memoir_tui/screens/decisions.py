@@ -347,8 +347,8 @@ class DecisionsPane(FilteredPane):
         if table.column_specs != columns:
             table.set_columns(columns)
         # marks outlive a filter (as Review's do); a decision gone or hidden loses its mark
-        live = {d.key for d in self.state.all_decisions} if self.state else set()
-        self.marked &= live
+        if self.marked:
+            self.marked &= {d.key for d in self.state.all_decisions} if self.state else set()
         marked = self.marked
         table.set_rows(
             [
