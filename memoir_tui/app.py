@@ -655,9 +655,14 @@ class MemoirApp(App[int]):
         self.push_screen(SearchScreen(self.state, self.store), chosen)
 
     def action_since(self) -> None:
+        from memoir_tui.screens.search import go_to_hit
         from memoir_tui.screens.since import SinceScreen
 
-        self.push_screen(SinceScreen(self.store, opened_at=self.opened_at))
+        def chosen(hit: Any) -> None:
+            if hit is not None:
+                self.call_later(go_to_hit, self, hit)
+
+        self.push_screen(SinceScreen(self.store, opened_at=self.opened_at), chosen)
 
     def writes_in_flight(self) -> list[Worker[object]]:
         return [

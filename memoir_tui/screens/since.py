@@ -14,14 +14,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import text_hash
 from memoir_tui.core.items import plural
+from memoir_tui.core.search import Hit
 from memoir_tui.core.since import (
     Arrived,
     SinceReport,
@@ -106,11 +109,33 @@ def arrived_row(n: int, item: Arrived) -> TableRow:
     )
 
 
-class SinceScreen(DialogScreen[None]):
+def hit_for(store: Store, row: AuditRow, all_projects: bool = True) -> Hit | None:
+    """Where the row's item is shown now (a live decision, goal, action or question)."""
+    key = row.record.identity_hash
+    if not key or row.item in (FORGOTTEN, GONE, NO_ITEM):
+        return None
+    ws = store.working_set(all_projects=all_projects)
+    for d in ws.all_decisions:
+        if d.key == key:
+            return Hit("decisions", "", "decision", d.text, "", d)
+    lists = (
+        ("goals", "goal", ws.all_goals),
+        ("next-actions", "next action", ws.next_actions + ws.parked_actions),
+        ("questions", "question", ws.open_questions + ws.archived_questions),
+    )
+    for table_id, kind, items in lists:
+        for item in items:
+            if text_hash(item.text) == key:
+                return Hit("working-set", table_id, kind, item.text, "", item)
+    return None
+
+
+class SinceScreen(DialogScreen[Hit | None]):
     """What changed since the last session, from the audit log.
 
     | Key(s) | Description |
     | :- | :- |
+    | enter | Go to the item in its pane (while it is still there). |
     | escape, q | Close. |
     """
 
@@ -172,6 +197,19 @@ class SinceScreen(DialogScreen[None]):
         self.query_one("#since-table", ItemTable).set_rows(
             [*(arrived_row(n, a) for n, a in enumerate(view.arrived)), *map(since_row, view.rows)]
         )
+
+    @on(DataTable.RowSelected, "#since-table")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = self.query_one("#since-table", ItemTable).cursor_key
+        row = next((r for r in (self.view.rows if self.view else ()) if r.key == key), None)
+        hit = (
+            hit_for(self.store, row, bool(getattr(self.app, "all_projects", True))) if row else None
+        )
+        if hit is None:
+            self.app.notify("That item is not in any list now.", severity="warning")
+            return
+        self.dismiss(hit)
 
     def action_close(self) -> None:
         self.dismiss(None)

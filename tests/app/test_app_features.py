@@ -348,9 +348,16 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
         text = str(app.screen.query_one("#since-summary").render())
         assert "2 added · 1 hidden" in text
         assert "1 item arrived by sync from other machines: home-desktop 1" in text
-        await pilot.press("escape")
+        # enter on a row goes to the item in its pane
+        row = next(r for r in view.rows if r.item == "Noted from the CLI since")
+        table = app.screen.query_one("#since-table")
+        table.move_to_key(row.key)
+        await pilot.press("enter")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
+        pane = app.query_one(DecisionsPane)
+        assert app.current_pane() is pane
+        assert pane.table.cursor_key == text_hash("Noted from the CLI since")
 
 
 def _since_store(store: Store) -> Store:
