@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import iso_now
 from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
@@ -126,6 +127,8 @@ class MemoirApp(App[int]):
     | A | Switch every pane between this project and all projects. |
     | u | Undo the last act of this session (any pane). |
     | ctrl+y | Redo what u last took back. |
+    | ctrl+f, / | Search every pane at once and go to a row (`/` where a pane has no filter). |
+    | W | What changed since the last session (from the audit log). |
     | q | Quit (from the main screen, not inside a dialog or text box). |
     | ctrl+q | Quit from anywhere. |
     """
@@ -195,13 +198,39 @@ class MemoirApp(App[int]):
             tooltip="Do again what u last took back",
             id="app.redo",
         ),
+        Binding(
+            "ctrl+f,slash",  # a pane's own `/` (its filter) comes first
+            "search",
+            "Search all",
+            show=False,
+            tooltip="Search every pane at once and go to a row",
+            id="app.search",
+        ),
+        Binding(
+            "W",
+            "since",
+            "Since last session",
+            show=False,
+            tooltip="What was added, completed, hidden and captured since the last session",
+            id="app.since",
+        ),
         Binding("ctrl+c", "help_quit", "How to quit", show=False, system=True, id="app.help_quit"),
         *_pane_bindings(),
     ]
 
     # Actions of the shell that make no sense while a dialog is open.
     _TOP_LEVEL_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"quit_from_top", "help", "show_pane", "reload", "toggle_all_projects", "undo", "redo"}
+        {
+            "quit_from_top",
+            "help",
+            "show_pane",
+            "reload",
+            "toggle_all_projects",
+            "undo",
+            "redo",
+            "search",
+            "since",
+        }
     )
 
     def __init__(
@@ -236,6 +265,10 @@ class MemoirApp(App[int]):
         self.redo_stack: list[tuple[Callable[[Store], Outcome], str]] = []
         """What ctrl+y does again, newest last: the acts ``u`` took back, until a new act."""
         self._redo_of: dict[int, Callable[[Store], Outcome]] = {}
+        self.opened_at = iso_now()
+        """When this app opened: "since last session" looks before it (``core.since``)."""
+        self.log_open = False
+        """Log this open in the audit (``run_app``), once the session is read, off the UI."""
         self._key_in_flight: events.Key | None = None
         self._key_came_back: events.Key | None = None
         self._held_keys: deque[events.Key] = deque()
@@ -286,6 +319,18 @@ class MemoirApp(App[int]):
     def on_mount(self) -> None:
         self.reload()
         self.query_one(NewsBanner).warn_caps(self.query_one(StoreBar).caps_note)  # uncut
+        if self.log_open and self.loaded is not None and not self.loaded.read_only:
+            from memoir_tui.core.since import record_open
+
+            def log_open() -> None:  # the line's own time is this session's start
+                self.opened_at = record_open(self.store, read_only_checked=True)
+
+            self.run_worker(
+                log_open,
+                name="log-open",
+                thread=True,
+                exit_on_error=False,
+            )
         self.current_pane().focus_default()
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
@@ -792,6 +837,27 @@ class MemoirApp(App[int]):
 
         self.write(redo, on_error=failed, redoing=True)
 
+    # --- search, since last session (screens/search.py, screens/since.py) ------------------
+
+    def action_search(self) -> None:
+        from memoir_tui.screens.search import SearchScreen, go_to_hit
+
+        def chosen(hit: Any) -> None:
+            if hit is not None:
+                self.call_later(go_to_hit, self, hit)
+
+        self.push_screen(SearchScreen(self.state, self.store), chosen)
+
+    def action_since(self) -> None:
+        from memoir_tui.screens.search import go_to_hit
+        from memoir_tui.screens.since import SinceScreen
+
+        def chosen(hit: Any) -> None:
+            if hit is not None:
+                self.call_later(go_to_hit, self, hit)
+
+        self.push_screen(SinceScreen(self.store, opened_at=self.opened_at), chosen)
+
     def writes_in_flight(self) -> list[Worker[object]]:
         return [
             w
@@ -926,6 +992,20 @@ class MemoirApp(App[int]):
             )
             yield self._command(
                 "app",
+                "search every pane",
+                "Goals, actions, questions, decisions, candidates, sessions; go to a row",
+                "ctrl+f, /",
+                self.action_search,
+            )
+            yield self._command(
+                "app",
+                "since last session",
+                "What was added, completed, hidden and captured, by which face and machine",
+                "W",
+                self.action_since,
+            )
+            yield self._command(
+                "app",
                 "toggle all projects",
                 "Every pane: this project, or all projects",
                 "A",
@@ -1032,6 +1112,7 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
 
     finish_interrupted(store)  # a commit or cache drop a killed process left half done
     app = MemoirApp(store, theme=theme)
+    app.log_open = True  # an audit line: the next "since last session" starts here
     app.run()
     return app.return_code or 0
 

@@ -35,7 +35,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -703,7 +703,7 @@ class Forgetter:
                 "removes them"
             )
         notes += kept_places.remedies(remaining)
-        return Receipt(
+        receipt = Receipt(
             before.needle,
             purge,
             False,
@@ -713,6 +713,14 @@ class Forgetter:
             tuple(remaining),
             tuple(dict.fromkeys(notes)),
         )
+        # kept for every face (the app's Audit pane lists them), the forgotten text left out
+        from memoir_tui.core import receipts
+
+        store = self.store
+        unkept = receipts.keep(
+            store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor)
+        )
+        return replace(receipt, notes=(*receipt.notes, unkept)) if unkept else receipt
 
     def _forget_session(self, tx: Transaction, needle: str, purge: bool) -> list[str]:
         store = self.store
@@ -848,7 +856,10 @@ class Forgetter:
             return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
         if left is None:
             tx.remove(path)
-            return [f"removed {path} (it held nothing else)"]
+            from memoir_tui.core.memory_index import drop_index_links
+
+            # a host's index (Claude Code's MEMORY.md) must not keep a line linking to it
+            return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
         removed = text.count("\n") - left.count("\n")
         if path.parent == self.store.memory_dir:
             from memoir_tui.core.entries import stamp_updated
@@ -895,12 +906,14 @@ def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outc
     message, no undo (a bulk forget is not taken back by ``u``)."""
     from memoir_tui.core.items import Outcome
 
-    receipt = store.forget.apply(needle, purge=purge)
+    receipt = store.forget.apply(needle, purge=purge)  # its receipt kept (core/receipts)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
-        f"still in {left} place(s), each with its remedy:"
+        f"still in {left} place(s), each with its remedy (receipt: Audit, R):"
         if left
-        else "it is in none of the other places checked"
+        else "found in none of the places checked afterwards; notes below (receipt: Audit, R)"
+        if receipt.notes
+        else "found in none of the places checked afterwards (receipt: Audit, R)"
     )
     # what is left, each with its owner's remedy in a few words: a toast is short, and
     # its first line (the summary) must stay in sight (the CLI's receipt says it in full)

@@ -8,22 +8,27 @@ The log is read in a thread worker; the filters work on what was read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Label, Static
 
 from memoir_tui.core.audit import AuditRecord, read_audit
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.receipts import KeptReceipt, read_receipts
 from memoir_tui.core.review import item_key, load_review, review_path, well_formed_review_items
 from memoir_tui.core.store import Store
 from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
@@ -146,6 +151,24 @@ def audit_row(row: AuditRow) -> TableRow:
     )
 
 
+AUDIT_SORT_KEYS: dict[str, Callable[[AuditRow], object]] = {
+    "time": lambda r: parse_iso_ms(r.record.time) or 0,
+    "actor": lambda r: r.record.actor,
+    "operation": lambda r: r.record.operation,
+    "list": lambda r: r.record.list_name,
+    "item": lambda r: r.item.casefold(),
+    "machine": lambda r: r.machine.casefold(),
+}
+
+
+def next_in(current: str | None, columns: Sequence[str]) -> str | None:
+    """The next column after ``current``: the log's order → each column → the log's order."""
+    if current not in columns:
+        return columns[0] if columns else None
+    index = columns.index(current) + 1
+    return columns[index] if index < len(columns) else None
+
+
 def _cycle(current: str | None, choices: Sequence[str]) -> str | None:
     """all → first → … → last → all."""
     if not choices:
@@ -165,6 +188,10 @@ class AuditPane(Pane):
     | b | Cycle the actor filter ("by": all, then each actor in the log). |
     | o | Cycle the operation filter (all, then each operation in the log). |
     | escape | Clear every filter. |
+    | R | Receipts of forget and purge, kept and listed in full. |
+    | E | Export the records the filters show (Markdown or JSON) to a file you name. |
+    | > | Sort by the next column (newest first, then each column); a header click sorts too. |
+    | < | Reverse the order. |
     """
 
     PANE_ID = "audit"
@@ -192,6 +219,38 @@ class AuditPane(Pane):
             id="audit.operation",
         ),
         Binding(
+            "R",
+            "receipts",
+            "Receipts",
+            show=False,
+            tooltip="The receipts of forget everywhere and purge, each in full",
+            id="audit.receipts",
+        ),
+        Binding(
+            "greater_than_sign",
+            "sort_next",
+            "Sort",
+            show=False,
+            tooltip="Sort by the next column: newest first, then each column in turn",
+            id="audit.sort",
+        ),
+        Binding(
+            "less_than_sign",
+            "sort_reverse",
+            "Reverse sort",
+            show=False,
+            tooltip="Reverse the order of the list",
+            id="audit.sort_reverse",
+        ),
+        Binding(
+            "E",
+            "export",
+            "Export",
+            show=False,
+            tooltip="Export the records the filters show (Markdown or JSON) to a file you name",
+            id="audit.export",
+        ),
+        Binding(
             "escape",
             "clear_filters",
             "Clear filters",
@@ -213,6 +272,18 @@ class AuditPane(Pane):
         PaneCommand(
             "clear filters", "clear_filters", "Show every record again", "audit.clear_filters"
         ),
+        PaneCommand(
+            "export…",
+            "export",
+            "Export the records the filters show (Markdown or JSON)",
+            "audit.export",
+        ),
+        PaneCommand(
+            "receipts",
+            "receipts",
+            "The receipts of forget everywhere and purge, in full",
+            "audit.receipts",
+        ),
     )
     HELP_WIDGETS = (ItemTable, FilterBar)
 
@@ -224,6 +295,8 @@ class AuditPane(Pane):
         self.actor: str | None = None
         self.operation: str | None = None
         self.filter_text = ""
+        self.sort_column: str | None = None  # None: newest first, as logged
+        self.sort_reverse = False
         self.loaded = False
         self.error = ""
         self._reads: LatestRead[AuditSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
@@ -287,16 +360,29 @@ class AuditPane(Pane):
     # --- rendering ------------------------------------------------------------------------
 
     def matching_rows(self) -> list[AuditRow]:
+        """The rows the filters keep, in the order shown."""
         needle = self.filter_text.strip()
-        return [
+        rows = [
             row
             for row in self.rows
             if (self.actor is None or row.record.actor == self.actor)
             and (self.operation is None or row.record.operation == self.operation)
             and (not needle or row.matches(needle))
         ]
+        key = AUDIT_SORT_KEYS.get(self.sort_column or "")
+        if key is not None:
+            return sorted(rows, key=key, reverse=self.sort_reverse)
+        return rows[::-1] if self.sort_reverse else rows
 
     def _render_rows(self) -> None:
+        columns = tuple(
+            replace(c, label=f"{c.label} {'▼' if self.sort_reverse else '▲'}")
+            if c.key == self.sort_column
+            else c
+            for c in AUDIT_COLUMNS
+        )
+        if self.table.column_specs != columns:
+            self.table.set_columns(columns)
         matching = self.matching_rows()
         self.table.set_rows([audit_row(row) for row in matching[:AUDIT_ROWS]])
         self.filter_bar.set_count(len(matching), len(self.rows))
@@ -354,8 +440,157 @@ class AuditPane(Pane):
         self._render_rows()
         self.table.focus()
 
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in self.table.shown_specs()] or list(AUDIT_SORT_KEYS)
+        self.sort_column = next_in(self.sort_column, [k for k in keys if k in AUDIT_SORT_KEYS])
+        self._render_rows()
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._render_rows()
+
+    @on(DataTable.HeaderSelected, "#audit-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = str(event.column_key.value)
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self._render_rows()
+
+    def action_export(self) -> None:
+        from memoir_tui.core.export import ExportTable
+        from memoir_tui.screens.export import ExportScreen
+
+        filters = [
+            f"{name}: {value}"
+            for name, value in (
+                ("filter", self.filter_text.strip() and repr(self.filter_text.strip())),
+                ("actor", self.actor),
+                ("operation", self.operation),
+            )
+            if value
+        ]
+        table = ExportTable(
+            "Audit",
+            tuple((c.key, c.label) for c in AUDIT_COLUMNS),
+            tuple(
+                (
+                    audit_time(r.record.time),
+                    r.record.actor,
+                    r.record.operation,
+                    r.record.list_name,
+                    r.item,
+                    r.machine,
+                )
+                for r in self.matching_rows()
+            ),
+            " · ".join(filters),
+        )
+        self.app.push_screen(ExportScreen(table, name="~/memoir-audit.md"))
+
+    def action_receipts(self) -> None:
+        self.app.push_screen(ReceiptsScreen(self.host.store))
+
     def set_filters(self, *, actor: str | None = None, operation: str | None = None) -> None:
         """Filter by an exact actor and operation (None: all), e.g. from the palette or tests."""
         self.actor = actor
         self.operation = operation
         self._render_rows()
+
+
+# --- kept receipts (core/receipts.py) ----------------------------------------------------
+
+RECEIPT_COLUMNS = (
+    ColumnSpec("time", "Time (UTC)", width=19),
+    ColumnSpec("actor", "By", width=6, min_table_width=70),
+    ColumnSpec("title", "Receipt", weight=1, min_width=12),
+)
+
+
+class ReceiptsScreen(DialogScreen[None]):
+    """The kept receipts of forget everywhere and purge, newest first, each in full.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | up, down | Choose a receipt: it is shown in full below the list. |
+    | escape, q | Close. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close", id="receipts.close"),
+    ]
+
+    DEFAULT_CSS = """
+    ReceiptsScreen > #dialog {
+        height: 90%;
+        max-height: 90%;
+    }
+    ReceiptsScreen #receipts-table {
+        height: 8;
+    }
+    ReceiptsScreen #receipt-scroll {
+        height: 1fr;
+    }
+    """
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+        self.receipts: tuple[KeptReceipt, ...] = ()
+        self.loaded = False
+        self._reads: LatestRead[tuple[KeptReceipt, ...]] = LatestRead(
+            self, "receipts-read", self._apply
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Receipts: forget everywhere and purge", classes="dialog--title")
+            yield ItemTable(RECEIPT_COLUMNS, id="receipts-table")
+            with VerticalScroll(id="receipt-scroll"):
+                yield Static("reading the receipts…", id="receipt-body", markup=False)
+            yield Label(
+                "kept in receipts.jsonl (this machine's): the forgotten text is never kept "
+                "· esc closes",
+                classes="dialog--hint",
+                markup=False,
+            )
+
+    def on_mount(self) -> None:
+        store = self.store
+        self._reads.start(lambda: tuple(read_receipts(store)))
+        self.table.focus()
+
+    @property
+    def table(self) -> ItemTable:
+        return self.query_one("#receipts-table", ItemTable)
+
+    def _apply(self, receipts: tuple[KeptReceipt, ...]) -> None:
+        self.receipts = receipts
+        self.loaded = True
+        self.table.set_rows(
+            [
+                TableRow(str(n), (cell(audit_time(r.time)), cell(r.actor), cell(r.title)))
+                for n, r in enumerate(receipts)
+            ]
+        )
+        self._show(0)
+
+    def _show(self, index: int) -> None:
+        body = self.query_one("#receipt-body", Static)
+        if not self.receipts:
+            body.update(
+                "No receipts yet: forget everywhere (F in Decisions) and purge (D) keep one here."
+            )
+            return
+        body.update(Text(self.receipts[min(index, len(self.receipts) - 1)].render()))
+
+    @on(DataTable.RowHighlighted, "#receipts-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = self.table.cursor_key
+        if key is not None and key.isdigit():
+            self._show(int(key))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

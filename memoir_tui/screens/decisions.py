@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from memoir_tui.core.items import folded, plural
+from memoir_tui.core.listing import next_column, sort_decisions
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.core.needle import shown
 from memoir_tui.screens.base import FilteredPane, PaneCommand
@@ -80,13 +82,35 @@ READ_ONLY_TOMBSTONE = (
 )
 
 
+MARK = "●"
+SORT_ARROWS = {False: "▲", True: "▼"}
+
+
+def sorted_columns(
+    columns: tuple[ColumnSpec, ...], column: str | None, reverse: bool
+) -> tuple[ColumnSpec, ...]:
+    """The columns with the sort column's label showing its direction."""
+    if column is None:
+        return columns
+    return tuple(
+        replace(c, label=f"{c.label} {SORT_ARROWS[reverse]}") if c.key == column else c
+        for c in columns
+    )
+
+
 def decision_row(
-    d: Decision, *, with_hidden_column: bool, with_project_column: bool = False
+    d: Decision,
+    *,
+    with_hidden_column: bool,
+    with_project_column: bool = False,
+    marked: bool = False,
 ) -> TableRow:
     style = "dim italic" if d.hidden else ""
     text = f"[purged] {d.key[:12]}…" if d.purged else d.text
     if d.place != "live" and not d.hidden:
         text = f"[{d.place}] {text}"
+    if marked:
+        text = f"{MARK} {text}"
     cells = [
         cell(text, style),
         cell(d.why, style),
@@ -135,10 +159,22 @@ class DecisionMatches:
     tombstones_shown: bool
     decisions: tuple[Decision, ...]
     tombstones: tuple[Decision, ...]
+    ordered: tuple[Decision, ...] | None = None
+    """Every row in a chosen column's order (None: decisions, then tombstones, as stored)."""
 
     @property
     def rows(self) -> tuple[Decision, ...]:
+        if self.ordered is not None:
+            return self.ordered
         return self.decisions + self.tombstones
+
+
+def order_matches(matches: DecisionMatches, column: str | None, reverse: bool) -> DecisionMatches:
+    """The matches in ``column``'s order (``core.listing``); as stored when none is chosen."""
+    if column is None and not reverse:
+        return matches
+    rows = sort_decisions(matches.decisions + matches.tombstones, column, reverse=reverse)
+    return replace(matches, ordered=tuple(rows))
 
 
 def match_decisions(index: DecisionIndex, needle: str, *, tombstones: bool) -> DecisionMatches:
@@ -167,6 +203,10 @@ class DecisionsPane(FilteredPane):
     | d | Hide the selected decision for ever (asks first). |
     | D | Purge it, hidden or not: remove its text (asks for a typed word). |
     | h | Show or hide the hidden ones: tombstones (greyed; D purges one). |
+    | space | Mark or unmark the row; d then hides every marked one (typed count). |
+    | > | Sort by the next column (stored order, then each column); a header click sorts too. |
+    | < | Reverse the sort. |
+    | E | Export what the list shows (Markdown or JSON) to a file you name. |
     """
 
     PANE_ID = "decisions"
@@ -221,6 +261,38 @@ class DecisionsPane(FilteredPane):
             id="decisions.tombstones",
         ),
         Binding(
+            "space",
+            "mark",
+            "Mark",
+            show=False,
+            tooltip="Mark or unmark the row; d then hides every marked one (asks for the count)",
+            id="decisions.mark",
+        ),
+        Binding(
+            "greater_than_sign",
+            "sort_next",
+            "Sort",
+            show=False,
+            tooltip="Sort by the next column: stored order, then each column in turn",
+            id="decisions.sort",
+        ),
+        Binding(
+            "less_than_sign",
+            "sort_reverse",
+            "Reverse sort",
+            show=False,
+            tooltip="Reverse the order of the list",
+            id="decisions.sort_reverse",
+        ),
+        Binding(
+            "E",
+            "export",
+            "Export",
+            show=False,
+            tooltip="Export what the list shows (Markdown or JSON) to a file you name",
+            id="decisions.export",
+        ),
+        Binding(
             "enter",
             "detail",
             "Details",
@@ -263,6 +335,21 @@ class DecisionsPane(FilteredPane):
             "Show or hide hidden and purged decisions (read-only)",
             "decisions.tombstones",
         ),
+        PaneCommand("mark", "mark", "Mark or unmark the row for a bulk hide", "decisions.mark"),
+        PaneCommand(
+            "hide marked",
+            "hide_marked",
+            "Hide every marked decision (typed count)",
+            "decisions.hide",
+        ),
+        PaneCommand("sort", "sort_next", "Sort by the next column", "decisions.sort"),
+        PaneCommand("reverse sort", "sort_reverse", "Reverse the order", "decisions.sort_reverse"),
+        PaneCommand(
+            "export…",
+            "export",
+            "Export what the list shows (Markdown or JSON) to a file",
+            "decisions.export",
+        ),
     )
     HELP_WIDGETS = (ItemTable, FilterBar)
 
@@ -281,6 +368,9 @@ class DecisionsPane(FilteredPane):
         self._filters: LatestRead[DecisionMatches] = LatestRead(
             self, "decision-filter", self._show_matches
         )
+        self.sort_column: str | None = None  # None: the stored order (newest first)
+        self.sort_reverse = False
+        self.marked: set[str] = set()
         # the forget scan reads every place off the UI thread: the shared read idiom, so
         # no error in it can take the app down (it becomes a notification)
         self._forget_scans: LatestRead[Scan] = LatestRead(self, "forget-scan", self._ask_forget)
@@ -314,18 +404,20 @@ class DecisionsPane(FilteredPane):
             return
         needle = self.filter_text.strip()
         shown = self.show_tombstones
+        column, reverse = self.sort_column, self.sort_reverse  # read here, not in the worker
         if not needle:
             self._filters.supersede()  # a filter still on its way must not land over this
-            self._show_matches(
-                DecisionMatches("", shown, state.all_decisions, state.tombstones if shown else ())
+            everything = DecisionMatches(
+                "", shown, state.all_decisions, state.tombstones if shown else ()
             )
+            self._show_matches(order_matches(everything, column, reverse))
             return
         index = self._index if self._index is not None and self._index.state is state else None
 
         def read() -> DecisionMatches:
             built = index or DecisionIndex.build(state)
             self._index = built  # one snapshot's index serves every key typed over it
-            return match_decisions(built, needle, tombstones=shown)
+            return order_matches(match_decisions(built, needle, tombstones=shown), column, reverse)
 
         self._filters.start(read)
 
@@ -352,15 +444,24 @@ class DecisionsPane(FilteredPane):
         self._by_key = {d.key: d for d in window}
         table = self.table
         projects = bool(getattr(self.app, "all_projects", False))
-        columns = decision_columns(tombstones=matches.tombstones_shown, projects=projects)
+        columns = sorted_columns(
+            decision_columns(tombstones=matches.tombstones_shown, projects=projects),
+            self.sort_column,
+            self.sort_reverse,
+        )
         if table.column_specs != columns:
             table.set_columns(columns)
+        # marks outlive a filter (as Review's do); a decision gone or hidden loses its mark
+        if self.marked:
+            self.marked &= {d.key for d in self.state.all_decisions} if self.state else set()
+        marked = self.marked
         table.set_rows(
             [
                 decision_row(
                     d,
                     with_hidden_column=matches.tombstones_shown,
                     with_project_column=projects,
+                    marked=d.key in marked,
                 )
                 for d in window
             ],
@@ -382,6 +483,11 @@ class DecisionsPane(FilteredPane):
                 f"{decisions} · showing {plural(tombstones, 'tombstone')} (greyed; D purges "
                 "a hidden one) · h hides them"
             )
+        if self.marked:
+            status = f"{len(self.marked)} marked: d hides them, esc clears · " + status
+        if self.sort_column is not None or self.sort_reverse:
+            status += f" · sorted by {self.sort_column or 'stored order'}"
+            status += " (reversed)" if self.sort_reverse else ""
         line = self.query_one("#decisions-status", StatusLine)
         if str(line.content) != status:
             line.update(status, layout=False)  # one line of a fixed size
@@ -465,7 +571,104 @@ class DecisionsPane(FilteredPane):
             return None
         return decision
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text or self.marked)  # otherwise escape goes on up
+        return True
+
+    def action_clear_filter(self) -> None:
+        if self.marked and not self.filter_text:
+            self.marked.clear()
+            self._render_rows()
+            return
+        super().action_clear_filter()
+
+    # --- marking, sorting, exporting ---------------------------------------------------
+
+    def action_mark(self) -> None:
+        decision = self._live_selection()
+        if decision is None:
+            return
+        self.marked ^= {decision.key}
+        self._render_rows()
+        self.table.action_cursor_down()
+
+    def action_sort_next(self) -> None:
+        keys = [c.key for c in self.table.shown_specs()] or [c.key for c in DECISION_COLUMNS]
+        self.sort_by(next_column(self.sort_column, keys))
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._render_rows()
+
+    def sort_by(self, column: str | None, *, reverse: bool | None = None) -> None:
+        """Order the list by ``column`` (None: the stored order)."""
+        self.sort_column = column
+        if reverse is not None:
+            self.sort_reverse = reverse
+        self._render_rows()
+
+    @on(DataTable.HeaderSelected, "#decisions-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        # A click on a column's header sorts by it; a second click reverses.
+        event.stop()
+        column = str(event.column_key.value)
+        if column == self.sort_column:
+            self.action_sort_reverse()
+        else:
+            self.sort_by(column, reverse=False)
+
+    def action_export(self) -> None:
+        from memoir_tui.core.export import decision_table
+        from memoir_tui.screens.export import ExportScreen
+
+        shown = list(self.matches.rows) if self.matches is not None else []
+        parts = [f"filter: {self.filter_text.strip()!r}"] if self.filter_text.strip() else []
+        if self.sort_column or self.sort_reverse:
+            direction = "reversed" if self.sort_reverse else "ascending"
+            parts.append(f"sorted by {self.sort_column or 'stored order'} ({direction})")
+        if self.show_tombstones:
+            parts.append("tombstones included")
+        table = decision_table(shown, title="Decisions", note=" · ".join(parts))
+        self.app.push_screen(ExportScreen(table))
+
+    def action_hide_marked(self) -> None:
+        from memoir_tui.core.bulk import hide_decisions
+
+        ws = self.state
+        decisions = [d for d in (ws.all_decisions if ws else ()) if d.key in self.marked]
+        if not decisions:
+            self.app.notify("No rows are marked: space marks the row under the cursor.")
+            return
+        count = len(decisions)
+        keys = tuple(d.key for d in decisions)
+
+        def done(_outcome: Outcome) -> None:
+            self.marked.difference_update(keys)
+            self._render_rows()
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.host.write(lambda store: hide_decisions(store, keys), on_done=done)
+
+        listed = "\n".join(f"• {d.text}" for d in decisions[:12])
+        if count > 12:
+            listed += f"\n… and {count - 12} more"
+        self.app.push_screen(
+            TypeToConfirmScreen(
+                f"Hide {plural(count, 'marked decision')} for ever?",
+                Text(listed),
+                warning=HIDE_WARNING,
+                word=str(count),
+                confirm_label=f"Hide {count}",
+            ),
+            answered,
+        )
+
     def action_hide(self) -> None:
+        if self.marked:
+            self.action_hide_marked()
+            return
         decision = self._live_selection()
         if decision is None:
             return
@@ -551,7 +754,9 @@ class DecisionsPane(FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(lambda store: store.purge_decision(key))
+                from memoir_tui.core.receipts import purge_decision_kept
+
+                self.host.write(lambda store: purge_decision_kept(store, key))
 
         self.app.push_screen(
             TypeToConfirmScreen(

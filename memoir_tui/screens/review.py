@@ -28,6 +28,7 @@ from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.scope import same_project
 from memoir_tui.core.store import Outcome, Store
+from memoir_tui.core.transcript_context import TranscriptContext, context_around
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
@@ -243,6 +244,56 @@ class CandidateDetailScreen(DetailScreen):
 
     def detail_body(self) -> RenderableType:
         return candidate_details(self.item, self.colours, self.project_text)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog"):
+            yield Label(self.detail_title(), classes="dialog--title", markup=False)
+            with VerticalScroll(classes="dialog--body"):
+                yield Static(self.detail_body(), id="detail-body")
+                yield Label("Conversation", classes="dialog--label")
+                yield Static("reading the transcript…", id="candidate-context", markup=False)
+            yield Label("esc closes", classes="dialog--hint")
+
+    def on_mount(self) -> None:
+        store = getattr(self.app, "store", None)
+        item = self.item
+        self._conversation: LatestRead[TranscriptContext] = LatestRead(
+            self, "candidate-context", self._show_context
+        )
+        self._conversation.start(lambda: conversation_of(store, item))
+
+    def _show_context(self, context: TranscriptContext) -> None:
+        self.query_one("#candidate-context", Static).update(conversation_text(context))
+
+
+def conversation_of(store: Store | None, item: ReviewItem) -> TranscriptContext:
+    """The messages around the candidate in its transcript (its message id is read from
+    the queue file; core.transcript_context reads the transcript the safe way)."""
+    uuid = ""
+    if store is not None:
+        try:
+            loaded = store.review.load()
+            for raw in review.well_formed_review_items(loaded.state.get("items")):
+                if review.item_key(raw) == item.id:
+                    value = raw.get("message_uuid")
+                    uuid = value if isinstance(value, str) else ""
+                    break
+        except (MemoirError, OSError):
+            uuid = ""
+    return context_around(item.transcript, uuid, item.text)
+
+
+def conversation_text(context: TranscriptContext) -> Text:
+    """The messages, the candidate's marked ``▶``; or the sentence saying why none."""
+    out = Text()
+    for line in context.lines:
+        who = "you" if line.source == "user" else "assistant"
+        out.append("▶ " if line.here else "  ", "bold")
+        out.append(f"{who}: ", "bold" if line.here else "dim")
+        out.append(line.text + "\n", "" if line.here else "dim")
+    if context.note:
+        out.append(context.note, "italic dim")
+    return out
 
 
 # --- the pane ---------------------------------------------------------------------------------
