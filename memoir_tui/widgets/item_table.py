@@ -91,11 +91,26 @@ AFTER_KEY = "\x00after"
 MARKER_KEYS = frozenset({BEFORE_KEY, AFTER_KEY})
 
 
-def marker_cells(key: str, count: int) -> tuple[str, str]:
-    """What the marker row above (``BEFORE_KEY``) or below a window says, in two cells."""
+def marker_sentence(key: str, count: int) -> str:
+    """What the marker row above (``BEFORE_KEY``) or below a window says."""
     if key == BEFORE_KEY:
-        return f"↑ {count:,} above: enter shows them", "/ narrows the list"
-    return f"↓ {count:,} more: enter shows them", "/ narrows the list"
+        return f"↑ {count:,} above: enter shows them · / narrows the list"
+    return f"↓ {count:,} more: enter shows them · / narrows the list"
+
+
+def marker_cells(key: str, count: int, widths: list[int]) -> list[str]:
+    """The marker's sentence laid word by word across cells of ``widths``, so it reads
+    whole however narrow the columns are (a word never cut inside a cell)."""
+    cells: list[str] = []
+    words = marker_sentence(key, count).split(" ")
+    for width in widths:
+        line = ""
+        while words and len(f"{line} {words[0]}".strip()) <= width:
+            line = f"{line} {words.pop(0)}".strip()
+        if not line and words:  # a word longer than the cell: cut it there
+            line = words.pop(0)
+        cells.append(line)
+    return cells
 
 
 class ItemTable(DataTable[RenderableType], inherit_bindings=False):
@@ -362,11 +377,11 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
             self.clear()
         shown = [i for i, spec in enumerate(self._specs) if spec in specs]
         if self._before:
-            self._add_marker(BEFORE_KEY, self._before, len(specs))
+            self._add_marker(BEFORE_KEY, self._before, self._laid_out_widths)
         for row in self._rows:
             self.add_row(*(row.cells[i] for i in shown), key=row.key)
         if self._after:
-            self._add_marker(AFTER_KEY, self._after, len(specs))
+            self._add_marker(AFTER_KEY, self._after, self._laid_out_widths)
         self._stale = False
         if not self._rows:
             return
@@ -377,10 +392,8 @@ class ItemTable(DataTable[RenderableType], inherit_bindings=False):
             target = min(keep_row, self.row_count - 1)
         self.move_cursor(row=max(target, 0), animate=False)
 
-    def _add_marker(self, key: str, count: int, columns: int) -> None:
-        cells = [cell(text, "italic") for text in marker_cells(key, count)][:columns]
-        cells += [cell("") for _ in range(columns - len(cells))]
-        self.add_row(*cells, key=key)
+    def _add_marker(self, key: str, count: int, widths: list[int]) -> None:
+        self.add_row(*(cell(t, "italic") for t in marker_cells(key, count, widths)), key=key)
 
     def on_resize(self, event: Resize) -> None:
         if self._available_width() != self._laid_out_width or not self.drawn_up_to_date:

@@ -62,7 +62,7 @@ def open_app(tmux: Tmux, tmp_path: Path, cwd: Path, store: Path) -> Path:
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir(exist_ok=True)
     status = start_app(tmux, ["--store", str(store)], tmpdir=tmpdir, cwd=cwd)
-    tmux.wait_for_text("Next actions", "project: example.com/acme/alpha", timeout=DEADLINE)
+    tmux.wait_for_text("Next actions", "project: alpha", timeout=DEADLINE)
     time.sleep(0.3)  # keys sent before the terminal is in raw mode are echoed, not read
     return status
 
