@@ -654,6 +654,8 @@ class Store:
     ) -> Outcome:
         """Reword an item and, only when ``project`` is given (a scope id, or None for
         global; False: keep it where it is), move it — one commit, one undo."""
+        # the move finds the item by the words as stored: cleaned at the door first
+        new_text = clean_text(new_text, NOUNS.get(list_key, "text"))
         with self.transaction(f"edit_{list_key}"):
             reworded = (
                 self.reword_item(list_key, match, new_text)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 import urllib.parse
 from pathlib import Path
 
@@ -630,18 +629,6 @@ def test_a_file_the_agent_loads_is_shown_with_its_secret_lines_withheld() -> Non
     assert shown.count(WITHHELD) == 5 and kept == len(shown)
     cut, cut_kept = withhold_lines(text, len("# Notes\n\nUse the queue.\n") + 5)
     assert cut == shown and cut_kept == len("# Notes\n\nUse the queue.\n") + 5
-
-
-def test_scanning_10_kb_stays_fast() -> None:
-    text = (" ".join(ORDINARY) + "\n") * (10_000 // len(" ".join(ORDINARY)) + 1)
-    text = text[:10_000]
-    best = float("inf")
-    for _ in range(10):
-        started = time.process_time()
-        find_secrets(text)
-        best = min(best, time.process_time() - started)
-    # about 1 ms on a quiet machine (every view, decoder and rule); 10x room for CI
-    assert best < 0.010, f"{best * 1000:.2f} ms"
 
 
 async def test_recall_passages_never_hand_on_a_planted_secret(planted: Path) -> None:

@@ -84,6 +84,10 @@ RECIPES: dict[str, Callable[[Store], object]] = {
         s.revive_item("next_actions", text=_hostile("revive")),
         s.revive_item("goals", {"text": _hostile("revive item"), "set_on": "2026-01-01"}),
     ),
+    "Store.edit_item": lambda s: (
+        s.add_next_action("Write the exporter"),
+        s.edit_item("next_actions", "Write the exporter", _hostile("edit item"), project=None),
+    ),
     "Store.record_session_end": lambda s: s.record_session_end(
         _hostile("summary"), files_touched=[_hostile("file")]
     ),
