@@ -145,8 +145,9 @@ def visited(app):
     if floor:
         tables = app.query("#t")
         return bool(tables) and tables.first().row_count == len(rows[:limit])
-    panes = app.query("#decisions-pane")
-    return bool(panes) and panes.first().table.row_count > 0 and panes.first().table.drawn_up_to_date
+    # the pane is in the DOM before its table is composed: look for the table itself
+    tables = app.query("#decisions-pane #decisions-table")
+    return bool(tables) and tables.first().row_count > 0 and tables.first().drawn_up_to_date
 
 def back(app):
     if floor:

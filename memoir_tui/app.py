@@ -567,6 +567,8 @@ class MemoirApp(App[int]):
             # then switch and focus in one step, so the focus (and the keys
             # typed next) land in it and never drift back to the last pane.
             await mounting
+            if not pane.children:  # a mount cut short (the app is ending): nothing to show
+                return
         tabs = self.query_one("#panes", TabbedContent)
         if tabs.active != pane_id:
             tabs.active = pane_id
