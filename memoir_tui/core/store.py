@@ -845,8 +845,9 @@ class Store:
         extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
         key = text_hash(text)
         with self.transaction("note_decision") as tx:
-            decisions = _pool(tx.session, "decisions")
+            # what is archived already, read before the pool takes the archive in
             before = _overflow_texts(tx.session, "decisions")
+            decisions = _pool(tx.session, "decisions")
             for d in well_formed_items(decisions):
                 if decision_key(d) != key:
                     continue

@@ -303,3 +303,14 @@ def test_dates_in_messages_read_as_a_person_reads_them(store) -> None:
         store.note_decision("ship on fridays")
     assert re.search(r"forgotten on \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC;", str(err.value))
     assert "T" not in str(err.value).split("forgotten on ")[1][:20]
+
+
+def test_a_note_names_only_what_it_archives_not_what_was_archived_before(store_dir, clock):
+    (store_dir / "memoir-tui.toml").write_text("[caps]\ndecisions = 2\n")
+    store = Store(store_dir, clock=clock)
+    for i in range(1, 5):
+        store.note_decision(f"decision {i}")
+    assert [d.text for d in store.working_set().archived_decisions] == ["decision 2", "decision 1"]
+    outcome = store.note_decision("decision 5")
+    assert outcome.rotated == ("decision 3",)
+    assert "decision 1" not in outcome.message and "decision 3" in outcome.message
