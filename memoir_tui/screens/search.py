@@ -145,11 +145,21 @@ class SearchScreen(DialogScreen[Hit | None]):
             if self.store is not None:
                 try:
                     queue = self.store.review
-                    review = tuple(queue.items_of(queue.load()))
+                    review = tuple(i for i in queue.items_of(queue.load()) if self._in_scope(i))
                 except (MemoirError, OSError):
                     review = ()  # a damaged queue is the Review pane's to say
             self.review = review
         return self.review
+
+    def _in_scope(self, item: ReviewItem) -> bool:
+        """The scope the header names (as the Review pane's): this project's and global
+        candidates, every project's after ``A``."""
+        from memoir_tui.core.scope import same_project
+
+        store = self.store
+        if store is None or store.project is None or getattr(self.app, "all_projects", False):
+            return True
+        return same_project(item.project, store.project)
 
     def _apply(self, found: Found) -> None:
         self.found = found

@@ -375,6 +375,41 @@ def test_since_view(snap_compare: Any, demo_store: Store, size: tuple[int, int])
     assert snap_compare(app, terminal_size=size, run_before=pressing("W"))
 
 
+async def test_search_keeps_to_the_scope_the_header_names(store_dir: Path) -> None:
+    """Inside a project, candidates of another project are not found until A shows all."""
+    from memoir_tui.screens.search import SearchScreen
+
+    here, there = "git:" + "a" * 32, "git:" + "b" * 32
+    for project in (here, there):
+        Store(store_dir).review.enqueue(
+            [
+                {
+                    "text": f"Adopt pipx in {project[4:8]}",
+                    "source": "user",
+                    "extractor": "test",
+                    "project": project,
+                }
+            ]
+        )
+    store = Store(store_dir, actor="app", project=here, project_label="alpha")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for shown_all, expected in ((False, {"Adopt pipx in aaaa"}), (True, None)):
+            if shown_all:
+                await pilot.press("A")
+                await settle(pilot)
+            await pilot.press("ctrl+f")
+            await settle(pilot)
+            assert isinstance(app.screen, SearchScreen)
+            await type_text(pilot, "pipx")
+            await settle(pilot)
+            found = {h.text for h in app.screen.found.hits if h.pane_id == "review"}
+            assert found == (expected or {"Adopt pipx in aaaa", "Adopt pipx in bbbb"})
+            await pilot.press("escape")
+            await settle(pilot)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
 def test_search_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
     async def search_cli(pilot: Any) -> None:
