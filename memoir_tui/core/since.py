@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -101,13 +101,27 @@ def boundary(records: Sequence[AuditRecord], *, opened_at: str | None = None) ->
     return "", "no earlier session is recorded: everything in the audit log"
 
 
+def _one_line_per_act(records: Iterable[AuditRecord]) -> tuple[AuditRecord, ...]:
+    """One act can log two lines of one kind for one item (a pin logs the decision noted
+    and the candidate pinned, in one commit): counted once, the first line kept."""
+    seen: set[tuple[str, str, str, str]] = set()
+    out: list[AuditRecord] = []
+    for r in records:
+        act = (r.time, r.identity_hash, kind_of(r.operation), r.machine_id)
+        if r.identity_hash and act in seen:
+            continue
+        seen.add(act)
+        out.append(r)
+    return tuple(out)
+
+
 def since_last_session(
     records: Sequence[AuditRecord], *, opened_at: str | None = None
 ) -> SinceReport:
     """What the log says happened after the previous session start (records newest first)."""
     since, basis = boundary(records, opened_at=opened_at)
     start = _ms(since) if since else None
-    after = tuple(
+    after = _one_line_per_act(
         r
         for r in records
         if r.operation not in OPEN_OPERATIONS and (start is None or _ms(r.time) > start)

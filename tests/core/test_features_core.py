@@ -178,6 +178,18 @@ def test_since_starts_at_the_last_open_before_this_one():
     assert boundary(hook, opened_at="2026-07-02T10:00:00Z")[0] == "2026-07-02T09:30:00Z"
 
 
+def test_a_pin_is_one_act_though_it_logs_two_lines():
+    records = [
+        rec("2026-07-02T09:00:00Z", "pin_candidate", "app", KEY),  # one commit, two lines
+        rec("2026-07-02T09:00:00Z", "note_decision", "app", KEY),
+        rec("2026-07-02T08:00:00Z", "note_decision", "app", "b" * 64),
+        rec("2026-07-01T10:00:00Z", "app_open", "app"),
+    ]
+    report = since_last_session(records, opened_at="2026-07-02T10:00:00Z")
+    assert dict(report.counts) == {"added": 2}
+    assert dict(report.by_actor) == {"app": 2}
+
+
 def test_since_falls_back_to_the_last_summary_then_the_whole_log():
     records = [
         rec("2026-07-02T09:00:00Z", "capture_candidate", "capture", KEY),
