@@ -290,6 +290,8 @@ def suppress_retracted(
     for t in retracted:
         if isinstance(t, dict) and is_text_hash(t.get("text_hash")):
             done[_retraction_key(t)] = parse_date_ms(t.get("done_at"))
+    if not done:  # nothing retracted (the usual case): no decision's hash is needed
+        return list(decisions)
     kept = []
     for d in decisions:
         key = decision_key(d)

@@ -6,6 +6,7 @@ rule "a tombstone is never shown as live" lives in exactly one place.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,8 +32,13 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+_OWN_PROVENANCE = frozenset(PROVENANCE_FIELDS) - {"project", "project_label"}
+
+
 def provenance(item: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """Where an item came from, as recorded (the provenance fields it carries)."""
+    if _OWN_PROVENANCE.isdisjoint(item.keys()):  # most items carry none: no per-field walk
+        return ()
     return tuple(
         (key, item[key])
         for key in PROVENANCE_FIELDS
@@ -196,6 +202,9 @@ def working_set(
     passes T for both. Forgetting is not undone by asking about the past.
     ``here_label`` names ``project`` for people when no item does.
     """
+
+    if at_ms is None:  # one "now" for the whole view (and one clock read, not one per item)
+        at_ms = time.time_ns() // 1_000_000
 
     def visible(item: dict[str, Any], list_name: str, *, everywhere: bool = False) -> bool:
         if (
