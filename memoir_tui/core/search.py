@@ -42,6 +42,16 @@ class Indexed:
     text: str  # its own text, folded (a decision's hit says when only why/rejected matched)
 
 
+def working_set_lists(ws: WorkingSet) -> tuple[tuple[str, str, tuple[Any, ...]], ...]:
+    """The Working set pane's lists as (table id, kind, items), parked and archived rows
+    included: where a goal, action or question is shown, to jump to it."""
+    return (
+        ("goals", "goal", ws.all_goals),
+        ("next-actions", "next action", ws.next_actions + ws.parked_actions),
+        ("questions", "question", ws.open_questions + ws.archived_questions),
+    )
+
+
 def build_index(
     ws: WorkingSet,
     review: Sequence[ReviewItem] = (),
@@ -57,12 +67,7 @@ def build_index(
         return "\n".join(folded(f) for f in fields if f)
 
     out: list[Indexed] = []
-    lists = (
-        ("goals", "goal", ws.all_goals),
-        ("next-actions", "next action", ws.next_actions + ws.parked_actions),
-        ("questions", "question", ws.open_questions + ws.archived_questions),
-    )
-    for table_id, kind, items in lists:
+    for table_id, kind, items in working_set_lists(ws):
         for item in items:
             where = "" if item.place == "live" else item.place
             text = fold(item.text)

@@ -24,7 +24,7 @@ from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.items import plural
-from memoir_tui.core.search import Hit
+from memoir_tui.core.search import Hit, working_set_lists
 from memoir_tui.core.since import (
     Arrived,
     SinceReport,
@@ -118,12 +118,7 @@ def hit_for(store: Store, row: AuditRow, all_projects: bool = True) -> Hit | Non
     for d in ws.all_decisions:
         if d.key == key:
             return Hit("decisions", "", "decision", d.text, "", d)
-    lists = (
-        ("goals", "goal", ws.all_goals),
-        ("next-actions", "next action", ws.next_actions + ws.parked_actions),
-        ("questions", "question", ws.open_questions + ws.archived_questions),
-    )
-    for table_id, kind, items in lists:
+    for table_id, kind, items in working_set_lists(ws):
         for item in items:
             if text_hash(item.text) == key:
                 return Hit("working-set", table_id, kind, item.text, "", item)
