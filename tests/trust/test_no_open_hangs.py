@@ -88,7 +88,7 @@ TRANSCRIPT_LINE = {
     "uuid": "u1",
     "parentUuid": None,
     "sessionId": "s1",
-    "cwd": "/work/app",
+    "cwd": "/home/dev/app",
     "timestamp": "2026-01-01T00:00:00Z",
     "message": {"role": "user", "content": "We decided to ship on Fridays from now on."},
 }
