@@ -561,7 +561,14 @@ def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
     """What a full list pushed out to make room (the store says; nothing is recomputed)."""
     if not outcome.rotated:
         return ""
-    return f"\nThe {noun} list holds {cap}; the oldest rotated out: " + "; ".join(
+    # Nothing leaves the file: a full list parks (next actions) or archives the oldest,
+    # and saying "rotated out" read as if it were gone.
+    where = (
+        "parked (still listed; unpark brings it back)"
+        if noun == "next-actions"
+        else "archived (still listed)"
+    )
+    return f"\nThe {noun} list holds {cap} live; the oldest {where}: " + "; ".join(
         f'"{_s(shown_text(t))}"' for t in outcome.rotated
     )
 

@@ -55,7 +55,7 @@ async def test_state_and_config_are_reread_on_every_call(store_dir: Path, store:
         assert status.structured_content["caps"]["goals"] == 1
         assert status.structured_content["config_file"].endswith("memoir-tui.toml")
         reply = await client.call_tool("memoir_set_goal", {"text": "A newer goal"})
-        assert "holds 1; the oldest rotated out" in reply.content[0].text
+        assert "holds 1 live; the oldest archived (still listed)" in reply.content[0].text
         assert '"Goal written by another process"' in reply.content[0].text
 
 
@@ -65,7 +65,10 @@ async def test_add_next_names_what_rotated_out(store_dir: Path, store: Store) ->
     store.add_next_action("oldest")
     store.add_next_action("middle")
     reply = await text_of(store_dir, "memoir_add_next", {"text": "newest"})
-    assert reply == 'Next: newest\nThe next-actions list holds 2; the oldest rotated out: "oldest"'
+    assert reply == (
+        "Next: newest\nThe next-actions list holds 2 live; the oldest parked "
+        '(still listed; unpark brings it back): "oldest"'
+    )
     assert [i.text for i in store.working_set().next_actions] == ["newest", "middle"]
 
 
