@@ -117,15 +117,20 @@ class Config:
         """One line saying which visible caps are in force and why."""
         caps = self.caps
         numbers = "/".join(str(getattr(caps, name)) for name in VISIBLE_CAPS)
+        why = (
+            f"{self.js_footprint} keeps only these"
+            if self.js_footprint.endswith(" on PATH")
+            else "its files are in this store"
+        )
         if self.caps_source == "javascript" and not self.caps_set:
             return (
-                f"caps: JavaScript memoir's ({numbers}) — its files are in this store; "
+                f"caps: JavaScript memoir's ({numbers}) — {why}; "
                 "set [caps] to change" + memoir_sharing_note()
             )
         if self.caps_source == "javascript":
             return (
                 f"caps: {numbers} — JavaScript memoir's where [caps] in {self.path.name} does "
-                "not set them (its files are in this store)" + memoir_sharing_note()
+                f"not set them ({why})" + memoir_sharing_note()
             )
         if self.caps_source == "config" and len(self.caps_set) < len(VISIBLE_CAPS):
             return f"caps: {numbers} — [caps] in {self.path.name}, else memoir-tui's defaults"
@@ -172,12 +177,7 @@ def memoir_sharing_note() -> str:
     version = installed_memoir_version()
     if not version:
         return ""
-    parts = version.split(".")
-    try:
-        old = (int(parts[0]), int(parts[1])) < (3, 13)
-    except (ValueError, IndexError):
-        return f"; memoir {version} is on PATH"
-    if old:
+    if _older_than_3_13(version):
         return (
             f"; memoir {version} is on PATH: its sync merge drops the parked and archived "
             "lists — upgrade it (npm i -g memoir-cli@latest) before syncing with it"
@@ -205,11 +205,39 @@ def js_footprint(store_dir: Path) -> str:
     return ""
 
 
+def _old_memoir_on_path(store_dir: Path) -> str:
+    """ "memoir X on PATH" when a memoir older than 3.13 is installed and this is its
+    default store ("" otherwise). 3.12 trims every list to its caps from the front on
+    each write and leaves no file of its own when telemetry is off, so items we kept live
+    past its caps would be dropped by its next ``memoir next``; under its caps we park or
+    archive them instead, which its writes carry through."""
+    version = installed_memoir_version()
+    if not version or not _older_than_3_13(version):
+        return ""
+    home = os.environ.get("HOME")
+    if not home or os.environ.get("MEMOIR_HOME"):
+        return ""
+    try:
+        if Path(store_dir).resolve() != (Path(home) / ".config" / "memoir").resolve():
+            return ""
+    except OSError:
+        return ""
+    return f"memoir {version} on PATH"
+
+
+def _older_than_3_13(version: str) -> bool:
+    parts = version.split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) < (3, 13)
+    except (ValueError, IndexError):
+        return False
+
+
 def _effective_caps(store_dir: Path, explicit: dict[str, int]) -> tuple[dict[str, int], str, str]:
     """The cap values to use, where they come from, and the footprint that decided it."""
     if all(name in explicit for name in VISIBLE_CAPS):
         return explicit, "config", ""
-    found = js_footprint(store_dir)
+    found = js_footprint(store_dir) or _old_memoir_on_path(store_dir)
     if found:
         values = {**{k: v for k, v in JS_CAPS.items() if k not in explicit}, **explicit}
         return values, "javascript", found

@@ -39,3 +39,31 @@ def test_the_caps_line_names_memoir_and_warns_about_a_312_sync_merge(
     assert f"memoir {version} is on PATH" in note
     assert ("drops the parked and archived lists" in note) is warned
     config_module.installed_memoir_version.cache_clear()
+
+
+@pytest.mark.parametrize(("version", "kept_to_memoirs"), [("3.12.0", True), ("3.14.0", False)])
+def test_an_old_memoir_on_path_holds_its_default_store_to_its_caps_with_no_file_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, kept_to_memoirs: bool
+) -> None:
+    """memoir 3.12 with telemetry off leaves no file of its own, yet its next write trims
+    every list to its caps from the front: installed and sharing the default store, it
+    holds the live lists to its caps (the rest parked or archived), which it carries."""
+    home = tmp_path / "home"
+    store = home / ".config" / "memoir"
+    store.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMOIR_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(_fake_memoir(tmp_path, version)))
+    config_module.installed_memoir_version.cache_clear()
+    try:
+        config = load_config(store)
+        elsewhere = tmp_path / "other-store"
+        elsewhere.mkdir()
+        assert load_config(elsewhere).caps_source == "defaults"
+    finally:
+        config_module.installed_memoir_version.cache_clear()
+    assert (config.caps.next_actions == 8) is kept_to_memoirs
+    if kept_to_memoirs:
+        assert config.caps_note.startswith(
+            f"caps: JavaScript memoir's (3/8/5/10) — memoir {version} on PATH keeps only these"
+        )
