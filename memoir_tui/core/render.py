@@ -25,30 +25,40 @@ def render_working_set(
     lines.append(scope_line(ws))
     if caps_note:
         lines.append(caps_note)
+    # Parked and archived items are the person's too (a full list moved them past the
+    # live caps): listed after the live ones with where they are, never left unsaid.
     sections = (
-        ("Goals", ws.goals),
-        ("Next actions", ws.next_actions),
-        ("Open questions", ws.open_questions),
+        ("Goals", ws.goals, ws.archived_goals, "archived"),
+        ("Next actions", ws.next_actions, ws.parked_actions, "parked"),
+        ("Open questions", ws.open_questions, ws.archived_questions, "archived"),
     )
     every = ws.project is None
-    for title, items in sections:
-        lines.append(f"\n{title} ({len(items)})")
-        lines.extend(
-            f"  - {shown(i.text)}  [{_where(i.date, i.machine_label, i.project_label if every else '')}]"
-            for i in items
-        )
-        if not items:
+    for title, live, kept, place in sections:
+        count = f"{len(live)}" + (f" + {len(kept)} {place}" if kept else "")
+        lines.append(f"\n{title} ({count})")
+        for i in (*live, *kept):
+            mark = f" ({place})" if i in kept else ""
+            where = _where(i.date, i.machine_label, i.project_label if every else "")
+            lines.append(f"  - {shown(i.text)}{mark}  [{where}]")
+        if not live and not kept:
             lines.append("  (none)")
-    lines.append(f"\nDecisions ({len(ws.decisions)}; showing {min(decisions, len(ws.decisions))})")
-    for d in ws.decisions[:decisions]:
-        lines.append(
-            f"  - {shown(d.text)}  [{_where(d.date, d.machine_label, d.project_label if every else '')}]"
-        )
+    every_decision = ws.all_decisions
+    archived = len(ws.archived_decisions)
+    count = f"{len(ws.decisions)}" + (f" + {archived} archived" if archived else "")
+    lines.append(f"\nDecisions ({count}; showing {min(decisions, len(every_decision))})")
+    for d in every_decision[:decisions]:
+        mark = " (archived)" if d.place == "archived" else ""
+        where = _where(d.date, d.machine_label, d.project_label if every else "")
+        lines.append(f"  - {shown(d.text)}{mark}  [{where}]")
         if d.why:
             lines.append(f"      why: {shown(d.why)}")
         if d.rejected:
             lines.append(f"      rejected: {shown(d.rejected)}")
-    if not ws.decisions:
+    if len(every_decision) > decisions:
+        lines.append(
+            f"  … {len(every_decision) - decisions} more (`memoir-tui why` searches them all)"
+        )
+    if not every_decision:
         lines.append("  (none)")
     if ws.history:
         last = ws.history[0]

@@ -130,6 +130,30 @@ def test_status_never_shows_tombstones(store_dir):
     assert "Secret plan" not in out and "Finish" not in out
 
 
+def test_status_lists_what_a_full_list_parked_or_archived(store_dir):
+    """Past the caps an item is parked or archived, still the person's: status says
+    where it is instead of leaving it out."""
+    (store_dir / "memoir-tui.toml").write_text(
+        "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"
+    )
+    store = Store(store_dir)
+    for kind in ("old", "new"):
+        store.add_goal(f"{kind} goal")
+        store.add_next_action(f"{kind} step")
+        store.ask_question(f"{kind} question?")
+        store.note_decision(f"{kind} decision", why="measured")
+    out = run("status", store=store_dir).stdout
+    for title, place in (
+        ("Goals", "archived"),
+        ("Next actions", "parked"),
+        ("Open questions", "archived"),
+        ("Decisions", "archived"),
+    ):
+        assert f"\n{title} (1 + 1 {place}" in out, out
+    assert "  - old goal (archived)" in out and "  - new goal  [" in out
+    assert "  - old step (parked)" in out and "  - old decision (archived)" in out
+
+
 @pytest.mark.parametrize("tool", ["cursor", "claude-code"])
 def test_install_mcp_dry_run_then_real(tmp_path, tool):
     home = tmp_path / "home"
