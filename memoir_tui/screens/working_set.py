@@ -152,6 +152,7 @@ class WorkingSetPane(Pane):
     | e | Edit the selected item's text. |
     | x | Complete it: an action or goal done, a question answered; on a done one, reopen it. |
     | d | Remove the selected goal, next action or question (asks; u undoes it). |
+    | l | Bring a parked next action back to the live list (the oldest live one is parked). |
     | s | Record the end of a session with a summary. |
     | tab | Move to the next list. |
     """
@@ -184,6 +185,15 @@ class WorkingSetPane(Pane):
             id="working_set.remove",
         ),
         Binding(
+            "l",
+            "unpark",
+            "Unpark",
+            show=False,
+            tooltip="Bring a parked next action back to the live list (a full list parks "
+            "its oldest instead)",
+            id="working_set.unpark",
+        ),
+        Binding(
             "s",
             "session_end",
             "End session",
@@ -206,6 +216,12 @@ class WorkingSetPane(Pane):
             "add next action", "add('next_action')", "Add a next action", "working_set.add"
         ),
         PaneCommand("ask question", "add('question')", "Add an open question", "working_set.add"),
+        PaneCommand(
+            "unpark next action",
+            "unpark",
+            "Bring the selected parked next action back to the live list",
+            "working_set.unpark",
+        ),
         PaneCommand("open item", "open", "Show the selected item in full", "working_set.open"),
         PaneCommand("edit item", "edit", "Change the selected item's text", "working_set.edit"),
         PaneCommand(
@@ -435,6 +451,22 @@ class WorkingSetPane(Pane):
                 )
 
             self.app.push_screen(CloseQuestionScreen(item, save=save))
+
+    def action_unpark(self) -> None:
+        chosen = self.selected_item()
+        if (
+            chosen is None
+            or chosen[0] != "next-actions"
+            or not isinstance(chosen[1], Item)
+            or chosen[1].place != "parked"
+        ):
+            self.app.notify(
+                "Select a [parked] next action to bring it back to the live list.",
+                severity="warning",
+            )
+            return
+        text = chosen[1].text
+        self.host.write(lambda store: store.unpark_action(text))
 
     def action_remove(self) -> None:
         chosen = self._live_item("remove")

@@ -67,6 +67,30 @@ async def test_parked_and_archived_rows_are_shown_and_reachable(store_dir: Path)
         assert "2 archived" in status
 
 
+async def test_l_brings_a_parked_action_back_and_parks_the_oldest_live_one(
+    store_dir: Path,
+) -> None:
+    store = _full_store(store_dir)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        actions = app.query_one("#next-actions", ItemTable)
+        actions.focus()
+        assert actions.move_to_key(identity("step 2"))  # live: l refuses, nothing written
+        before = on_disk(store)
+        await pilot.press("l")
+        await settle(pilot)
+        assert on_disk(store) == before
+        assert actions.move_to_key(identity("step 1"))  # parked
+        await pilot.press("l")
+        await settle(pilot)
+        current = on_disk(store)["current"]
+        assert [a["text"] for a in current["parked_actions"]] == ["step 2", "step 0"]
+        assert "step 1" in [a["text"] for a in current["next_actions"]]
+        assert str(actions.get_row(identity("step 1"))[0]) == "step 1"
+        assert str(actions.get_row(identity("step 2"))[0]) == "[parked] step 2"
+
+
 @pytest.fixture
 def overflow_app(store_dir: Path) -> MemoirApp:
     return make_app(_full_store(store_dir))
