@@ -406,11 +406,20 @@ class Store:
             same = [i for i in _pooled(state, list_key) if identity(i["text"]) == ident]
             # Deduped against what this scope sees (its own, global and shared items), as
             # the JavaScript tool does; another project's copy is another item.
-            live = [i for i in same if self._in_scope(i, list_key)]
-            if live:
-                raise _Unchanged(f"{noun} already listed: {live[0]['text']}")
+            seen = [i for i in same if self._in_scope(i, list_key)]
+            parked_ids = {id(i) for i in well_formed_items(state["current"].get("parked_actions"))}
+            # memoir's addNext: the same words only parked come back to the live list as
+            # a new item (the parked copies go); anything else already seen stays as it is.
+            unparked = [i for i in seen if list_key == "next_actions" and id(i) in parked_ids]
+            if seen and len(unparked) < len(seen):
+                raise _Unchanged(f"{noun} already listed: {seen[0]['text']}")
             if any(is_hidden(i) and self._stamps_same(i) for i in same):
                 raise _Unchanged(f"a {noun} with this text was forgotten; it stays forgotten")
+            if unparked:
+                gone = {id(i) for i in unparked}
+                state["current"]["parked_actions"] = [
+                    i for i in state["current"]["parked_actions"] if id(i) not in gone
+                ]
             before = _overflow_texts(state, list_key)
             state["current"][list_key].append(
                 self._stamp(text, date_field, **validity, **(extra or {}))
@@ -424,7 +433,11 @@ class Store:
                 if i["text"] not in before and self._in_scope(i, list_key)
             )
         place = "parked" if list_key == "next_actions" else "archived"
-        message = f"{noun} added: {text}"
+        message = (
+            f"{noun} back on the live list (it was parked): {text}"
+            if unparked
+            else f"{noun} added: {text}"
+        )
         if moved:
             message += f" (the list is full; {place}, still kept: {'; '.join(moved)})"
         undo = Undo(

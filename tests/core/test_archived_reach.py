@@ -69,6 +69,24 @@ def test_unpark_brings_a_parked_action_back_and_parks_the_oldest(store_dir: Path
     assert _cli(store_dir, "unpark", "no such step").returncode == 1
 
 
+def test_adding_the_words_of_a_parked_action_brings_it_back_as_memoir_does(
+    store_dir: Path,
+) -> None:
+    """memoir's addNext: the same words only parked come back to the live list (the
+    parked copy goes); the same words live change nothing."""
+    (store_dir / "config.json").write_text("{}")  # memoir's caps: 8 live next actions
+    store = Store(store_dir)
+    for n in range(9):
+        store.add_next_action(f"step {n}")
+    outcome = store.add_next_action("Step 0")
+    assert outcome.changed and "back on the live list" in outcome.message
+    ws = Store(store_dir).working_set()
+    assert "Step 0" in [a.text for a in ws.next_actions]
+    assert [a.text for a in ws.parked_actions] == ["step 1"]
+    assert len(ws.all_next_actions) == 9
+    assert not store.add_next_action("step 5").changed
+
+
 def test_bad_shapes_are_kept_aside_and_read(store_dir: Path) -> None:
     """A list of the wrong type is copied aside with a sentence; a malformed project id
     matches no project (but every-project views show it); a parked item without
