@@ -1175,6 +1175,73 @@ def check_path(env: Mapping[str, str]) -> list[Check]:
     return [Check("PATH", PASS, f"memoir-tui is {found}")]
 
 
+# The lists memoir 3.13+ adds to a session (and this tool keeps): their presence in the
+# file says a writer of that kind has been here.
+LATEST_LISTS = (
+    "parked_actions",
+    "archived_goals",
+    "archived_questions",
+    "archived_decisions",
+    "completed_goals",
+)
+
+
+def check_sharing(store: Store) -> list[Check]:
+    """Which JavaScript memoir shares this store, as far as it can be told (its files,
+    the one on PATH, the 3.13+ lists in the file), and what that means for the caps."""
+    from memoir_tui.core.config import (
+        JS_CAPS,
+        VISIBLE_CAPS,
+        installed_memoir_version,
+        js_footprint,
+        memoir_sharing_note,
+    )
+    from memoir_tui.core.session_peek import peek_session
+
+    version = installed_memoir_version()
+    footprint = js_footprint(store.root) if store.root.is_dir() else ""
+    peek = peek_session(store.session_path, now=store.clock())
+    current = (peek.state or {}).get("current") if isinstance(peek.state, dict) else None
+    kept = [
+        f"{name} ({len(current[name])})"
+        for name in LATEST_LISTS
+        if isinstance(current, dict) and isinstance(current.get(name), list) and current[name]
+    ]
+    signs = [f"its {footprint} is in the store"] if footprint else []
+    if version:
+        signs.append(f"memoir {version} is on PATH")
+    if kept:
+        signs.append("the file holds " + ", ".join(kept))
+    if not footprint and not version:
+        return [
+            Check(
+                "memoir",
+                PASS,
+                "no sign of the JavaScript memoir (none on PATH, none of its files here)"
+                + ("; " + signs[-1] if kept else ""),
+            )
+        ]
+    over = [
+        f"{name.replace('_', ' ')} {getattr(store.config.caps, name)} > {JS_CAPS[name]}"
+        for name in VISIBLE_CAPS
+        if getattr(store.config.caps, name) > JS_CAPS[name]
+    ]
+    detail = "the JavaScript memoir shares this store: " + "; ".join(signs)
+    warnings = memoir_sharing_note().partition(": ")[2] if "drops" in memoir_sharing_note() else ""
+    if warnings:
+        return [Check("memoir", WARN, f"{detail}; {warnings}")]
+    if over:
+        return [
+            Check(
+                "memoir",
+                WARN,
+                f"{detail}; [caps] keep more live than it does ({', '.join(over)}): its next "
+                "write trims or parks the rest",
+            )
+        ]
+    return [Check("memoir", PASS, detail + f"; {store.config.caps_note}")]
+
+
 def run_doctor(
     store: Store, *, home: Path, env: Mapping[str, str], project: Path | None = None
 ) -> list[Check]:
@@ -1182,6 +1249,7 @@ def run_doctor(
     for part in (
         lambda: check_store(store),
         lambda: check_permissions(store),
+        lambda: check_sharing(store),
         lambda: check_recall(store, env=env),
         lambda: check_sync(store),
         lambda: check_mcp(home=home, env=env, project=project),

@@ -67,3 +67,37 @@ def test_an_old_memoir_on_path_holds_its_default_store_to_its_caps_with_no_file_
         assert config.caps_note.startswith(
             f"caps: JavaScript memoir's (3/8/5/10) — memoir {version} on PATH keeps only these"
         )
+
+
+def _files(root: Path) -> list[tuple[str, bytes]]:
+    return sorted((str(p), p.read_bytes()) for p in root.rglob("*") if p.is_file())
+
+
+def test_the_doctor_names_who_shares_the_store_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memoir_tui.core.doctor import check_sharing
+    from memoir_tui.core.store import Store
+
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    config_module.installed_memoir_version.cache_clear()
+    try:
+        (alone,) = check_sharing(Store(store_dir))
+        assert alone.status == "pass" and "no sign of the JavaScript memoir" in alone.line()
+        (store_dir / "events.jsonl").write_text("")
+        store = Store(store_dir)
+        for n in range(12):
+            store.note_decision(f"choice {n}")
+        monkeypatch.setenv("PATH", str(_fake_memoir(tmp_path, "3.12.0")))
+        config_module.installed_memoir_version.cache_clear()
+        before = _files(store_dir)
+        (shared,) = check_sharing(Store(store_dir))
+        assert _files(store_dir) == before
+    finally:
+        config_module.installed_memoir_version.cache_clear()
+    line = shared.line()
+    assert shared.status == "warn"
+    assert "its events.jsonl is in the store" in line and "memoir 3.12.0 is on PATH" in line
+    assert "archived_decisions (2)" in line and "sync merge drops" in line
