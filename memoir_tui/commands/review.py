@@ -16,10 +16,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "assistant, not by you; [near-hidden] ones resemble a decision you forgot.",
     )
     actions = p.add_subparsers(dest="review_action", metavar="ACTION")
-    p.set_defaults(run=cmd_review_list, all=False)
+    p.set_defaults(run=cmd_review_list, all=False, all_projects=False)
 
     ls = actions.add_parser("list", help="show waiting candidates (the default)")
     ls.add_argument("--all", action="store_true", help="also show pinned and rejected items")
+    ls.add_argument(
+        "--all-projects",
+        action="store_true",
+        help="every project's candidates, not only this project's and global ones",
+    )
     ls.set_defaults(run=cmd_review_list)
 
     pin = actions.add_parser("pin", help="pin a candidate as a decision")
@@ -54,13 +59,18 @@ def format_item(item, labels: dict[str, str] | None = None) -> str:
 
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review import STATES
+    from memoir_tui.core.review import STATES, in_review_scope
 
     store = open_store(ns)
     states = STATES if getattr(ns, "all", False) else ("candidate",)
-    items = store.review.list_items(states=states)
+    every = store.review.list_items(states=states)
+    # The scope every face uses: this project's candidates and global ones.
+    project = None if ns.all_projects or not store.scoped else store.project
+    items = [i for i in every if in_review_scope(i.project, project)]
+    more = len(every) - len(items)
+    elsewhere = f"{more} more in other projects (--all-projects shows them)" if more else ""
     if not items:
-        print("no candidates waiting for review")
+        print("no candidates waiting for review here" + (f"; {elsewhere}" if more else ""))
         return 0
     from memoir_tui.core.labels import queue_labels
     from memoir_tui.core.scope import project_names
@@ -70,7 +80,11 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
         print(format_item(item, labels))
     waiting = sum(1 for i in items if i.state == "candidate")
     assistant = sum(1 for i in items if i.state == "candidate" and i.assistant_sourced)
-    print(f"{waiting} candidate(s), {assistant} from the assistant", file=sys.stderr)
+    print(
+        f"{waiting} candidate(s), {assistant} from the assistant"
+        + (f"; {elsewhere}" if more else ""),
+        file=sys.stderr,
+    )
     return 0
 
 

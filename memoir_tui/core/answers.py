@@ -715,17 +715,23 @@ class ReviewView:
     candidates: list[CandidateOut]
     total: int
     notice: str | None = None
+    elsewhere: int = 0  # candidates of other projects left out of this scope
 
 
 REVIEW_SHOWN = 20
 
 
-def review_list(store: Store) -> Reply:
+def review_list(store: Store, all_projects: bool = False) -> Reply:
     from memoir_tui.core.labels import queue_labels
+    from memoir_tui.core.review import in_review_scope
     from memoir_tui.core.scope import project_names
 
     loaded = store.review.load()
-    items = store.review.items_of(loaded)
+    every = store.review.items_of(loaded)
+    # The scope every face uses: this project's candidates and global ones.
+    project = None if all_projects or not store.scoped else store.project
+    items = [i for i in every if in_review_scope(i.project, project)]
+    elsewhere = len(every) - len(items)
     labels = queue_labels(project_names(store.load().state), items)
     shown = [
         CandidateOut(
@@ -744,14 +750,19 @@ def review_list(store: Store) -> Reply:
         for i in items[:REVIEW_SHOWN]
     ]
     notice = loaded.notice if (loaded.damaged or loaded.read_only) else None
-    data = ReviewView(candidates=shown, total=len(items), notice=notice)
+    data = ReviewView(candidates=shown, total=len(items), notice=notice, elsewhere=elsewhere)
+    more = (
+        f"{elsewhere} more from other projects (all_projects=true shows them)." if elsewhere else ""
+    )
     if not items:
-        return Reply(f"Notice: {notice}" if notice else "No candidates wait for review.", data)
+        empty = f"Notice: {notice}" if notice else "No candidates wait for review here."
+        return Reply(" ".join(p for p in (empty, more) if p), data)
     lines = [
         f"{len(items)} captured candidate(s) wait for a person to pin or reject"
         + (f" (newest {len(shown)} shown)" if len(items) > len(shown) else "")
         + ". Assistant-sourced ones are only what an assistant said, not a decision.",
         *([f"Notice: {notice}"] if notice else []),
+        *([more] if more else []),
     ]
     for c in shown:
         lines.append(f"- {c.id} {' '.join(c.badges)} {c.text}")

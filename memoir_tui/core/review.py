@@ -152,14 +152,21 @@ def _state_of(item: Mapping[str, Any]) -> str:
     return state if state in _RANK else CANDIDATE
 
 
+def in_review_scope(item_project: Any, project: str | None) -> bool:
+    """Whether a candidate stamped ``item_project`` is shown in ``project``'s scope: its
+    own and global ones (the rule every pane and answer uses); ``None`` shows all."""
+    from memoir_tui.core.scope import same_project
+
+    return project is None or same_project(item_project, project)
+
+
 def waiting_count(loaded: LoadedReview, *, project: str | None = None) -> int:
     """How many candidates wait for a person (cheap: no near-hidden check, no session);
     with ``project``, only that project's and the global ones."""
     return sum(
         1
         for raw in well_formed_review_items(loaded.state.get("items"))
-        if _state_of(raw) == CANDIDATE
-        and (project is None or not raw.get("project") or raw.get("project") == project)
+        if _state_of(raw) == CANDIDATE and in_review_scope(raw.get("project"), project)
     )
 
 

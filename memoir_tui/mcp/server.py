@@ -501,11 +501,14 @@ def build_server(
         return tools.forget(store, *args)
 
     @tool("Review captured candidates", READ_ONLY)
-    def memoir_review() -> Annotated[CallToolResult, tools.ReviewView]:
+    def memoir_review(
+        all_projects: AllProjects = False,
+    ) -> Annotated[CallToolResult, tools.ReviewView]:
         """List candidate decisions captured from transcripts that wait for a person to pin or
         reject, with provenance: who said it (user or assistant), which rule caught it, the
-        session and project. A candidate is not a decision until it is pinned."""
-        return structured(tools.review_list)
+        session and project (this project's and global ones unless all_projects). A
+        candidate is not a decision until it is pinned."""
+        return structured(tools.review_list, all_projects)
 
     @tool("Pin a candidate", _writes(idempotent=True, destructive=True))
     def memoir_pin(

@@ -139,6 +139,9 @@ class ReviewView(BaseModel):
     notice: str | None = Field(
         default=None, description="the queue file is damaged or from a newer version"
     )
+    elsewhere: int = Field(
+        default=0, description="candidates of other projects left out (all_projects shows them)"
+    )
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -188,3 +188,40 @@ def test_install_mcp_dry_run_then_real(tmp_path, tool):
     )
     assert undo.returncode == 0
     assert "memoir-tui" not in json.loads(config.read_text()).get("mcpServers", {})
+
+
+def test_review_list_keeps_to_the_project_it_runs_in(store_dir, tmp_path):
+    from memoir_tui.core.scope import working_project
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    found = working_project(repo)
+    assert found is not None
+    here = found.id
+    Store(store_dir).review.enqueue(
+        [
+            {"text": text, "kind": "decision", "source": "user", "project": project}
+            for text, project in (
+                ("Use SQS for invoices", here),
+                ("Static export for marketing", "git:" + "b" * 32),
+            )
+        ]
+    )
+    env = {**os.environ, "MEMOIR_HOME": str(store_dir)}
+    env.pop("MEMOIR_PROJECT_ROOT", None)
+
+    def listing(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "memoir_tui", "review", "list", *extra],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=repo,
+            timeout=120,
+        )
+
+    scoped = listing()
+    assert "Use SQS" in scoped.stdout and "Static export" not in scoped.stdout
+    assert "1 more in other projects (--all-projects shows them)" in scoped.stderr
+    assert "Static export" in listing("--all-projects").stdout

@@ -171,7 +171,7 @@ async def test_tools_list_matches_snapshot(store_dir: Path, tmp_path: Path) -> N
     }
     assert set(by_name["memoir_complete_next"].input_schema["properties"]) == {"match"}
     assert set(by_name["memoir_why"].input_schema["properties"]) == {"query", "all_projects"}
-    for name in ("memoir_session", "memoir_status"):
+    for name in ("memoir_session", "memoir_status", "memoir_review"):
         assert set(by_name[name].input_schema["properties"]) == {"all_projects"}, name
     assert {"query"} <= set(by_name["memoir_recall"].input_schema["properties"])
     assert {"tool"} <= set(by_name["memoir_list"].input_schema["properties"])

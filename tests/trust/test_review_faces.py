@@ -103,3 +103,27 @@ async def test_mcp_review_says_when_the_queue_is_damaged(store_dir: Path) -> Non
     assert "cannot be read" in text and "No candidates" not in text
     assert result.structured_content["notice"]
     assert (store_dir / "review.json").read_text() == "{not json"  # a read changes nothing
+
+
+def test_the_review_answer_keeps_to_the_scope_and_counts_the_rest(store_dir: Path) -> None:
+    """MCP's and the CLI's listings show this project's and global candidates, as the
+    Review pane does, and say how many other projects hold (all_projects shows them)."""
+    from memoir_tui.core.answers import review_list
+
+    here, there = "git:" + "a" * 32, "git:" + "b" * 32
+    Store(store_dir).review.enqueue(
+        [
+            {**candidate("Use SQS for invoices"), "project": here},
+            {**candidate("Static export for marketing"), "project": there},
+            candidate("Prefer ripgrep everywhere"),
+        ]
+    )
+    scoped = review_list(Store(store_dir, project=here))
+    assert {c.text for c in scoped.data.candidates} == {
+        "Use SQS for invoices",
+        "Prefer ripgrep everywhere",
+    }
+    assert scoped.data.elsewhere == 1 and "1 more from other projects" in scoped.text
+    every = review_list(Store(store_dir, project=here), all_projects=True)
+    assert every.data.total == 3 and every.data.elsewhere == 0
+    assert review_list(Store(store_dir)).data.total == 3  # outside any project: all
