@@ -706,6 +706,9 @@ class MemoirApp(App[int]):
             return
         self.all_projects = not self.all_projects
         self.reload()
+        # The Review tab counts what the new scope holds: a change of ours, not news.
+        self._own_review_read = True
+        self.query_one(DamageBanner).check_review(self.store)
         for pane in self.panes():
             pane.post_message(ScopeChanged(self.all_projects))
         self.notify("showing all projects" if self.all_projects else "showing this project")

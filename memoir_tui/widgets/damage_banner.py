@@ -104,7 +104,9 @@ class DamageBanner(Static):
         self._show()
 
     def check_review(self, store: Store) -> None:
-        """Read the review queue once, off the UI thread: its damage, and what waits."""
+        """Read the review queue once, off the UI thread: its damage, and what waits in
+        the scope the header names (this project's and global candidates, or all)."""
+        project = None if getattr(self.app, "all_projects", True) else store.project
 
         def read() -> _ReviewState:
             # Imported here, in the worker: the review core is not needed for the first paint.
@@ -117,7 +119,7 @@ class DamageBanner(Static):
                     f"Review queue: {loaded.notice}. The Review pane shows no candidates "
                     "until it is fixed; nothing is deleted."
                 )
-            return _ReviewState(text, waiting_count(loaded))
+            return _ReviewState(text, waiting_count(loaded, project=project))
 
         self._review_read.start(read)
 

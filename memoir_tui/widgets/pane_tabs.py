@@ -30,6 +30,10 @@ class PaneTabs(TabbedContent):
             self._badges[pane_id] = badge
             self.fit_labels()
 
+    def badge(self, pane_id: str) -> str:
+        """The count shown after a tab's name ("" if none)."""
+        return self._badges.get(pane_id, "")
+
     def on_resize(self) -> None:
         self.fit_labels()
 

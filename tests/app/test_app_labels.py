@@ -19,6 +19,7 @@ from memoir_tui.screens.review import ReviewPane
 from memoir_tui.screens.working_set import WorkingSetPane
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.news_banner import NewsBanner
+from memoir_tui.widgets.pane_tabs import PaneTabs
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.app.helpers import make_app, open_pane, pressing, settle
 from tests.conftest import JulyClock
@@ -144,9 +145,12 @@ async def test_review_is_scoped_by_A_and_filtered_by_project(tmp_path: Path) -> 
         # what lies elsewhere.
         assert sorted(texts()) == ["Prefer small commits everywhere", "Use Vite for the web build"]
         assert "1 in other projects · A shows all" in pane.status_text()
+        tabs = app.query_one(PaneTabs)
+        assert tabs.badge("review") == "2"  # the tab counts the scope the header names
         await pilot.press("A")
         await settle(pilot)
         assert len(texts()) == 3
+        assert tabs.badge("review") == "3"
         assert set(_project_cells(pane.table)) == {
             "acme/tideline-web",
             "tideline-web-admin",
