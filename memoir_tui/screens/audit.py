@@ -395,7 +395,7 @@ class AuditPane(Pane):
             return "reading the audit log…"
         if not self.rows:
             return "No changes recorded yet: every change from any face is logged here."
-        parts = [f"actor: {self.actor or 'all'} (a)", f"operation: {self.operation or 'all'} (o)"]
+        parts = [f"actor: {self.actor or 'all'} (b)", f"operation: {self.operation or 'all'} (o)"]
         if matching > AUDIT_ROWS:
             parts.append(f"newest {AUDIT_ROWS} of {matching} shown")
         else:
