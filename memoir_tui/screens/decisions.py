@@ -430,7 +430,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
     def action_clear_filter(self) -> None:
         if self.marked and not self.filter_text:
             self.marked.clear()
-            self._render_rows()
+            self.draw_window()
             return
         super().action_clear_filter()
 
@@ -441,7 +441,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         if decision is None:
             return
         self.marked ^= {decision.key}
-        self._render_rows()
+        self.draw_window()  # the same rows: only the mark and the status change
         self.table.action_cursor_down()
 
     def action_hide_marked(self) -> None:

@@ -654,13 +654,12 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         return self.selected_row()
 
     def show_item(self, table_id: str, text: str) -> None:
-        """Put the cursor on the candidate reading ``text`` (a search's jump)."""
+        """Put the cursor on the candidate reading ``text`` (a search's jump; once the
+        queue is read, if it is still on its way)."""
+        from memoir_tui.core.identity import text_hash
+
         self.focus_now(self.table)
-        rows = self.view.rows if self.view is not None else self.items
-        item = next((i for i in rows if i.text == text), None)
-        if item is None and self.view is None:  # the queue is still being read
-            return
-        if item is None or not self.show_key(item.id):
+        if not self.show_key(text_hash(text)):
             self.app.notify("That candidate is not shown here now.", severity="warning")
 
     def _live_selection(self) -> ReviewItem | None:
@@ -727,12 +726,12 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
             self.app.notify(READ_ONLY_HISTORY, severity="warning")
             return
         self.marked ^= {item.id}
-        self._render_rows()
+        self.draw_window()  # the same rows: only the mark column and the status change
         self.table.action_cursor_down()
 
     def action_clear_marks(self) -> None:
         self.marked.clear()
-        self._render_rows()
+        self.draw_window()
 
     def action_pin(self) -> None:
         if self.marked:

@@ -434,3 +434,35 @@ def test_snapshot_windowed_history(
 def test_snapshot_windowed_review(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make(write_review(tmp_path / "store", LIST_ROWS + 23))
     assert snap_compare(app, terminal_size=size, run_before=pressing(pane_spec("review").key, "G"))
+
+
+# --- a search's jump reaches a row past the window ------------------------------------------
+
+
+async def test_a_jump_to_a_summary_past_the_window_shows_its_window(tmp_path: Path) -> None:
+    root = write_history(tmp_path / "store", 250)
+    app = make(root)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, HistoryPane)
+        oldest = history_on_disk(root)[-1]
+        assert history_key(oldest) not in pane.table.row_keys
+        pane.show_item("history", oldest["summary"])
+        await settle(pilot)
+        assert pane.table.cursor_key == history_key(oldest) and pane.table.before == 200
+        assert pane.selected() is not None and pane.selected().summary == oldest["summary"]
+
+
+async def test_a_jump_to_a_candidate_lands_once_the_queue_is_read(tmp_path: Path) -> None:
+    from memoir_tui.core.search import Hit
+    from memoir_tui.screens.search import go_to_hit
+
+    root = write_review(tmp_path / "store", 250)
+    oldest = review_on_disk(root, history=False)[0]  # said first: the last row
+    app = make(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # the Review pane is not built yet: its queue is read after it is shown
+        await go_to_hit(app, Hit("review", "", "candidate", oldest["text"], "candidate", None))
+        await settle(pilot)
+        pane = app.query_one(ReviewPane)
+        assert pane.table.cursor_key == oldest["id"] and pane.table.before == 200
