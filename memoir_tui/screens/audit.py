@@ -89,7 +89,7 @@ def audit_time(value: str) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
+def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, str], set[str]]:
     """Identity hash → current text for what still exists, and the forgotten hashes.
 
     Texts come from the session (goals, next actions, questions, visible
@@ -97,7 +97,7 @@ def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
     decision's hash is forgotten whatever else holds that text, so its text is
     never shown.
     """
-    ws = store.working_set(all_projects=True)
+    ws = ws if ws is not None else store.working_set(all_projects=True)
     forgotten = {d.key for d in ws.tombstones}
     texts: dict[str, str] = {}
     for item in well_formed_review_items(load_review(review_path(store)).state.get("items")):
@@ -119,8 +119,9 @@ def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
 
 
 def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]:
-    texts, forgotten = item_texts(store)
-    labels = {m.id: m.label for m in store.working_set(all_projects=True).machines if m.label}
+    ws = store.working_set(all_projects=True)  # one view serves the texts and the labels
+    texts, forgotten = item_texts(store, ws)
+    labels = {m.id: m.label for m in ws.machines if m.label}
     rows: list[AuditRow] = []
     seen: dict[str, int] = {}
     for r in records:
