@@ -302,7 +302,10 @@ class AuditPane(WindowedList[AuditRow], FilteredPane):
         yield StatusLine("reading the audit log…", id="audit-status")
 
     def on_mount(self) -> None:
-        self.refresh_log()
+        # The base class's on_mount runs too and reads through show_state when the app
+        # holds a state: one read, not two racing each other for the GIL.
+        if getattr(self.app, "state", None) is None:
+            self.refresh_log()
 
     @property
     def table(self) -> ItemTable:

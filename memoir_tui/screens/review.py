@@ -465,7 +465,10 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         yield StatusLine("reading the review queue…", id="review-status")
 
     def on_mount(self) -> None:
-        self.refresh_queue()
+        # The base class's on_mount runs too and reads through show_state when the app
+        # holds a state: one read, not two racing each other for the GIL.
+        if getattr(self.app, "state", None) is None:
+            self.refresh_queue()
 
     @property
     def table(self) -> ItemTable:

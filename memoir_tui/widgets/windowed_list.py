@@ -297,6 +297,30 @@ class WindowedList(Generic[R]):
         wanted, self._wanted_key = self._wanted_key, None
         if wanted is not None:
             self.show_key(wanted)
+        self._prepare_texts()
+
+    def _prepare_texts(self) -> None:
+        """Fold a long list's texts in a thread once it is shown, so the first key typed
+        in the filter only scans them (a list of ``SYNC_ROWS`` or fewer folds on demand)."""
+        source = self.list_source()
+        known = self._texts
+        if len(source) <= SYNC_ROWS or (known is not None and known[0] is source):
+            return
+        row_text = self.row_text
+
+        def fold() -> None:
+            texts = tuple(fold_text(row_text(r)) for r in source)
+            if self.list_source() is source:  # still the rows shown: keep them
+                self._texts = (source, texts)
+
+        owner: Any = self
+        owner.run_worker(
+            fold,
+            name=f"{self.PANE_ID}-fold",
+            group=f"{self.PANE_ID}-fold",
+            thread=True,
+            exit_on_error=False,
+        )
 
     # --- drawing -------------------------------------------------------------------
 
