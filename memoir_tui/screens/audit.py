@@ -402,7 +402,7 @@ class AuditPane(WindowedList[AuditRow], FilteredPane):
         status = self.status_text(len(view.rows))
         line = self.query_one("#audit-status", StatusLine)
         if str(line.content) != status:
-            line.update(status)
+            line.update(status, layout=False)  # one line of a fixed size
 
     def status_text(self, matching: int) -> str:
         if self.error:

@@ -231,7 +231,7 @@ class HistoryPane(WindowedList[HistoryEntry], FilteredPane):
             status = "No session summaries yet: s in the Working set records one"
         line = self.query_one("#history-status", StatusLine)
         if str(line.content) != status:
-            line.update(status)
+            line.update(status, layout=False)  # one line of a fixed size
 
     def selected(self) -> HistoryEntry | None:
         return self.selected_row()

@@ -613,7 +613,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         status = self.status_text()
         line = self.query_one("#review-status", StatusLine)
         if str(line.content) != status:
-            line.update(status)
+            line.update(status, layout=False)  # one line of a fixed size
 
     def status_text(self) -> str:
         if self.error:
