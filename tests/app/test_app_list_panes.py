@@ -466,3 +466,25 @@ async def test_a_jump_to_a_candidate_lands_once_the_queue_is_read(tmp_path: Path
         await settle(pilot)
         pane = app.query_one(ReviewPane)
         assert pane.table.cursor_key == oldest["id"] and pane.table.before == 200
+
+
+async def test_escape_in_review_clears_the_filter_then_the_marks(tmp_path: Path) -> None:
+    root = write_review(tmp_path / "store", 30)
+    app = make(root)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, ReviewPane)
+        await pilot.press("space")  # mark the first row
+        await settle(pilot)
+        marked = set(pane.marked)
+        assert len(marked) == 1
+        await filter_for(pilot, pane, "cache")
+        assert {
+            i["id"] for i in review_on_disk(root, history=False) if "cache" in i["text"]
+        } == set(pane.table.row_keys)
+        await pilot.press("escape")  # the filter goes, the mark stays (as in Decisions)
+        await settle(pilot)
+        assert pane.filter_text == "" and pane.marked == marked and len(pane.table.row_keys) == 30
+        await pilot.press("escape")  # then the marks
+        await settle(pilot)
+        assert pane.marked == set()
+    assert len(review_on_disk(root, history=False)) == 30  # nothing written
