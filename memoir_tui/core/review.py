@@ -539,7 +539,7 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
             read_only=True,
             notice=f"{path} is from a newer memoir-tui; the review queue is read-only",
         )
-    state = merge_review(data, data)
+    state = merge_review(data, {})  # one side: the same result as (data, data), half the work
     # a purged decision's text never comes back out of the queue (see redact_purged)
     redacted = redact_purged(state, purged_in_session(path), iso_now())
     return LoadedReview(state, path, redacted=redacted)

@@ -8,8 +8,8 @@ The log is read in a thread worker; the filters work on what was read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -27,13 +27,14 @@ from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.receipts import KeptReceipt, read_receipts
 from memoir_tui.core.review import item_key, load_review, review_path, well_formed_review_items
 from memoir_tui.core.store import Store
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 from memoir_tui.widgets.store_watch import AuditChanged
+from memoir_tui.widgets.windowed_list import ListView, WindowedList, list_bindings
 
 AUDIT_COLUMNS = (
     ColumnSpec("time", "Time (UTC)", width=19),
@@ -44,10 +45,9 @@ AUDIT_COLUMNS = (
     ColumnSpec("machine", "Machine", width=12, min_table_width=90),
 )
 
-AUDIT_READ = 2000
-"""Records read from the log (newest first); the filters search all of them."""
-AUDIT_ROWS = 500
-"""Matching records listed at once."""
+AUDIT_READ = 10_000
+"""Records read from the log (newest first); the filters search all of them, a window of
+them is drawn (``widgets/windowed_list.py``)."""
 LOAD_GROUP = "audit-load"
 
 FORGOTTEN = "(forgotten)"
@@ -64,11 +64,13 @@ class AuditRow:
     item: str  # the current text, FORGOTTEN, GONE or NO_ITEM
     machine: str
 
-    def matches(self, needle: str) -> bool:
-        needle = needle.lower()
+    @property
+    def text(self) -> str:
+        """What the filter searches: every column as shown."""
         r = self.record
-        fields = (r.time, r.actor, r.operation, r.list_name, self.item, self.machine)
-        return any(needle in f.lower() for f in fields)
+        return "\n".join(
+            (audit_time(r.time), r.actor, r.operation, r.list_name, self.item, self.machine)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,7 @@ def audit_time(value: str) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
+def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, str], set[str]]:
     """Identity hash → current text for what still exists, and the forgotten hashes.
 
     Texts come from the session (goals, next actions, questions, visible
@@ -95,7 +97,7 @@ def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
     decision's hash is forgotten whatever else holds that text, so its text is
     never shown.
     """
-    ws = store.working_set(all_projects=True)
+    ws = ws if ws is not None else store.working_set(all_projects=True)
     forgotten = {d.key for d in ws.tombstones}
     texts: dict[str, str] = {}
     for item in well_formed_review_items(load_review(review_path(store)).state.get("items")):
@@ -117,8 +119,9 @@ def item_texts(store: Store) -> tuple[dict[str, str], set[str]]:
 
 
 def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]:
-    texts, forgotten = item_texts(store)
-    labels = {m.id: m.label for m in store.working_set(all_projects=True).machines if m.label}
+    ws = store.working_set(all_projects=True)  # one view serves the texts and the labels
+    texts, forgotten = item_texts(store, ws)
+    labels = {m.id: m.label for m in ws.machines if m.label}
     rows: list[AuditRow] = []
     seen: dict[str, int] = {}
     for r in records:
@@ -135,18 +138,25 @@ def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]
     return rows
 
 
+def audit_cells(row: AuditRow) -> tuple[str, ...]:
+    """A record's cells as the table and the export show them."""
+    r = row.record
+    return (audit_time(r.time), r.actor, r.operation, r.list_name, row.item, row.machine)
+
+
 def audit_row(row: AuditRow) -> TableRow:
     r = row.record
     item_style = "italic dim" if row.item in (FORGOTTEN, GONE, NO_ITEM) else ""
+    time, actor, operation, list_name, item, machine = audit_cells(row)
     return TableRow(
         row.key,
         (
-            cell(audit_time(r.time)),
-            cell(r.actor),
-            cell(r.operation),
-            cell(r.list_name),
-            cell(row.item, item_style),
-            cell(row.machine, "dim" if row.machine == r.machine_id[:8] else ""),
+            cell(time),
+            cell(actor),
+            cell(operation),
+            cell(list_name),
+            cell(item, item_style),
+            cell(machine, "dim" if row.machine == r.machine_id[:8] else ""),
         ),
     )
 
@@ -161,14 +171,6 @@ AUDIT_SORT_KEYS: dict[str, Callable[[AuditRow], object]] = {
 }
 
 
-def next_in(current: str | None, columns: Sequence[str]) -> str | None:
-    """The next column after ``current``: the log's order → each column → the log's order."""
-    if current not in columns:
-        return columns[0] if columns else None
-    index = columns.index(current) + 1
-    return columns[index] if index < len(columns) else None
-
-
 def _cycle(current: str | None, choices: Sequence[str]) -> str | None:
     """all → first → … → last → all."""
     if not choices:
@@ -179,8 +181,11 @@ def _cycle(current: str | None, choices: Sequence[str]) -> str | None:
     return choices[index] if index < len(choices) else None
 
 
-class AuditPane(Pane):
+class AuditPane(WindowedList[AuditRow], FilteredPane):
     """Every change to memory, newest first: who, what, where, from which machine.
+
+    A window of rows is drawn (a row below says how many more match: enter shows them);
+    the filters run off the UI thread (``widgets/windowed_list.py``).
 
     | Key(s) | Description |
     | :- | :- |
@@ -188,6 +193,7 @@ class AuditPane(Pane):
     | b | Cycle the actor filter ("by": all, then each actor in the log). |
     | o | Cycle the operation filter (all, then each operation in the log). |
     | escape | Clear every filter. |
+    | enter | On "N more": show the next (or previous) rows. |
     | R | Receipts of forget and purge, kept and listed in full. |
     | E | Export the records the filters show (Markdown or JSON) to a file you name. |
     | > | Sort by the next column (newest first, then each column); a header click sorts too. |
@@ -195,6 +201,9 @@ class AuditPane(Pane):
     """
 
     PANE_ID = "audit"
+    SORT_KEYS = AUDIT_SORT_KEYS
+    EXPORT_TITLE = "Audit"
+    EXPORT_NAME = "~/memoir-audit.md"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -226,29 +235,14 @@ class AuditPane(Pane):
             tooltip="The receipts of forget everywhere and purge, each in full",
             id="audit.receipts",
         ),
+        *list_bindings("audit", rows="the records the filters show"),
         Binding(
-            "greater_than_sign",
-            "sort_next",
-            "Sort",
+            "enter",
+            "detail",
+            "Next rows",
             show=False,
-            tooltip="Sort by the next column: newest first, then each column in turn",
-            id="audit.sort",
-        ),
-        Binding(
-            "less_than_sign",
-            "sort_reverse",
-            "Reverse sort",
-            show=False,
-            tooltip="Reverse the order of the list",
-            id="audit.sort_reverse",
-        ),
-        Binding(
-            "E",
-            "export",
-            "Export",
-            show=False,
-            tooltip="Export the records the filters show (Markdown or JSON) to a file you name",
-            id="audit.export",
+            tooltip='On the "N more" row: show the next (or previous) rows',
+            id="audit.page",
         ),
         Binding(
             "escape",
@@ -272,6 +266,8 @@ class AuditPane(Pane):
         PaneCommand(
             "clear filters", "clear_filters", "Show every record again", "audit.clear_filters"
         ),
+        PaneCommand("sort", "sort_next", "Sort by the next column", "audit.sort"),
+        PaneCommand("reverse sort", "sort_reverse", "Reverse the order", "audit.sort_reverse"),
         PaneCommand(
             "export…",
             "export",
@@ -295,11 +291,10 @@ class AuditPane(Pane):
         self.actor: str | None = None
         self.operation: str | None = None
         self.filter_text = ""
-        self.sort_column: str | None = None  # None: newest first, as logged
-        self.sort_reverse = False
         self.loaded = False
         self.error = ""
         self._reads: LatestRead[AuditSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
+        self.list_init()
 
     def compose(self) -> ComposeResult:
         yield FilterBar("filter the log: actor, operation, item, machine…", id="audit-filter")
@@ -307,15 +302,14 @@ class AuditPane(Pane):
         yield StatusLine("reading the audit log…", id="audit-status")
 
     def on_mount(self) -> None:
-        self.refresh_log()
+        # The base class's on_mount runs too and reads through show_state when the app
+        # holds a state: one read, not two racing each other for the GIL.
+        if getattr(self.app, "state", None) is None:
+            self.refresh_log()
 
     @property
     def table(self) -> ItemTable:
         return self.query_one("#audit-table", ItemTable)
-
-    @property
-    def filter_bar(self) -> FilterBar:
-        return self.query_one(FilterBar)
 
     def focus_default(self) -> None:
         self.focus_now(self.table)
@@ -357,36 +351,58 @@ class AuditPane(Pane):
             self.operations = snapshot.operations
         self._render_rows()
 
-    # --- rendering ------------------------------------------------------------------------
+    # --- the list (widgets/windowed_list.py) --------------------------------------------
+
+    def list_source(self) -> tuple[AuditRow, ...]:
+        return self.rows
+
+    def list_scope(self) -> tuple[Hashable, Callable[[AuditRow], bool] | None]:
+        actor, operation = self.actor, self.operation
+        if actor is None and operation is None:
+            return (), None
+        return (
+            (actor, operation),
+            lambda row: (
+                (actor is None or row.record.actor == actor)
+                and (operation is None or row.record.operation == operation)
+            ),
+        )
+
+    def row_key(self, row: AuditRow) -> str:
+        return row.key
+
+    def row_text(self, row: AuditRow) -> str:
+        return row.text
+
+    def table_row(self, row: AuditRow) -> TableRow:
+        return audit_row(row)
+
+    def export_cells(self, row: AuditRow) -> tuple[str, ...]:
+        return audit_cells(row)
+
+    def list_columns(self) -> tuple[ColumnSpec, ...]:
+        return AUDIT_COLUMNS
+
+    def export_note(self) -> list[str]:
+        return [
+            f"{name}: {value}"
+            for name, value in (("actor", self.actor), ("operation", self.operation))
+            if value
+        ]
 
     def matching_rows(self) -> list[AuditRow]:
-        """The rows the filters keep, in the order shown."""
-        needle = self.filter_text.strip()
-        rows = [
-            row
-            for row in self.rows
-            if (self.actor is None or row.record.actor == self.actor)
-            and (self.operation is None or row.record.operation == self.operation)
-            and (not needle or row.matches(needle))
-        ]
-        key = AUDIT_SORT_KEYS.get(self.sort_column or "")
-        if key is not None:
-            return sorted(rows, key=key, reverse=self.sort_reverse)
-        return rows[::-1] if self.sort_reverse else rows
+        """The rows the filters keep, in the order shown (every one, not only the window)."""
+        return list(self.view.rows) if self.view is not None else []
 
     def _render_rows(self) -> None:
-        columns = tuple(
-            replace(c, label=f"{c.label} {'▼' if self.sort_reverse else '▲'}")
-            if c.key == self.sort_column
-            else c
-            for c in AUDIT_COLUMNS
-        )
-        if self.table.column_specs != columns:
-            self.table.set_columns(columns)
-        matching = self.matching_rows()
-        self.table.set_rows([audit_row(row) for row in matching[:AUDIT_ROWS]])
-        self.filter_bar.set_count(len(matching), len(self.rows))
-        self.query_one("#audit-status", StatusLine).update(self.status_text(len(matching)))
+        self.refresh_list()
+
+    def list_drawn(self, view: ListView[AuditRow]) -> None:
+        self.filter_bar.set_count(len(view.rows), len(self.rows))
+        status = self.status_text(len(view.rows))
+        line = self.query_one("#audit-status", StatusLine)
+        if str(line.content) != status:
+            line.update(status, layout=False)  # one line of a fixed size
 
     def status_text(self, matching: int) -> str:
         if self.error:
@@ -396,10 +412,9 @@ class AuditPane(Pane):
         if not self.rows:
             return "No changes recorded yet: every change from any face is logged here."
         parts = [f"actor: {self.actor or 'all'} (b)", f"operation: {self.operation or 'all'} (o)"]
-        if matching > AUDIT_ROWS:
-            parts.append(f"newest {AUDIT_ROWS} of {matching} shown")
-        else:
-            parts.append(f"{matching} of {len(self.rows)} records")
+        parts.append(f"{matching} of {len(self.rows)} records")
+        if sort := self.sort_note():
+            parts.append(sort)
         if len(self.rows) >= AUDIT_READ:
             parts.append(f"the newest {AUDIT_READ} are searched")
         return " · ".join(parts)
@@ -412,17 +427,13 @@ class AuditPane(Pane):
             return bool(self.filter_text or self.actor or self.operation)
         return True
 
-    def action_filter(self) -> None:
-        self.filter_bar.focus_input()
+    @on(DataTable.RowSelected, "#audit-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_detail()
 
-    @on(FilterBar.Changed)
-    def _filter_changed(self, event: FilterBar.Changed) -> None:
-        self.filter_text = event.value
-        self._render_rows()
-
-    @on(FilterBar.Done)
-    def _filter_done(self, event: FilterBar.Done) -> None:
-        self.table.focus()
+    def action_detail(self) -> None:
+        self.page_if_marker()
 
     def action_cycle_actor(self) -> None:
         self.actor = _cycle(self.actor, self.actors)
@@ -439,56 +450,6 @@ class AuditPane(Pane):
         self.filter_text = ""
         self._render_rows()
         self.table.focus()
-
-    def action_sort_next(self) -> None:
-        keys = [c.key for c in self.table.shown_specs()] or list(AUDIT_SORT_KEYS)
-        self.sort_column = next_in(self.sort_column, [k for k in keys if k in AUDIT_SORT_KEYS])
-        self._render_rows()
-
-    def action_sort_reverse(self) -> None:
-        self.sort_reverse = not self.sort_reverse
-        self._render_rows()
-
-    @on(DataTable.HeaderSelected, "#audit-table")
-    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        column = str(event.column_key.value)
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column, self.sort_reverse = column, False
-        self._render_rows()
-
-    def action_export(self) -> None:
-        from memoir_tui.core.export import ExportTable
-        from memoir_tui.screens.export import ExportScreen
-
-        filters = [
-            f"{name}: {value}"
-            for name, value in (
-                ("filter", self.filter_text.strip() and repr(self.filter_text.strip())),
-                ("actor", self.actor),
-                ("operation", self.operation),
-            )
-            if value
-        ]
-        table = ExportTable(
-            "Audit",
-            tuple((c.key, c.label) for c in AUDIT_COLUMNS),
-            tuple(
-                (
-                    audit_time(r.record.time),
-                    r.record.actor,
-                    r.record.operation,
-                    r.record.list_name,
-                    r.item,
-                    r.machine,
-                )
-                for r in self.matching_rows()
-            ),
-            " · ".join(filters),
-        )
-        self.app.push_screen(ExportScreen(table, name="~/memoir-audit.md"))
 
     def action_receipts(self) -> None:
         self.app.push_screen(ReceiptsScreen(self.host.store))

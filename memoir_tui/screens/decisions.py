@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -12,8 +11,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.items import folded, plural
-from memoir_tui.core.listing import next_column, sort_decisions
+from memoir_tui.core.items import plural
+from memoir_tui.core.listing import DECISION_SORT_KEYS
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.core.needle import shown
 from memoir_tui.screens.base import FilteredPane, PaneCommand
@@ -26,19 +25,13 @@ from memoir_tui.screens.dialogs import (
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
-from memoir_tui.widgets.item_table import (
-    AFTER_KEY,
-    BEFORE_KEY,
-    ColumnSpec,
-    ItemTable,
-    TableRow,
-    cell,
-    short_date,
-)
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
+from memoir_tui.widgets.windowed_list import LIST_ROWS, ListView, WindowedList, list_bindings
 
 if TYPE_CHECKING:
+    from memoir_tui.core.export import ExportTable
     from memoir_tui.core.forget import Scan
     from memoir_tui.core.store import Outcome, Store
 
@@ -73,7 +66,7 @@ PURGE_WARNING = (
     "text stays, so the purge spreads to every synced machine and the text cannot come "
     "back. This cannot be undone."
 )
-DECISION_ROWS = 100
+DECISION_ROWS = LIST_ROWS
 """Rows drawn at once (decisions, then tombstones); a marker row below says how many more
 match (enter shows them, ``/`` narrows). The filter reaches every one."""
 
@@ -83,19 +76,6 @@ READ_ONLY_TOMBSTONE = (
 
 
 MARK = "●"
-SORT_ARROWS = {False: "▲", True: "▼"}
-
-
-def sorted_columns(
-    columns: tuple[ColumnSpec, ...], column: str | None, reverse: bool
-) -> tuple[ColumnSpec, ...]:
-    """The columns with the sort column's label showing its direction."""
-    if column is None:
-        return columns
-    return tuple(
-        replace(c, label=f"{c.label} {SORT_ARROWS[reverse]}") if c.key == column else c
-        for c in columns
-    )
 
 
 def decision_row(
@@ -125,72 +105,12 @@ def decision_row(
     return TableRow(d.key, tuple(cells))
 
 
-def _haystack(d: Decision) -> str:
-    """What the filter searches in ``d``, folded as ``matches_words`` folds it."""
-    fields = [f for f in (d.text, d.why, d.rejected) if f]
-    joined = "\n".join(fields)
-    # ASCII needs no accent folding (NFKD leaves it as it is): lower() is casefold() there.
-    return joined.lower() if joined.isascii() else "\n".join(folded(f) for f in fields)
+def decision_text(d: Decision) -> str:
+    """What the filter searches in ``d``: its text, why and rejected."""
+    return "\n".join(f for f in (d.text, d.why, d.rejected) if f)
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionIndex:
-    """The decisions of one ``WorkingSet`` with their folded text, built once per snapshot
-    (off the UI thread) so each key of the filter is a substring scan."""
-
-    state: WorkingSet
-    decisions: tuple[tuple[Decision, str], ...]
-    tombstones: tuple[tuple[Decision, str], ...]
-
-    @classmethod
-    def build(cls, state: WorkingSet) -> DecisionIndex:
-        return cls(
-            state,
-            tuple((d, _haystack(d)) for d in state.all_decisions),
-            tuple((d, _haystack(d)) for d in state.tombstones),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionMatches:
-    """What the list shows for one filter text: every match, in order."""
-
-    needle: str
-    tombstones_shown: bool
-    decisions: tuple[Decision, ...]
-    tombstones: tuple[Decision, ...]
-    ordered: tuple[Decision, ...] | None = None
-    """Every row in a chosen column's order (None: decisions, then tombstones, as stored)."""
-
-    @property
-    def rows(self) -> tuple[Decision, ...]:
-        if self.ordered is not None:
-            return self.ordered
-        return self.decisions + self.tombstones
-
-
-def order_matches(matches: DecisionMatches, column: str | None, reverse: bool) -> DecisionMatches:
-    """The matches in ``column``'s order (``core.listing``); as stored when none is chosen."""
-    if column is None and not reverse:
-        return matches
-    rows = sort_decisions(matches.decisions + matches.tombstones, column, reverse=reverse)
-    return replace(matches, ordered=tuple(rows))
-
-
-def match_decisions(index: DecisionIndex, needle: str, *, tombstones: bool) -> DecisionMatches:
-    """Every decision (and, when shown, tombstone) with every word of ``needle`` in its text,
-    why or rejected, in any order, case and accents ignored (``Decision.matches``)."""
-    words = folded(needle).split()
-
-    def keep(pool: Sequence[tuple[Decision, str]]) -> tuple[Decision, ...]:
-        return tuple(d for d, hay in pool if all(w in hay for w in words))
-
-    return DecisionMatches(
-        needle, tombstones, keep(index.decisions), keep(index.tombstones) if tombstones else ()
-    )
-
-
-class DecisionsPane(FilteredPane):
+class DecisionsPane(WindowedList[Decision], FilteredPane):
     """Decisions, so settled questions stay settled.
 
     | Key(s) | Description |
@@ -210,6 +130,9 @@ class DecisionsPane(FilteredPane):
     """
 
     PANE_ID = "decisions"
+    SORT_KEYS = DECISION_SORT_KEYS
+    EXPORT_TITLE = "Decisions"
+    EXPORT_NAME = "~/memoir-decisions.md"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -268,30 +191,7 @@ class DecisionsPane(FilteredPane):
             tooltip="Mark or unmark the row; d then hides every marked one (asks for the count)",
             id="decisions.mark",
         ),
-        Binding(
-            "greater_than_sign",
-            "sort_next",
-            "Sort",
-            show=False,
-            tooltip="Sort by the next column: stored order, then each column in turn",
-            id="decisions.sort",
-        ),
-        Binding(
-            "less_than_sign",
-            "sort_reverse",
-            "Reverse sort",
-            show=False,
-            tooltip="Reverse the order of the list",
-            id="decisions.sort_reverse",
-        ),
-        Binding(
-            "E",
-            "export",
-            "Export",
-            show=False,
-            tooltip="Export what the list shows (Markdown or JSON) to a file you name",
-            id="decisions.export",
-        ),
+        *list_bindings("decisions"),
         Binding(
             "enter",
             "detail",
@@ -358,22 +258,12 @@ class DecisionsPane(FilteredPane):
         self.state: WorkingSet | None = None
         self.show_tombstones = False
         self.filter_text = ""
-        self._by_key: dict[str, Decision] = {}
-        self._index: DecisionIndex | None = None
-        self.matches: DecisionMatches | None = None
-        """What the list shows now (every match; a window of it is drawn)."""
-        self.window_start = 0
-        """Where the window of ``DECISION_ROWS`` drawn rows starts in ``matches.rows``."""
-        # filtering runs off the UI thread; only the newest filter's result is shown
-        self._filters: LatestRead[DecisionMatches] = LatestRead(
-            self, "decision-filter", self._show_matches
-        )
-        self.sort_column: str | None = None  # None: the stored order (newest first)
-        self.sort_reverse = False
+        self._source: tuple[WorkingSet | None, bool, tuple[Decision, ...]] = (None, False, ())
         self.marked: set[str] = set()
         # the forget scan reads every place off the UI thread: the shared read idiom, so
         # no error in it can take the app down (it becomes a notification)
         self._forget_scans: LatestRead[Scan] = LatestRead(self, "forget-scan", self._ask_forget)
+        self.list_init()
 
     def compose(self) -> ComposeResult:
         yield FilterBar("filter decisions: text, why, rejected", id="decision-filter")
@@ -389,94 +279,74 @@ class DecisionsPane(FilteredPane):
 
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
+        # marks outlive a filter (as Review's do); a decision gone or hidden loses its mark
+        if self.marked:
+            self.marked &= {d.key for d in ws.all_decisions}
         self._render_rows()
 
     @property
-    def filtering(self) -> bool:
-        """True while a filter result is on its way (the list shows the one before)."""
-        return self._filters.pending
+    def matches(self) -> ListView[Decision] | None:
+        """What the list shows now (every match, in order; a window of it is drawn)."""
+        return self.view
 
     def _render_rows(self) -> None:
-        """Show the decisions for the current filter: at once without a filter, else
-        from a worker (the newest filter's result wins; typing never waits for it)."""
-        state = self.state
+        self.refresh_list()
+
+    # --- the list (widgets/windowed_list.py) ------------------------------------------
+
+    def list_source(self) -> tuple[Decision, ...]:
+        """Decisions, then (when shown) tombstones; the same tuple while nothing changed."""
+        state, shown = self.state, self.show_tombstones
         if state is None:
-            return
-        needle = self.filter_text.strip()
-        shown = self.show_tombstones
-        column, reverse = self.sort_column, self.sort_reverse  # read here, not in the worker
-        if not needle:
-            self._filters.supersede()  # a filter still on its way must not land over this
-            everything = DecisionMatches(
-                "", shown, state.all_decisions, state.tombstones if shown else ()
-            )
-            self._show_matches(order_matches(everything, column, reverse))
-            return
-        index = self._index if self._index is not None and self._index.state is state else None
+            return ()
+        known_state, known_shown, rows = self._source
+        if known_state is not state or known_shown != shown:
+            rows = state.all_decisions + (state.tombstones if shown else ())
+            self._source = (state, shown, rows)
+        return rows
 
-        def read() -> DecisionMatches:
-            built = index or DecisionIndex.build(state)
-            self._index = built  # one snapshot's index serves every key typed over it
-            return order_matches(match_decisions(built, needle, tombstones=shown), column, reverse)
+    def list_scope(self) -> tuple[Hashable, Callable[[Decision], bool] | None]:
+        return (self.show_tombstones,), None
 
-        self._filters.start(read)
+    def row_key(self, row: Decision) -> str:
+        return row.key
 
-    def _show_matches(self, matches: DecisionMatches) -> None:
-        previous = self.matches
-        if previous is None or (previous.needle, previous.tombstones_shown) != (
-            matches.needle,
-            matches.tombstones_shown,
-        ):
-            self.window_start = 0  # a new filter starts at the top
-        self.matches = matches
-        self._draw_window()
+    def row_text(self, row: Decision) -> str:
+        return decision_text(row)
 
-    def _draw_window(self) -> None:
-        matches = self.matches
-        ws = self.state
-        if matches is None or ws is None:
-            return
-        rows = matches.rows
-        start = min(self.window_start, max(len(rows) - 1, 0))
-        start -= start % DECISION_ROWS
-        self.window_start = start
-        window = rows[start : start + DECISION_ROWS]
-        self._by_key = {d.key: d for d in window}
-        table = self.table
+    def list_columns(self) -> tuple[ColumnSpec, ...]:
         projects = bool(getattr(self.app, "all_projects", False))
-        columns = sorted_columns(
-            decision_columns(tombstones=matches.tombstones_shown, projects=projects),
-            self.sort_column,
-            self.sort_reverse,
+        return decision_columns(tombstones=self.show_tombstones, projects=projects)
+
+    def table_row(self, row: Decision) -> TableRow:
+        return decision_row(
+            row,
+            with_hidden_column=self.show_tombstones,
+            with_project_column=bool(getattr(self.app, "all_projects", False)),
+            marked=row.key in self.marked,
         )
-        if table.column_specs != columns:
-            table.set_columns(columns)
-        # marks outlive a filter (as Review's do); a decision gone or hidden loses its mark
-        if self.marked:
-            self.marked &= {d.key for d in self.state.all_decisions} if self.state else set()
-        marked = self.marked
-        table.set_rows(
-            [
-                decision_row(
-                    d,
-                    with_hidden_column=matches.tombstones_shown,
-                    with_project_column=projects,
-                    marked=d.key in marked,
-                )
-                for d in window
-            ],
-            before=start,
-            after=len(rows) - start - len(window),
-        )
+
+    def export_note(self) -> list[str]:
+        return ["tombstones included"] if self.show_tombstones else []
+
+    def export_table(self, rows: Sequence[Decision], note: str) -> ExportTable:
+        from memoir_tui.core.export import decision_table
+
+        return decision_table(rows, title="Decisions", note=note)
+
+    def list_drawn(self, view: ListView[Decision]) -> None:
+        ws = self.state
+        if ws is None:
+            return
         visible = len(ws.all_decisions)
         archived = len(ws.archived_decisions)
         tombstones = len(ws.tombstones)
-        total = visible + (tombstones if matches.tombstones_shown else 0)
-        self.filter_bar.set_count(len(rows), total)
+        shown = self.show_tombstones
+        self.filter_bar.set_count(len(view.rows), visible + (tombstones if shown else 0))
         decisions = plural(visible, "decision")
         if archived:
             decisions += f" ({archived} archived: past the live cap, kept, not pinned)"
-        if not matches.tombstones_shown:
+        if not shown:
             status = f"{decisions} · {plural(tombstones, 'tombstone')} hidden · h shows them"
         else:
             status = (
@@ -485,39 +355,22 @@ class DecisionsPane(FilteredPane):
             )
         if self.marked:
             status = f"{len(self.marked)} marked: d hides them, esc clears · " + status
-        if self.sort_column is not None or self.sort_reverse:
-            status += f" · sorted by {self.sort_column or 'stored order'}"
-            status += " (reversed)" if self.sort_reverse else ""
+        if sort := self.sort_note():
+            status += f" · {sort}"
         line = self.query_one("#decisions-status", StatusLine)
         if str(line.content) != status:
             line.update(status, layout=False)  # one line of a fixed size
-
-    def _page(self, marker: str) -> None:
-        """Show the window above or below (enter on a marker row)."""
-        step = -DECISION_ROWS if marker == BEFORE_KEY else DECISION_ROWS
-        self.window_start = max(self.window_start + step, 0)
-        self._draw_window()
-        keys = self.table.row_keys
-        if keys:
-            self.table.move_to_key(keys[-1] if marker == BEFORE_KEY else keys[0])
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the decision with ``text`` (another pane's jump)."""
         from memoir_tui.core.identity import text_hash
 
         self.focus_now(self.table)
-        key = text_hash(text)
-        rows = self.matches.rows if self.matches is not None else ()
-        at = next((i for i, d in enumerate(rows) if d.key == key), None)
-        if at is not None and key not in self._by_key:  # past the window drawn: go there
-            self.window_start = at
-            self._draw_window()
-        if not self.table.move_to_key(key):
+        if not self.show_key(text_hash(text)):
             self.app.notify("That decision is not shown here now.", severity="warning")
 
     def selected(self) -> Decision | None:
-        key = self.table.cursor_key
-        return self._by_key.get(key) if key else None
+        return self.selected_row()
 
     # --- actions ----------------------------------------------------------------
 
@@ -531,9 +384,7 @@ class DecisionsPane(FilteredPane):
         self.action_detail()
 
     def action_detail(self) -> None:
-        marker = self.table.marker_under_cursor
-        if marker in (BEFORE_KEY, AFTER_KEY):
-            self._page(marker)
+        if self.page_if_marker():
             return
         decision = self.selected()
         if decision is not None:
@@ -579,58 +430,19 @@ class DecisionsPane(FilteredPane):
     def action_clear_filter(self) -> None:
         if self.marked and not self.filter_text:
             self.marked.clear()
-            self._render_rows()
+            self.draw_window()
             return
         super().action_clear_filter()
 
-    # --- marking, sorting, exporting ---------------------------------------------------
+    # --- marking ---------------------------------------------------
 
     def action_mark(self) -> None:
         decision = self._live_selection()
         if decision is None:
             return
         self.marked ^= {decision.key}
-        self._render_rows()
+        self.draw_window()  # the same rows: only the mark and the status change
         self.table.action_cursor_down()
-
-    def action_sort_next(self) -> None:
-        keys = [c.key for c in self.table.shown_specs()] or [c.key for c in DECISION_COLUMNS]
-        self.sort_by(next_column(self.sort_column, keys))
-
-    def action_sort_reverse(self) -> None:
-        self.sort_reverse = not self.sort_reverse
-        self._render_rows()
-
-    def sort_by(self, column: str | None, *, reverse: bool | None = None) -> None:
-        """Order the list by ``column`` (None: the stored order)."""
-        self.sort_column = column
-        if reverse is not None:
-            self.sort_reverse = reverse
-        self._render_rows()
-
-    @on(DataTable.HeaderSelected, "#decisions-table")
-    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
-        # A click on a column's header sorts by it; a second click reverses.
-        event.stop()
-        column = str(event.column_key.value)
-        if column == self.sort_column:
-            self.action_sort_reverse()
-        else:
-            self.sort_by(column, reverse=False)
-
-    def action_export(self) -> None:
-        from memoir_tui.core.export import decision_table
-        from memoir_tui.screens.export import ExportScreen
-
-        shown = list(self.matches.rows) if self.matches is not None else []
-        parts = [f"filter: {self.filter_text.strip()!r}"] if self.filter_text.strip() else []
-        if self.sort_column or self.sort_reverse:
-            direction = "reversed" if self.sort_reverse else "ascending"
-            parts.append(f"sorted by {self.sort_column or 'stored order'} ({direction})")
-        if self.show_tombstones:
-            parts.append("tombstones included")
-        table = decision_table(shown, title="Decisions", note=" · ".join(parts))
-        self.app.push_screen(ExportScreen(table))
 
     def action_hide_marked(self) -> None:
         from memoir_tui.core.bulk import hide_decisions

@@ -7,10 +7,10 @@ app's write path, whose reload re-reads the queue.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -23,13 +23,14 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from memoir_tui.core import review
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.scope import same_project
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.core.transcript_context import TranscriptContext, context_around
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.dialog import DetailScreen
@@ -38,6 +39,7 @@ from memoir_tui.widgets.fields import (
     home_relative,
     theme_colours,
 )
+from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import (
     ColumnSpec,
     ItemTable,
@@ -49,6 +51,7 @@ from memoir_tui.widgets.item_table import (
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 from memoir_tui.widgets.store_watch import ReviewChanged, ScopeChanged
+from memoir_tui.widgets.windowed_list import ListView, WindowedList, list_bindings
 
 REVIEW_COLUMNS = (
     ColumnSpec("mark", "", width=1),
@@ -61,6 +64,16 @@ REVIEW_COLUMNS = (
 
 MARK = "●"
 LOAD_GROUP = "review-load"
+
+REVIEW_SORT_KEYS: dict[str, Callable[[ReviewItem], Any]] = {
+    "text": lambda i: i.text.casefold(),
+    "source": lambda i: i.badges[0],
+    "rule": lambda i: (i.extractor or "").casefold(),
+    "when": lambda i: parse_date_ms(i.timestamp or i.captured_at),
+    "project": lambda i: (i.project_label or GLOBAL).casefold(),
+}
+"""Column key → what the candidates are ordered by (the Project column by the label shown,
+``ReviewPane.sort_key``)."""
 
 REJECT_WARNING = (
     "Rejecting is permanent: the candidate becomes a tombstone in review.json, so the same "
@@ -299,24 +312,34 @@ def conversation_text(context: TranscriptContext) -> Text:
 # --- the pane ---------------------------------------------------------------------------------
 
 
-class ReviewPane(Pane):
+class ReviewPane(WindowedList[ReviewItem], FilteredPane):
     """Captured candidates: nothing an assistant said is remembered until a person pins it.
+
+    A window of rows is drawn (a row below says how many more match: enter shows them);
+    the filter runs off the UI thread (``widgets/windowed_list.py``).
 
     | Key(s) | Description |
     | :- | :- |
-    | enter | Show the candidate with its full provenance. |
+    | enter | Show the candidate with its full provenance; on "N more", the next rows. |
     | p | Pin: edit text, why and rejected, then save it as a decision. |
     | x | Reject for ever (asks first). |
     | space | Mark or unmark the row; p and x then act on the marked rows (typed count). |
-    | escape | Clear the marks. |
+    | / | Filter as you type (text, rule, source, project). |
+    | escape | Clear the filter, then the marks. |
     | h | Show or hide pinned and rejected history (greyed, read-only). |
     | w | Cycle the project: every one in scope, then each project, then global only. |
+    | > | Sort by the next column (queue order, then each column); a header click sorts too. |
+    | < | Reverse the order. |
+    | E | Export the candidates the list shows (Markdown or JSON) to a file you name. |
 
     Scoped like every pane: this project's candidates and global ones, or every
     project's after ``A``.
     """
 
     PANE_ID = "review"
+    SORT_KEYS = REVIEW_SORT_KEYS
+    EXPORT_TITLE = "Review"
+    EXPORT_NAME = "~/memoir-review.md"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -342,6 +365,14 @@ class ReviewPane(Pane):
             id="review.mark",
         ),
         Binding(
+            "slash",
+            "filter",
+            "Filter",
+            show=False,
+            tooltip="Filter as you type over text, rule, source and project",
+            id="review.filter",
+        ),
+        Binding(
             "w",
             "cycle_project",
             "Project",
@@ -355,6 +386,7 @@ class ReviewPane(Pane):
             tooltip="Show or hide pinned and rejected items (greyed, read-only)",
             id="review.history",
         ),
+        *list_bindings("review", rows="the candidates the list shows"),
         Binding(
             "enter",
             "detail",
@@ -365,10 +397,10 @@ class ReviewPane(Pane):
         ),
         Binding(
             "escape",
-            "clear_marks",
-            "Clear marks",
+            "clear_filter",
+            "Clear",
             show=False,
-            tooltip="Unmark every row",
+            tooltip="Clear the filter, then the marks",
             id="review.clear_marks",
         ),
     ]
@@ -388,6 +420,7 @@ class ReviewPane(Pane):
             "reject marked", "reject_marked", "Reject every marked candidate", "review.reject"
         ),
         PaneCommand("clear marks", "clear_marks", "Unmark every row", "review.clear_marks"),
+        PaneCommand("filter", "filter", "Filter the candidates as you type", "review.filter"),
         PaneCommand(
             "cycle project",
             "cycle_project",
@@ -400,8 +433,16 @@ class ReviewPane(Pane):
             "Show or hide pinned and rejected items",
             "review.history",
         ),
+        PaneCommand("sort", "sort_next", "Sort by the next column", "review.sort"),
+        PaneCommand("reverse sort", "sort_reverse", "Reverse the order", "review.sort_reverse"),
+        PaneCommand(
+            "export…",
+            "export",
+            "Export the candidates the list shows (Markdown or JSON) to a file",
+            "review.export",
+        ),
     )
-    HELP_WIDGETS = (ItemTable,)
+    HELP_WIDGETS = (ItemTable, FilterBar)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -409,18 +450,25 @@ class ReviewPane(Pane):
         self.marked: set[str] = set()
         self.show_history = False
         self.project_filter: str | None = None  # None: every project shown; "": global only
+        self.filter_text = ""
         self.loaded = False
         self.error = ""
         self.damage = ""
-        self._by_id: dict[str, ReviewItem] = {}
+        self._colours: dict[str, str] = {}
+        self._labels: dict[str, str] = {}
         self._reads: LatestRead[QueueSnapshot] = LatestRead(self, LOAD_GROUP, self._apply)
+        self.list_init()
 
     def compose(self) -> ComposeResult:
+        yield FilterBar("filter the queue: text, rule, source, project…", id="review-filter")
         yield ItemTable(REVIEW_COLUMNS, id="review-table")
         yield StatusLine("reading the review queue…", id="review-status")
 
     def on_mount(self) -> None:
-        self.refresh_queue()
+        # The base class's on_mount runs too and reads through show_state when the app
+        # holds a state: one read, not two racing each other for the GIL.
+        if getattr(self.app, "state", None) is None:
+            self.refresh_queue()
 
     @property
     def table(self) -> ItemTable:
@@ -477,13 +525,8 @@ class ReviewPane(Pane):
         return [i for i in self.items if self.in_scope(i)]
 
     def visible_items(self) -> list[ReviewItem]:
-        wanted = self.project_filter
-        return [
-            i
-            for i in self.scoped_items()
-            if (self.show_history or i.state == CANDIDATE)
-            and (wanted is None or (i.project or "") == wanted)
-        ]
+        """The candidates the list shows, in its order (every one, not only the window)."""
+        return list(self.view.rows) if self.view is not None else []
 
     def project_labels(self) -> dict[str, str]:
         """Project id → short label, over the session's projects and the queue's: the
@@ -508,23 +551,69 @@ class ReviewPane(Pane):
     def _render_rows(self) -> None:
         if self.project_filter is not None and self.project_filter not in self.project_choices():
             self.project_filter = None  # that project's candidates are gone (or out of scope)
-        shown = self.visible_items()
-        self._by_id = {i.id: i for i in shown}
-        self.marked &= {i.id for i in self.items if i.state == CANDIDATE and self.in_scope(i)}
-        colours = theme_colours(self.app)
-        labels = self.project_labels()
-        self.table.set_rows(
-            [
-                review_row(
-                    i,
-                    marked=i.id in self.marked,
-                    colours=colours,
-                    project=self.label(i, labels),
-                )
-                for i in shown
-            ]
+        if self.marked:
+            self.marked &= {i.id for i in self.items if i.state == CANDIDATE and self.in_scope(i)}
+        self._colours = theme_colours(self.app)
+        self._labels = self.project_labels()
+        self.refresh_list()
+
+    # --- the list (widgets/windowed_list.py) ---------------------------------------------
+
+    def list_source(self) -> tuple[ReviewItem, ...]:
+        return self.items
+
+    def list_scope(self) -> tuple[Hashable, Callable[[ReviewItem], bool] | None]:
+        store = self.host.store
+        here = None if getattr(self.app, "all_projects", False) else store.project
+        history, wanted = self.show_history, self.project_filter
+
+        def keep(i: ReviewItem) -> bool:
+            return (
+                (history or i.state == CANDIDATE)
+                and (here is None or same_project(i.project, here))
+                and (wanted is None or (i.project or "") == wanted)
+            )
+
+        return (here, history, wanted), keep
+
+    def sort_key(self, column: str | None) -> Callable[[ReviewItem], Any] | None:
+        if column == "project":
+            labels = dict(self._labels)
+            return lambda i: label_of(i.project, labels, fallback=i.project_label).casefold()
+        return super().sort_key(column)
+
+    def row_key(self, row: ReviewItem) -> str:
+        return row.id
+
+    def row_text(self, row: ReviewItem) -> str:
+        return "\n".join((row.text, *row.badges, row.extractor or "", row.project_label or ""))
+
+    def table_row(self, row: ReviewItem) -> TableRow:
+        return review_row(
+            row,
+            marked=row.id in self.marked,
+            colours=self._colours or theme_colours(self.app),
+            project=self.label(row, self._labels),
         )
-        self.query_one("#review-status", StatusLine).update(self.status_text())
+
+    def list_columns(self) -> tuple[ColumnSpec, ...]:
+        return REVIEW_COLUMNS
+
+    def export_note(self) -> list[str]:
+        parts = ["pinned and rejected included"] if self.show_history else []
+        if self.project_filter is not None:
+            wanted = self.project_filter
+            parts.append(
+                f"project: {GLOBAL + ' only' if wanted == '' else self._labels.get(wanted, wanted)}"
+            )
+        return parts
+
+    def list_drawn(self, view: ListView[ReviewItem]) -> None:
+        self.filter_bar.set_count(len(view.rows), len(self.items))
+        status = self.status_text()
+        line = self.query_one("#review-status", StatusLine)
+        if str(line.content) != status:
+            line.update(status, layout=False)  # one line of a fixed size
 
     def status_text(self) -> str:
         if self.error:
@@ -560,11 +649,21 @@ class ReviewPane(Pane):
         elsewhere = sum(1 for i in self.items if i.state == CANDIDATE and not self.in_scope(i))
         if elsewhere:
             parts.append(f"{elsewhere} in other projects · A shows all")
+        if sort := self.sort_note():
+            parts.append(sort)
         return " · ".join(parts)
 
     def selected(self) -> ReviewItem | None:
-        key = self.table.cursor_key
-        return self._by_id.get(key) if key else None
+        return self.selected_row()
+
+    def show_item(self, table_id: str, text: str) -> None:
+        """Put the cursor on the candidate reading ``text`` (a search's jump; once the
+        queue is read, if it is still on its way)."""
+        from memoir_tui.core.identity import text_hash
+
+        self.focus_now(self.table)
+        if not self.show_key(text_hash(text)):
+            self.app.notify("That candidate is not shown here now.", severity="warning")
 
     def _live_selection(self) -> ReviewItem | None:
         item = self.selected()
@@ -582,9 +681,17 @@ class ReviewPane(Pane):
     # --- actions -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":
+            return bool(self.filter_text or self.marked)  # otherwise escape goes on up
         if action == "clear_marks":
-            return bool(self.marked)  # otherwise escape goes on up the chain
+            return bool(self.marked)
         return True
+
+    def action_clear_filter(self) -> None:
+        if self.marked and not self.filter_text:
+            self.action_clear_marks()
+            return
+        super().action_clear_filter()
 
     @on(DataTable.RowSelected, "#review-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -592,6 +699,8 @@ class ReviewPane(Pane):
         self.action_detail()
 
     def action_detail(self) -> None:
+        if self.page_if_marker():
+            return
         item = self.selected()
         if item is not None:
             self.app.push_screen(
@@ -620,12 +729,12 @@ class ReviewPane(Pane):
             self.app.notify(READ_ONLY_HISTORY, severity="warning")
             return
         self.marked ^= {item.id}
-        self._render_rows()
+        self.draw_window()  # the same rows: only the mark column and the status change
         self.table.action_cursor_down()
 
     def action_clear_marks(self) -> None:
         self.marked.clear()
-        self._render_rows()
+        self.draw_window()
 
     def action_pin(self) -> None:
         if self.marked:

@@ -10,7 +10,6 @@ import asyncio
 import json
 import threading
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,17 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.widgets import Input, Label
 
-import memoir_tui.screens.decisions as decisions_module
+import memoir_tui.widgets.windowed_list as windowed_list
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.model import Decision
 from memoir_tui.core.store import Store
-from memoir_tui.screens.decisions import (
-    DECISION_ROWS,
-    DecisionIndex,
-    DecisionsPane,
-    match_decisions,
-)
+from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane, decision_text
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY
 from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text
 
@@ -165,14 +159,15 @@ async def test_a_stale_filter_result_never_overwrites_a_newer_one(
     root = write_store(tmp_path / "store", 150)
     gates = {needle: threading.Event() for needle in ("decision 1", "decision 14")}
     started: list[str] = []
-    real = decisions_module.match_decisions
+    real = windowed_list.filter_rows
 
-    def gated(index: Any, needle: str, *, tombstones: bool) -> Any:
-        started.append(needle)
-        assert gates[needle].wait(timeout=60), f"{needle!r} was never released"
-        return real(index, needle, tombstones=tombstones)
+    def gated(rows: Any, texts: Any, needle: str, keep: Any) -> Any:
+        if needle:
+            started.append(needle)
+            assert gates[needle].wait(timeout=60), f"{needle!r} was never released"
+        return real(rows, texts, needle, keep)
 
-    monkeypatch.setattr(decisions_module, "match_decisions", gated)
+    monkeypatch.setattr(windowed_list, "filter_rows", gated)
     app = make(root)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -201,13 +196,14 @@ async def test_clearing_the_filter_drops_a_result_still_on_its_way(
 ) -> None:
     root = write_store(tmp_path / "store", 50)
     gate = threading.Event()
-    real = decisions_module.match_decisions
+    real = windowed_list.filter_rows
 
-    def gated(index: Any, needle: str, *, tombstones: bool) -> Any:
-        assert gate.wait(timeout=60)
-        return real(index, needle, tombstones=tombstones)
+    def gated(rows: Any, texts: Any, needle: str, keep: Any) -> Any:
+        if needle:
+            assert gate.wait(timeout=60)
+        return real(rows, texts, needle, keep)
 
-    monkeypatch.setattr(decisions_module, "match_decisions", gated)
+    monkeypatch.setattr(windowed_list, "filter_rows", gated)
     app = make(root)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -276,11 +272,9 @@ TEXTS = st.text(alphabet="aAbBcé É\u0301ﬁ İıß\n", max_size=12)
 def test_the_worker_filter_keeps_what_the_filter_rule_keeps(
     fields: list[tuple[str, str, str]], needle: str
 ) -> None:
-    """The folded index (lower() for ASCII, the full fold otherwise) keeps exactly the
+    """The folded texts (lower() for ASCII, the full fold otherwise) keep exactly the
     decisions ``Decision.matches`` keeps: case, accents and ligatures alike."""
     decisions = tuple(_decision(*f) for f in fields)
-    state = SimpleNamespace(all_decisions=decisions, tombstones=decisions[:2])
-    index = DecisionIndex.build(state)  # type: ignore[arg-type]  # only these two lists
-    got = match_decisions(index, needle, tombstones=True)
-    assert got.decisions == tuple(d for d in decisions if d.matches(needle))
-    assert got.tombstones == tuple(d for d in decisions[:2] if d.matches(needle))
+    texts = tuple(windowed_list.fold_text(decision_text(d)) for d in decisions)
+    got = windowed_list.filter_rows(decisions, texts, needle, None)
+    assert got == [d for d in decisions if d.matches(needle)]
