@@ -69,6 +69,12 @@ def stand_in_model(folder: Path, corpus_words: list[str]) -> None:
     for c in letters:
         vocab.setdefault(f"##{c}", len(vocab))
         vocab.setdefault(c, len(vocab))
+    # filled up to the real model's vocabulary size with three-letter pieces
+    for a in letters:
+        for b in letters:
+            for c in letters:
+                if len(vocab) < VOCAB:
+                    vocab.setdefault(f"##{a}{b}{c}", len(vocab))
     tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -104,7 +110,7 @@ def _cli(env: dict[str, str], root: Path, *args: str) -> tuple[float, str]:
 def bench(root: Path, size: int, runs: int) -> dict:
     from memoir_tui.core.recall import Recall, semantic
 
-    out: dict = {"entries": size}
+    out: dict = {"entries": size, "load_avg_start": [round(x, 2) for x in os.getloadavg()]}
     gen_corpus.generate(root, size)
     env = _env(root)
     wall, text = _cli(env, root, "index", "--rebuild", "--json")
@@ -119,6 +125,8 @@ def bench(root: Path, size: int, runs: int) -> dict:
             if w:
                 words[w] = words.get(w, 0) + 1
     stand_in_model(semantic.model_dir(cache), sorted(words, key=lambda w: -words[w]))
+    table = semantic.StaticModel.load(semantic.model_dir(cache)).vectors
+    out["stand_in_shape"] = list(table.shape)
 
     old_env = dict(os.environ)
     os.environ.update(env)
@@ -179,6 +187,7 @@ def bench(root: Path, size: int, runs: int) -> dict:
     finally:
         os.environ.clear()
         os.environ.update(old_env)
+    out["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     return out
 
 
@@ -189,6 +198,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results = []
+    print(json.dumps({"cpus": os.cpu_count(), "python": sys.version.split()[0]}), flush=True)
     for size in (int(s) for s in args.sizes.split(",")):
         root = Path(tempfile.mkdtemp(prefix=f"memoir-semantic-bench-{size}-"))
         try:

@@ -3,7 +3,8 @@
     .venv/bin/python bench/recall/evaluate.py [--verbose] [--json]
 
 Builds ``evalset`` in a temporary directory, indexes it with ``Recall`` (every
-project in scope) and reports, over all graded queries:
+project in scope; a query of ``evalset.HERE`` is asked from inside its project, in the
+default scope) and reports, over all graded queries:
 
 - MRR: 1 / rank of the first grade-2 (answering) document, 0 if not in the top 10;
 - recall@5: share of the query's graded documents (grade ≥ 1) in the top 5;
@@ -91,11 +92,19 @@ def evaluate(
         "ranker": [],
         "bm25": [],
     }
+    # a query of ``evalset.HERE`` is asked from inside its project, in the default scope
+    inside = {
+        name: Recall(corpus.store, home=corpus.home, env=env, cache_dir=root / "cache", cwd=path)
+        for name, path in corpus.projects.items()
+    }
     for query, grades in sorted(corpus.judgements.items()):
-        ranked = [
-            evalset.session_key(h.name) if h.kind == "session" else h.path
-            for h in recall.search(query, limit=K, all_projects=True)
-        ]
+        here = evalset.HERE.get(query)
+        found = (
+            inside[here].search(query, limit=K)
+            if here
+            else recall.search(query, limit=K, all_projects=True)
+        )
+        ranked = [evalset.session_key(h.name) if h.kind == "session" else h.path for h in found]
         base = [paths[i] for i in bm25_baseline(scratch, query, limit=K)]
         per_query["ranker"].append((query, *_metrics(ranked, grades)))
         per_query["bm25"].append((query, *_metrics(base, grades)))
@@ -121,6 +130,8 @@ def evaluate(
         results[f"{name}/general"] = _summary(general)
     results["corpus"] = {"files": corpus.files, "queries": len(corpus.judgements)}
     recall.close()
+    for r in inside.values():
+        r.close()
     return results
 
 
