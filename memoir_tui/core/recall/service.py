@@ -242,6 +242,7 @@ class Recall:
         self._watcher: Any = None
         self._last_full = 0.0
         self._refreshed_once = False
+        self._current: tuple[str, frozenset[str]] | None = None  # (project, its values)
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -402,6 +403,18 @@ class Recall:
             f"claude:{claude_slug(path)}",
         }
 
+    def _current_labels(self) -> frozenset[str]:
+        """The values documents of the project a query is asked from carry (none outside
+        any project): in any scope, they weigh a little more (``rank.CURRENT_BOOST``)."""
+        from memoir_tui.core.scope import is_outside_projects
+
+        if is_outside_projects(self.cwd, home=self.home):
+            return frozenset()
+        project = self.current_project()
+        if self._current is None or self._current[0] != project:
+            self._current = (project, frozenset(self._labels_of(project) - {""}))
+        return self._current[1]
+
     def _project_filter(
         self, project: str | os.PathLike[str] | None, all_projects: bool
     ) -> tuple[str, ...] | None:
@@ -518,6 +531,7 @@ class Recall:
             projects=self._project_filter(project, all_projects),
             since=since,
         )
+        current = self._current_labels()
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
         scored: list | None = None
@@ -549,6 +563,7 @@ class Recall:
                 generation=index.generation,
                 check=check,
                 prefer=prefer,
+                current=current,
             )
             if scored is not None:
                 break
