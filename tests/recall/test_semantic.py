@@ -33,21 +33,37 @@ CONCEPTS = (
 )
 
 
-def make_model(folder: Path) -> None:
-    """A model2vec-format static model: one axis per concept, the unknown token zero."""
+def make_model(folder: Path, *, pieces: bool = False) -> None:
+    """A model2vec-format static model: one axis per concept, the unknown token zero.
+
+    ``pieces``: a WordPiece tokenizer, as the real model has, that spells any other word
+    in letters (``x ##q ##z``), each letter a vector of its own axis, so every word, random
+    letters too, embeds to something and has some similarity with every note."""
     import numpy as np
     from safetensors.numpy import save_file
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+    dims = len(CONCEPTS) + 1
     vocab = {"[UNK]": 0}
-    rows = [np.zeros(len(CONCEPTS) + 1, dtype=np.float32)]
+    rows = [np.zeros(dims, dtype=np.float32)]
     for axis, words in enumerate(CONCEPTS):
         for word in words:
             vocab[word] = len(vocab)
-            vec = np.zeros(len(CONCEPTS) + 1, dtype=np.float32)
+            vec = np.zeros(dims, dtype=np.float32)
             vec[axis] = 1.0
             rows.append(vec)
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    if pieces:
+        for letter in "abcdefghijklmnopqrstuvwxyz":
+            for piece in (letter, f"##{letter}"):
+                vocab[piece] = len(vocab)
+                vec = np.zeros(dims, dtype=np.float32)
+                vec[-1] = 1.0
+                rows.append(vec)
+    tok = Tokenizer(
+        models.WordPiece(vocab, unk_token="[UNK]")
+        if pieces
+        else models.WordLevel(vocab, unk_token="[UNK]")
+    )
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     folder.mkdir(parents=True, exist_ok=True)
@@ -99,6 +115,33 @@ def test_a_question_in_other_words_finds_its_note_only_through_the_fallback(conc
         assert "Cloud bill spike" not in [
             h.name for h in recall.search(question, all_projects=True, types=["fact"])
         ]
+
+
+def test_random_letters_find_nothing_through_the_fallback(concepts: World):
+    """Issue 27: no cosine floor separates random letters from a concept question (with a
+    WordPiece model every string embeds to something). A query whose words are mostly
+    unknown to the model's vocabulary and to the index gets no fallback and no answer."""
+    import random
+
+    make_model(semantic.model_dir(concepts.cache), pieces=True)
+    rng = random.Random(27)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def gibberish() -> str:
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(5, 9))) for _ in "abc"]
+        return " ".join([*words, "rota"])  # "rota": a prefix of a word, a weak lexical match
+
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        assert recall.build_concepts(fetch=False)[0] >= 3
+        queries = [gibberish() for _ in range(20)]
+        for query in queries:
+            assert recall.search(query, all_projects=True) == [], query
+        # a question in other words still falls back, with this model too
+        hits = recall.search("who gets woken up at night when production breaks", all_projects=True)
+        assert recall.weak and hits[0].name == "Pager rotation"
+        # and a weak lexical match with mostly known words is still shown
+        assert recall.search("deploys flurbix", all_projects=True)
 
 
 def test_only_changed_chunks_are_embedded_and_the_file_is_private(concepts: World):

@@ -8,7 +8,10 @@ when the best lexical match covers less than ``WEAK_COVERAGE`` of the query's
 weight (the rule was read off the judged queries in ``bench/recall``, see the
 bench README), the concept ranking is interleaved with the lexical one, concept
 first (so the lexical best stays in the top two). A query no
-document shares any word with gets no fallback: random letters find nothing.
+document shares any word with gets no fallback; nor does one whose words are mostly
+unknown both to the model's vocabulary (as whole words, not spelled in pieces) and to the
+index (``KNOWN_SHARE``): a static model embeds any string, random letters too, and no
+cosine floor tells them from a question, so random letters find nothing.
 
 The model is what its authors publish (Minish Lab's ``potion-base-8M``: a
 tokenizer, a safetensors table, a config), fetched once into the user cache when
@@ -42,10 +45,12 @@ MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
 MODEL_URL = "https://huggingface.co/{model}/resolve/main/{file}"
 MODEL_SIZE_HINT = "about 30 MB"
 WEAK_COVERAGE = 0.4  # the best lexical match covers less than this share: fall back
+KNOWN_SHARE = 0.5  # a fallback needs this share of the query's words known (``known_words``)
 CHUNK_CHARS = 2000  # a document's chunk: name, description, the start of its body
 CANDIDATES = 30  # concept matches fused with the lexical ones
 BATCH = 256
 HINT_MARKER = "concept-search-hint"
+UNKNOWN = "[UNK]"
 
 Progress = Callable[[str], None]
 
@@ -108,6 +113,11 @@ class StaticModel:
             normalize=bool(config.get("normalize", True)),
             key=key,
         )
+
+    def knows(self, word: str) -> bool:
+        """Whether the vocabulary holds ``word`` whole (one token, not spelled in pieces)."""
+        found = self.tokenizer.token_to_id(word.lower())
+        return found is not None and found != self.tokenizer.token_to_id(UNKNOWN)
 
     def encode(self, texts: list[str]) -> Any:
         import numpy as np

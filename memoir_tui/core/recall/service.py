@@ -572,7 +572,7 @@ class Recall:
 
         self.weak = bool(scored) and scored[0].coverage < semantic.WEAK_COVERAGE
         if self.weak:
-            scored = self._with_concepts(query, scored, filters, hidden, limit)
+            scored = self._with_concepts(query, scored, filters, hidden, limit, terms)
         now_ms = time.time_ns() // 1_000_000
         shown = (
             self._hit(s.row, s.score, s.why, terms, budget, now_ms)
@@ -584,9 +584,13 @@ class Recall:
             self._record(hits)
         return hits
 
-    def _with_concepts(self, query: str, scored: list, filters, hidden, limit: int) -> list:
+    def _with_concepts(
+        self, query: str, scored: list, filters, hidden, limit: int, terms: Sequence = ()
+    ) -> list:
         """Weak lexical evidence: the concept ranking interleaved with the lexical one, when
-        the extra, its model and the vectors are there; otherwise the lexical list as is."""
+        the extra, its model and the vectors are there; otherwise the lexical list as is.
+        A query whose words are mostly unknown to the model and to the index (random
+        letters) gets nothing: any string embeds to something, no similarity floor tells."""
         from itertools import zip_longest
 
         from memoir_tui.core.recall import semantic
@@ -599,6 +603,8 @@ class Recall:
                 self.concept_model = semantic.load_model(self.cache_dir, fetch=False)
             if self.concept_model is None:
                 return scored
+            if not self._mostly_known(terms):
+                return []
             near = semantic.search(self.index.path, self.concept_model, query)
         except (MemoirError, OSError, ValueError, sqlite3_error()):
             return scored
@@ -628,6 +634,23 @@ class Recall:
                     seen.add(s.row.id)
                     out.append(s)
         return out[:limit]
+
+    def _mostly_known(self, terms: Sequence) -> bool:
+        """At least ``semantic.KNOWN_SHARE`` of the query's words are words the concept
+        model holds whole, or words (or project names) the index holds."""
+        from memoir_tui.core.recall import semantic
+
+        if not terms:
+            return False
+        conn = self.index.conn
+        known = 0
+        for t in terms:
+            if self.concept_model.knows(t.word) or any(
+                conn.execute(f"SELECT 1 FROM {table} WHERE term = ?", (t.stem,)).fetchone()
+                for table in ("vocab", "pvocab")
+            ):
+                known += 1
+        return known >= semantic.KNOWN_SHARE * len(terms)
 
     def build_concepts(self, *, fetch: bool = True, progress=None) -> tuple[int, int] | None:
         """Embed what changed since the last build (the extra only; off the query path):
