@@ -23,22 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import evalset
+from evaluate import index_known
 
 from memoir_tui.core.recall import Recall, semantic
-from memoir_tui.core.recall.text import parse_query
-
-
-def _index_known(conn, query: str) -> tuple[int, int]:
-    terms = parse_query(query)
-    known = sum(
-        1
-        for t in terms
-        if any(
-            conn.execute(f"SELECT 1 FROM {table} WHERE term = ?", (t.stem,)).fetchone()
-            for table in ("vocab", "pvocab")
-        )
-    )
-    return known, len(terms)
 
 
 def main() -> int:
@@ -58,7 +45,7 @@ def main() -> int:
             recall.search(query, all_projects=True, record=False)
             if not recall.weak:
                 continue
-            known, n = _index_known(conn, query)
+            known, n = index_known(conn, query)
             gate = "open" if known >= semantic.KNOWN_SHARE * n else "needs the model's vocabulary"
             cls = evalset.CLASSES.get(query, "general")
             print(f"| {query} | {cls} | {known}/{n} | {gate} |")
@@ -75,7 +62,7 @@ def main() -> int:
             if not recall.weak:
                 continue
             weak += 1
-            known, n = _index_known(conn, query)
+            known, n = index_known(conn, query)
             opened += known >= semantic.KNOWN_SHARE * n
         print(
             f"\nrandom-letter queries: {args.random}; with a weak lexical match (the fallback "
