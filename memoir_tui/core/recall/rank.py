@@ -234,12 +234,17 @@ def _first_stage(
         parts.append(f"SELECT rowid, -1, {total!r}, {total!r} FROM fts WHERE fts MATCH ?")
         args.append(fts_query(terms, "AND"))
     where, filter_args = filters.sql()
+    # a term naming a project may reach a document twice (its text, its project): its
+    # coverage counts once (per term); without one, each branch counts it once already
+    hits = (
+        "(SELECT id, sum(w) AS w, max(c) AS c FROM (" + " UNION ALL ".join(parts) + ") "
+        "GROUP BY id, t)"
+        if any(named)
+        else "(" + " UNION ALL ".join(parts) + ")"
+    )
     sql = (
-        "WITH per_term AS (SELECT id, sum(w) AS w, max(c) AS c FROM ("
-        + " UNION ALL ".join(parts)
-        + ") GROUP BY id, t), "
-        "per_doc AS (SELECT id, sum(w) AS w, "
-        f"min(sum(c), {total!r}) / {total!r} AS cov FROM per_term GROUP BY id) "
+        "WITH per_doc AS (SELECT id, sum(w) AS w, "
+        f"min(sum(c), {total!r}) / {total!r} AS cov FROM {hits} GROUP BY id) "
         "SELECT p.id FROM per_doc p JOIN docs d ON d.id = p.id "
         f"WHERE 1{where} ORDER BY p.w * ({COVERAGE_FLOOR!r} + {1 - COVERAGE_FLOOR!r} * "
         "p.cov * p.cov) DESC, d.l4 ASC LIMIT ?"  # l4: the body's length
