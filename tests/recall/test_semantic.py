@@ -246,3 +246,29 @@ def test_index_embeds_with_the_model_in_the_cache_and_recall_then_answers(concep
         cli("recall", "who", "gets", "woken", "when", "production", "breaks", "--json")
     )
     assert hits[0]["name"] == "Pager rotation" and hits[0]["why"] == {"concept": []}
+
+
+def test_the_mcp_server_embeds_in_its_background_build(
+    concepts: World, monkeypatch: pytest.MonkeyPatch
+):
+    """The served process builds the lexical index, then the vectors, off the query path
+    (its builder thread), with the model already in its cache and no network."""
+    from memoir_tui.mcp import recall_tools
+
+    for key, value in concepts.cli_env().items():
+        monkeypatch.setenv(key, value)
+    cache = concepts.cache / "memoir-tui"  # the server's cache (XDG_CACHE_HOME)
+    make_model(semantic.model_dir(cache))
+    warm = recall_tools.WarmRecall(concepts.store, cwd=concepts.proj)
+    try:
+        warm.start()
+        builder = warm._builder
+        assert builder is not None
+        builder.join(timeout=120)  # a safety net: the thread ends once the vectors are built
+        assert not builder.is_alive()
+        recall = warm.get()
+        assert semantic.vectors_path(recall.index.path).exists()
+        hits = recall.search("who gets woken when production breaks", all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+    finally:
+        warm.close()
