@@ -272,3 +272,71 @@ def test_the_mcp_server_embeds_in_its_background_build(
         assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
     finally:
         warm.close()
+
+
+def test_an_old_format_vectors_file_is_rebuilt_never_misread(concepts: World):
+    """Format 1 kept float16 blobs per chunk in the SQLite file. Such a file, even one whose
+    fingerprints are exactly this model's, is never read as vectors: the fallback finds no
+    concept match until a build, and the build re-embeds every chunk (reusing none)."""
+    import sqlite3
+
+    import numpy as np
+
+    question = "who gets woken up at night when production breaks"
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        model = semantic.load_model(concepts.cache, fetch=False)
+        assert model is not None
+        chunks = list(semantic._chunks(recall.index.conn))
+        path = semantic.vectors_path(recall.index.path)
+        old = sqlite3.connect(path)
+        old.executescript(
+            "CREATE TABLE chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
+            "CREATE TABLE docs(key TEXT PRIMARY KEY, fp TEXT NOT NULL) WITHOUT ROWID;"
+        )
+        dims = model.vectors.shape[1]
+        with old:
+            for key, chunk in chunks:
+                fp = semantic._fingerprint(model, chunk)
+                # every old vector points at the "bill" axis: read, it would rank wrongly
+                vec = np.zeros(dims, dtype=np.float16)
+                vec[1] = 1.0
+                old.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?)", (fp, vec.tobytes()))
+                old.execute("INSERT INTO docs VALUES (?, ?)", (key, fp))
+        old.close()
+        hits = recall.search(question, all_projects=True)
+        assert not any("concept" in h.why for h in hits)  # not read as vectors
+        assert recall.build_concepts(fetch=False) == (len(chunks), 0)  # none reused
+        conn = sqlite3.connect(path)
+        try:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == semantic.FORMAT
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            assert "chunks" not in tables
+        finally:
+            conn.close()
+        hits = recall.search(question, all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+        matrix = semantic.matrix_path(recall.index.path)
+        assert stat.S_IMODE(matrix.stat().st_mode) == 0o600
+
+
+def test_a_matrix_that_does_not_match_its_table_is_never_read(concepts: World):
+    """A build killed between its two writes leaves a matrix whose token is not the
+    table's: a query takes no concept match from it, the next build re-embeds everything."""
+    question = "who gets woken up at night when production breaks"
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        embedded, _ = recall.build_concepts(fetch=False)
+        matrix = semantic.matrix_path(recall.index.path)
+        data = bytearray(matrix.read_bytes())
+        data[24] ^= 0xFF  # a byte of the token in the header
+        matrix.write_bytes(bytes(data))
+        hits = recall.search(question, all_projects=True)
+        assert not any("concept" in h.why for h in hits)
+        assert recall.build_concepts(fetch=False) == (embedded, 0)
+        truncated = matrix.read_bytes()[:-4]  # a short file: its size is not the header's
+        matrix.write_bytes(truncated)
+        assert not any("concept" in h.why for h in recall.search(question, all_projects=True))
+        assert recall.build_concepts(fetch=False) == (embedded, 0)
+        hits = recall.search(question, all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}

@@ -33,6 +33,7 @@ import importlib.util
 import json
 import os
 import sqlite3
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -190,13 +191,44 @@ def load_model(cache: Path, *, fetch: bool, progress: Progress | None = None) ->
 
 
 # --- the vectors beside the index -------------------------------------------------------------
+#
+# Two files beside the index, both 0600 and rebuildable:
+#
+# - ``…-vectors`` (SQLite, ``PRAGMA user_version = FORMAT``): ``docs(row, key, fp)``, each
+#   document's row in the matrix and its chunk's fingerprint, so a rebuild embeds only the
+#   chunks whose fingerprint is new; ``meta`` holds the token of the matrix it describes.
+# - ``…-vectors.f32``: a 64-byte header (magic, format, rows, dims, that token) and then every
+#   document's vector, float32, already normalised, one contiguous row-major matrix. A query
+#   maps it (``mmap``): no per-row read or conversion, only the pages the product touches,
+#   and it reads the keys of the few rows it returns, never all of them.
+#
+# A file of another format (the SQLite of format 1 held float16 blobs per chunk) or a matrix
+# whose token is not the SQLite's (a build killed between the two writes) is never read: a
+# query falls back to nothing, the next build re-embeds everything.
+
+FORMAT = 2
+MAGIC = b"MEMOIRV\0"
+HEADER = 64  # bytes before the matrix: keeps its rows aligned
+_HEAD = struct.Struct("<8sIII16s")
+
+
+def matrix_path(index_path: Path) -> Path:
+    return Path(f"{index_path}-vectors.f32")
 
 
 def _fingerprint(model: StaticModel, text: str) -> str:
     return hashlib.sha256(f"{model.key}\0{text}".encode()).hexdigest()[:32]
 
 
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS docs(row INTEGER PRIMARY KEY, key TEXT NOT NULL, fp TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;"
+)
+
+
 def _open(path: Path) -> sqlite3.Connection:
+    """The fingerprint table for writing; a file of another format is emptied first (its
+    vectors are re-embedded, never reinterpreted)."""
     from memoir_tui.core.safeio import create_exclusive, write_target
 
     write_target(path, within=path.parent)  # a link out is refused before SQLite opens it
@@ -204,10 +236,15 @@ def _open(path: Path) -> sqlite3.Connection:
         with contextlib.suppress(FileExistsError):
             create_exclusive(path, b"", within=path.parent)
     conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
-    conn.executescript(
-        "CREATE TABLE IF NOT EXISTS chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
-        "CREATE TABLE IF NOT EXISTS docs(key TEXT PRIMARY KEY, fp TEXT NOT NULL) WITHOUT ROWID;"
-    )
+    if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+        with conn:
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+            ).fetchall():
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute("VACUUM")  # the old blobs' pages are given back
+        conn.execute(f"PRAGMA user_version = {FORMAT}")
+    conn.executescript(_SCHEMA)
     return conn
 
 
@@ -234,6 +271,48 @@ def _chunks(index_conn: sqlite3.Connection) -> Iterable[tuple[str, str]]:
         yield _doc_key(path, name), chunk
 
 
+def _map(path: Path, token: str) -> Any:
+    """The matrix in ``path`` mapped read-only, or None unless its header is this format's
+    and carries ``token`` and its size is what the header says."""
+    import mmap
+
+    import numpy as np
+
+    from memoir_tui.core.safeio import open_for_reading
+
+    try:
+        with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
+            head = fh.read(HEADER)
+            if len(head) < HEADER:
+                return None
+            magic, fmt, rows, dims, tok = _HEAD.unpack_from(head)
+            size = os.fstat(fh.fileno()).st_size
+            if (
+                magic != MAGIC
+                or fmt != FORMAT
+                or tok != bytes.fromhex(token)
+                or rows == 0
+                or size != HEADER + rows * dims * 4
+            ):
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    return np.frombuffer(mapped, dtype=np.float32, count=rows * dims, offset=HEADER).reshape(
+        rows, dims
+    )
+
+
+def _token(conn: sqlite3.Connection) -> str | None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+        return None
+    try:
+        row = conn.execute("SELECT v FROM meta WHERE k = 'matrix'").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
+
+
 def build(
     index_conn: sqlite3.Connection,
     index_path: Path,
@@ -242,68 +321,83 @@ def build(
     progress: Progress | None = None,
 ) -> tuple[int, int]:
     """Bring the vectors up to date with the index: (chunks embedded, chunks reused)."""
+    import secrets
+
     import numpy as np
 
+    from memoir_tui.core.safeio import write_file_safely
+
+    dims = int(model.vectors.shape[1])
     conn = _open(vectors_path(index_path))
     try:
-        have = {r[0] for r in conn.execute("SELECT fp FROM chunks")}
-        docs: dict[str, str] = {}
+        token = _token(conn)
+        old = _map(matrix_path(index_path), token) if token else None
+        have: dict[str, int] = {}
+        if old is not None and old.shape[1] == dims:
+            have = {fp: row for row, fp in conn.execute("SELECT row, fp FROM docs")}
+            have = {fp: row for fp, row in have.items() if row < old.shape[0]}
+        docs: list[tuple[str, str]] = []
         todo: dict[str, str] = {}
         for key, chunk in _chunks(index_conn):
             fp = _fingerprint(model, chunk)
-            docs[key] = fp
+            docs.append((key, fp))
             if fp not in have:
                 todo[fp] = chunk
+        fresh: dict[str, Any] = {}
         items = list(todo.items())
         for start in range(0, len(items), BATCH):
             batch = items[start : start + BATCH]
-            vecs = model.encode([c for _fp, c in batch]).astype(np.float16)
-            with conn:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO chunks(fp, vec) VALUES (?, ?)",
-                    [(fp, v.tobytes()) for (fp, _c), v in zip(batch, vecs, strict=True)],
-                )
+            vecs = model.encode([c for _fp, c in batch])
+            fresh.update(zip((fp for fp, _c in batch), vecs, strict=True))
             if progress is not None:
                 progress(f"concept index: {min(start + BATCH, len(items))}/{len(items)} chunks")
+        matrix = np.empty((len(docs), dims), dtype=np.float32)
+        for row, (_key, fp) in enumerate(docs):
+            matrix[row] = fresh[fp] if fp in fresh else old[have[fp]]
+        reused = sum(1 for _key, fp in docs if fp not in fresh)
+        token = secrets.token_hex(16)  # the header's 16 bytes
+        head = _HEAD.pack(MAGIC, FORMAT, len(docs), dims, bytes.fromhex(token))
+        path = matrix_path(index_path)
+        if docs:
+            write_file_safely(
+                path, head.ljust(HEADER, b"\0") + matrix.tobytes(), within=path.parent, mode=0o600
+            )
+        del old  # the old file's pages (a replaced file stays mapped until then)
         with conn:
             conn.execute("DELETE FROM docs")
-            conn.executemany("INSERT INTO docs(key, fp) VALUES (?, ?)", list(docs.items()))
-            conn.execute("DELETE FROM chunks WHERE fp NOT IN (SELECT fp FROM docs)")
-        return len(items), len(docs) - len(items)
+            conn.executemany(
+                "INSERT INTO docs(row, key, fp) VALUES (?, ?, ?)",
+                [(row, key, fp) for row, (key, fp) in enumerate(docs)],
+            )
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('matrix', ?)", (token,))
+        return len(items), reused
     finally:
         conn.close()
 
 
-_MATRICES: dict[str, tuple[tuple[int, int, int], list[str], Any]] = {}
+_MATRICES: dict[str, tuple[tuple[int, int, int], str, Any]] = {}
 
 
-def _matrix(path: Path, dim: int) -> tuple[list[str], Any] | None:
-    """The document keys and their vectors (float32), read once per change of the file:
-    a long-lived process (the MCP server) keeps them in memory between queries."""
-    import numpy as np
-
+def _matrix(index_path: Path, conn: sqlite3.Connection) -> Any:
+    """The mapped matrix that ``conn``'s fingerprint table describes, or None; a long-lived
+    process (the MCP server) keeps the mapping between queries until the file changes."""
+    token = _token(conn)
+    if token is None:
+        return None
+    path = matrix_path(index_path)
     try:
         st = path.stat()
     except OSError:
         return None
     stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
     hit = _MATRICES.get(str(path))
-    if hit is not None and hit[0] == stamp:
-        return hit[1], hit[2]
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-    try:
-        rows = conn.execute(
-            "SELECT d.key, c.vec FROM docs d JOIN chunks c ON c.fp = d.fp"
-        ).fetchall()
-    finally:
-        conn.close()
-    if not rows:
-        return None
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(-1, dim)
-    keys = [r[0] for r in rows]
+    if hit is not None and hit[0] == stamp and hit[1] == token:
+        return hit[2]
+    matrix = _map(path, token)
     _MATRICES.clear()
-    _MATRICES[str(path)] = (stamp, keys, matrix.astype(np.float32))
-    return keys, _MATRICES[str(path)][2]
+    if matrix is not None:
+        _MATRICES[str(path)] = (stamp, token, matrix)
+    return matrix
 
 
 def search(
@@ -312,19 +406,29 @@ def search(
     """(path, name, cosine) of the documents nearest ``query``, best first."""
     import numpy as np
 
-    loaded = _matrix(vectors_path(index_path), model.vectors.shape[1])
-    if loaded is None:
+    path = vectors_path(index_path)
+    if not path.exists():
         return []
-    keys, matrix = loaded
-    q = model.encode([query])[0]
-    scores = matrix @ q
-    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
-    top = top[np.argsort(-scores[top])]
-    out = []
-    for i in top:
-        p, _, name = keys[int(i)].partition("\0")
-        out.append((p, name, float(scores[int(i)])))
-    return out
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        conn.execute("BEGIN")  # one snapshot: the token and the rows' keys agree
+        matrix = _matrix(index_path, conn)
+        if matrix is None or matrix.shape[1] != model.vectors.shape[1]:
+            return []
+        q = model.encode([query])[0]
+        scores = matrix @ q
+        top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+        top = top[np.argsort(-scores[top])]
+        out = []
+        for i in top:
+            found = conn.execute("SELECT key FROM docs WHERE row = ?", (int(i),)).fetchone()
+            if found is None:
+                continue
+            p, _, name = found[0].partition("\0")
+            out.append((p, name, float(scores[int(i)])))
+        return out
+    finally:
+        conn.close()
 
 
 def hint_once(cache: Path) -> bool:
