@@ -340,3 +340,30 @@ def test_a_matrix_that_does_not_match_its_table_is_never_read(concepts: World):
         assert recall.build_concepts(fetch=False) == (embedded, 0)
         hits = recall.search(question, all_projects=True)
         assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+
+
+def test_the_model_table_is_mapped_and_other_dtypes_or_damage_still_handled(tmp_path: Path):
+    """A float32 table (as model2vec publishes it) is mapped, not read whole; a float16 one
+    is read and converted to the same vectors; a damaged file is one sentence."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    folder = tmp_path / "model"
+    make_model(folder)
+    mapped = semantic.StaticModel.load(folder)
+    # a read-only view of the file's pages, not an array of its own
+    assert not mapped.vectors.flags.writeable and not mapped.vectors.flags.owndata
+    table = load_file(str(folder / "model.safetensors"))["embeddings"]
+    assert np.array_equal(mapped.vectors, table)
+    half = tmp_path / "half"
+    make_model(half)
+    save_file({"embeddings": table.astype(np.float16)}, str(half / "model.safetensors"))
+    converted = semantic.StaticModel.load(half)
+    assert converted.vectors.dtype == np.float32 and converted.vectors.flags.writeable
+    assert np.array_equal(converted.vectors, table)  # its values are exact in float16
+    question = ["pager rotation at night"]
+    assert np.allclose(mapped.encode(question), converted.encode(question))
+    data = (folder / "model.safetensors").read_bytes()
+    (folder / "model.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(MemoirError, match=r"cannot be read.*delete the folder"):
+        semantic.StaticModel.load(folder)

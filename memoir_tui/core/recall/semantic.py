@@ -21,8 +21,9 @@ files go. Nothing else ever reaches the network: ``index`` and the MCP server
 embed only when the model is already there. Vectors are stored per chunk fingerprint (model +
 text), so a rebuild embeds only the chunks that changed. Building happens off
 the query path (``memoir-tui index``, the MCP server's background thread); a
-query embeds only itself. The vector file (``…sqlite3-vectors``, 0600) is a
-cache like the index: deleting it loses nothing.
+query embeds only itself and maps the stored matrix (see below). The vector files
+(``…sqlite3-vectors`` and ``…sqlite3-vectors.f32``, 0600) are a cache like the index:
+deleting them loses nothing.
 """
 
 from __future__ import annotations
@@ -86,7 +87,6 @@ class StaticModel:
     @classmethod
     def load(cls, folder: Path) -> StaticModel:
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         missing = [f for f in MODEL_FILES if not (folder / f).is_file()]
@@ -94,16 +94,20 @@ class StaticModel:
             raise MemoirError(f"the concept model in {folder} lacks {', '.join(missing)}")
         try:
             config = json.loads(read_text_safely(folder / "config.json", max_bytes=1 << 20))
-            tensors = load_file(str(folder / "model.safetensors"))
+            table = _mapped_table(folder / "model.safetensors")
+            if table is None:  # not float32: read whole and converted
+                from safetensors.numpy import load_file
+
+                tensors = load_file(str(folder / "model.safetensors"))
+                table = tensors.get("embeddings")
+                if table is None:
+                    table = next(iter(tensors.values()))
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as err:  # a damaged download: say which folder to delete
             raise MemoirError(
                 f"the concept model in {folder} cannot be read ({err}); delete the folder "
                 "and it is fetched again"
             ) from None
-        table = tensors.get("embeddings")
-        if table is None:
-            table = next(iter(tensors.values()))
         st = (folder / "model.safetensors").stat()
         key = hashlib.sha256(
             f"{MODEL_ID}:{st.st_size}:{read_text_safely(folder / 'config.json')}".encode()
@@ -135,6 +139,39 @@ class StaticModel:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
+
+
+def _mapped_table(path: Path) -> Any:
+    """The model's table (``embeddings``, else its first tensor) mapped read-only when it is
+    little-endian float32, as model2vec publishes it: a query reads only the rows of its
+    tokens instead of the whole file. None for any other dtype (the caller reads it whole)."""
+    import mmap
+
+    import numpy as np
+
+    from memoir_tui.core.safeio import open_for_reading, parse_json_bounded
+
+    with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        (length,) = struct.unpack("<Q", fh.read(8))
+        if length > min(size - 8, 1 << 24):
+            raise ValueError("its header is longer than the file")
+        header = parse_json_bounded(fh.read(length))
+        name = (
+            "embeddings"
+            if "embeddings" in header
+            else next(k for k in header if k != "__metadata__")
+        )
+        info = header[name]
+        if info.get("dtype") != "F32" or len(info.get("shape", ())) != 2:
+            return None
+        rows, dims = (int(n) for n in info["shape"])
+        begin, end = (int(n) for n in info["data_offsets"])
+        start = 8 + length + begin
+        if end - begin != rows * dims * 4 or start + rows * dims * 4 > size:
+            raise ValueError("its table does not fit the file")
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return np.frombuffer(mapped, dtype="<f4", count=rows * dims, offset=start).reshape(rows, dims)
 
 
 def fetch_model(
