@@ -7,7 +7,7 @@ For each size, on a generated corpus (``gen_corpus.py``), in a scratch HOME:
 1. the lexical build (``index --rebuild``, a fresh process), then the concept build
    (``Recall.build_concepts``: every chunk embedded), then a second concept build (nothing
    changed: every chunk reused) — seconds, and the ratio to the lexical build;
-2. the vector file's size beside the index's;
+2. the vector files' size (the fingerprint table and the float32 matrix) beside the index's;
 3. fresh CLI queries whose lexical evidence is weak (the fallback runs: the model is
    loaded and the query embedded) against the same queries with no vectors (lexical only),
    median ms of each and the ratio; warm in-process queries the same way. ``fallback_ran``
@@ -149,7 +149,10 @@ def bench(root: Path, size: int, runs: int) -> dict:
         out["chunks_reused"] = again[1] if again else 0
         vec = semantic.vectors_path(index)
         out["index_mb"] = round(index.stat().st_size / 1e6, 1)
-        out["vectors_mb"] = round(vec.stat().st_size / 1e6, 1)
+        matrix = semantic.matrix_path(index)  # format 2: the fingerprint table + the matrix
+        out["vectors_table_mb"] = round(vec.stat().st_size / 1e6, 1)
+        out["vectors_matrix_mb"] = round(matrix.stat().st_size / 1e6, 1)
+        out["vectors_mb"] = round(out["vectors_table_mb"] + out["vectors_matrix_mb"], 1)
         out["vectors_ratio"] = round(out["vectors_mb"] / out["index_mb"], 2)
         # warm: the same weak queries with and without the vectors
         with_vec, without = [], []
