@@ -149,7 +149,11 @@ def test_only_changed_chunks_are_embedded_and_the_file_is_private(concepts: Worl
         recall.refresh(full=True)
         embedded, reused = recall.build_concepts(fetch=False)
         assert embedded >= 3 and reused == 0
+        matrix = semantic.matrix_path(recall.index.path)
+        first = matrix.stat()
         assert recall.build_concepts(fetch=False) == (0, embedded)
+        again = matrix.stat()  # nothing changed: the matrix is not rewritten
+        assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
         note = concepts.store / "memory" / "fact_pager.md"
         note.write_text(entry("fact", "Pager rotation", "Rotates every Monday now.\n"))
         recall.refresh(full=True)

@@ -370,9 +370,10 @@ def build(
         token = _token(conn)
         old = _map(matrix_path(index_path), token) if token else None
         have: dict[str, int] = {}
+        before: list[tuple[str, str]] = []
         if old is not None and old.shape[1] == dims:
-            have = {fp: row for row, fp in conn.execute("SELECT row, fp FROM docs")}
-            have = {fp: row for fp, row in have.items() if row < old.shape[0]}
+            before = conn.execute("SELECT key, fp FROM docs ORDER BY row").fetchall()
+            have = {fp: row for row, (_key, fp) in enumerate(before) if row < old.shape[0]}
         docs: list[tuple[str, str]] = []
         todo: dict[str, str] = {}
         for key, chunk in _chunks(index_conn):
@@ -380,6 +381,8 @@ def build(
             docs.append((key, fp))
             if fp not in have:
                 todo[fp] = chunk
+        if old is not None and not todo and docs == before and len(docs) == old.shape[0]:
+            return 0, len(docs)  # nothing changed: neither file is rewritten
         fresh: dict[str, Any] = {}
         items = list(todo.items())
         for start in range(0, len(items), BATCH):
