@@ -1427,6 +1427,67 @@ CLASSES27: dict[str, str] = {
 }
 CLASSES.update(CLASSES27)
 
+# Issue 27, the project field (written before it changed): a query naming a project by its
+# name and a subject its notes hold in other words, and notes elsewhere naming the project
+# or the subject; then queries asked from inside a project (``HERE``: the project they are
+# asked from, default scope), where the project's own note comes before a global one of
+# equal words, but not before a better global match.
+ISSUE27_PROJECT: tuple[Target, ...] = (
+    T(
+        "release-global",
+        "store",
+        "fact",
+        "Release checklist",
+        "Tag the release, write the changelog and announce it in the team channel.",
+        related=("release checklist",),
+        queries=("release checklist changelog",),
+        extra={"updated": "2026-05-01"},
+    ),
+    T(
+        "release-webshop",
+        "claude:webshop",
+        "fact",
+        "Release checklist",
+        "Tag the release, purge the storefront CDN and announce it in the team channel.",
+        queries=("release checklist",),
+        extra={"updated": "2026-04-01"},
+    ),
+    T(
+        "approvals-global",
+        "store",
+        "preference",
+        "Merge approvals",
+        "Every change needs one approval before it is merged.",
+        related=("approvals before merging",),
+        extra={"updated": "2026-05-01"},
+    ),
+    T(
+        "approvals-api",
+        "claude:api",
+        "preference",
+        "Merge approvals",
+        "Every change needs two approvals before it is merged.",
+        queries=("approvals before merging",),
+        extra={"updated": "2026-04-01"},
+    ),
+)
+HERE: dict[str, str] = {
+    "release checklist": "webshop",
+    "release checklist changelog": "webshop",
+    "approvals before merging": "api",
+}
+PROJECT_NAMED: dict[str, str] = {  # query → the target key that answers it
+    "api migrations": "migrations",
+    "webshop signing keys": "key-rotation",
+    "api authentication middleware": "authmw",
+    "webshop laptop setup": "env-setup",
+    "webshop hero image": "concept-slow",
+    "api token format": "jwt",
+    "webshop origins": "cors",
+}
+CLASSES.update({q: "project" for q in PROJECT_NAMED})
+CLASSES.update({q: "here" for q in HERE})
+
 # Generated notes that share the targets' vocabulary without answering the queries.
 _SUBJECTS = (
     "the orders service",
@@ -1573,7 +1634,7 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
     paths: dict[str, str] = {}
     judgements: dict[str, dict[str, int]] = {}
     files = 0
-    for t in (*TARGETS, *ISSUE15, *ISSUE27):
+    for t in (*TARGETS, *ISSUE15, *ISSUE27, *ISSUE27_PROJECT):
         slug = (
             f"{t.type}_{t.key}"
             if t.type in ("fact", "decision", "lesson", "preference", "goal", "next_action")
@@ -1599,9 +1660,11 @@ def build(root: Path, n_distractors: int = 260) -> Corpus:
         paths[t.key] = str(path)
         for q in t.queries:
             judgements.setdefault(q, {})[str(path)] = 2
-    for t in (*TARGETS, *ISSUE15, *ISSUE27):
+    for t in (*TARGETS, *ISSUE15, *ISSUE27, *ISSUE27_PROJECT):
         for q in t.related:
             judgements.setdefault(q, {}).setdefault(paths[t.key], 1)
+    for q, key in PROJECT_NAMED.items():
+        judgements.setdefault(q, {})[paths[key]] = 2
     for i, (where, name, body) in enumerate(distractors(n_distractors)):
         path, typed = _place(root, where, f"fact_note-{i:04d}", projects)
         path.parent.mkdir(parents=True, exist_ok=True)

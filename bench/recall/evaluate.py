@@ -3,7 +3,8 @@
     .venv/bin/python bench/recall/evaluate.py [--verbose] [--json]
 
 Builds ``evalset`` in a temporary directory, indexes it with ``Recall`` (every
-project in scope) and reports, over all graded queries:
+project in scope; a query of ``evalset.HERE`` is asked from inside its project, in the
+default scope) and reports, over all graded queries:
 
 - MRR: 1 / rank of the first grade-2 (answering) document, 0 if not in the top 10;
 - recall@5: share of the query's graded documents (grade ≥ 1) in the top 5;
@@ -29,10 +30,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import evalset
 
-from memoir_tui.core.recall import Recall
+from memoir_tui.core.recall import Recall, semantic
 from memoir_tui.core.recall.rank import bm25_baseline, build_plain_table
+from memoir_tui.core.recall.text import parse_query
 
 K = 10
+
+
+def index_known(conn: sqlite3.Connection, query: str) -> tuple[int, int]:
+    """(query words the index knows — a word of its notes or a project's name —, words)."""
+    terms = parse_query(query)
+    known = sum(
+        1
+        for t in terms
+        if any(
+            conn.execute(f"SELECT 1 FROM {table} WHERE term = ?", (t.stem,)).fetchone()
+            for table in ("vocab", "pvocab")
+        )
+    )
+    return known, len(terms)
 
 
 def _metrics(ranked: list[str], grades: dict[str, int]) -> tuple[float, float, float, float, float]:
@@ -90,15 +106,35 @@ def evaluate(
     per_query: dict[str, list[tuple[str, float, float, float, float, float]]] = {
         "ranker": [],
         "bm25": [],
+        # the concept fallback at its worst: on every query whose lexical evidence is weak
+        # (the queries it runs for), the model's vocabulary holds none of its words (so the
+        # gate, ``semantic.KNOWN_SHARE``, counts only the index's words and, closed, the
+        # answer is empty) and each concept match is wrong and takes the place the
+        # interleaving gives it (concept first) — a lower bound for recall with [semantic]
+        "concept-worst": [],
+    }
+    # a query of ``evalset.HERE`` is asked from inside its project, in the default scope
+    inside = {
+        name: Recall(corpus.store, home=corpus.home, env=env, cache_dir=root / "cache", cwd=path)
+        for name, path in corpus.projects.items()
     }
     for query, grades in sorted(corpus.judgements.items()):
-        ranked = [
-            evalset.session_key(h.name) if h.kind == "session" else h.path
-            for h in recall.search(query, limit=K, all_projects=True)
-        ]
+        here = evalset.HERE.get(query)
+        asker = inside[here] if here else recall
+        found = asker.search(query, limit=K, all_projects=not here)
+        ranked = [evalset.session_key(h.name) if h.kind == "session" else h.path for h in found]
+        worst = ranked
+        if asker.weak:
+            known, n = index_known(conn, query)
+            worst = (
+                [p for i, lexical in enumerate(ranked) for p in (f"wrong:{i}", lexical)][:K]
+                if known >= semantic.KNOWN_SHARE * n
+                else []
+            )
         base = [paths[i] for i in bm25_baseline(scratch, query, limit=K)]
         per_query["ranker"].append((query, *_metrics(ranked, grades)))
         per_query["bm25"].append((query, *_metrics(base, grades)))
+        per_query["concept-worst"].append((query, *_metrics(worst, grades)))
         if verbose:
             r_rr = per_query["ranker"][-1][1]
             b_rr = per_query["bm25"][-1][1]
@@ -121,6 +157,8 @@ def evaluate(
         results[f"{name}/general"] = _summary(general)
     results["corpus"] = {"files": corpus.files, "queries": len(corpus.judgements)}
     recall.close()
+    for r in inside.values():
+        r.close()
     return results
 
 
@@ -145,7 +183,7 @@ def main() -> int:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     classes = ["all", "lexical", "general", *sorted(set(evalset.CLASSES.values()))]
     for cls in classes:
-        for name in ("ranker", "bm25"):
+        for name in ("ranker", "concept-worst", "bm25"):
             r = results[name if cls == "all" else f"{name}/{cls}"]
             print(
                 f"| {name} | {cls} | {r['queries']} | {r['mrr']:.3f} | {r['recall@5']:.3f} "

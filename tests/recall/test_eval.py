@@ -48,6 +48,6 @@ def test_lexical_goals_hold_on_the_judged_classes(tmp_path: Path):
     lexical = results["ranker/lexical"]
     assert lexical["ndcg@10"] >= 0.95 and lexical["recall@5"] >= 0.88
     assert lexical["top1"] >= 0.93
-    for cls in ("index", "why", "nearform", "tag", "proximity"):
+    for cls in ("index", "why", "nearform", "tag", "proximity", "here"):
         assert results[f"ranker/{cls}"]["mrr"] == 1.0, cls
     assert results["ranker/compound"]["mrr"] >= 0.9

@@ -418,6 +418,68 @@ def test_a_query_naming_a_project_reaches_its_documents(world: World, recall):
     assert "billing" in hits[0].why.get("project", [])
 
 
+def test_a_project_name_is_not_a_word_of_the_notes_in_the_project(world: World, recall):
+    """Issue 27: the project is a scope and a boost, not words every note of it shares. The
+    index counts a word in the notes that write it, so a project's name is as rare as its
+    notes make it; a query naming the project still reaches them (``why`` says so)."""
+    for i in range(6):
+        write(world.other / ".clinerules" / f"n{i}.md", f"Ledger rows note {i}.\n")
+    write(
+        world.store / "memory" / "fact_owners.md",
+        entry("fact", "Owners", "The billing service is owned by the payments team.\n"),
+    )
+    recall.refresh(full=True)
+    conn = recall.index.conn
+    stem = fold("billing")
+    writers = {
+        r[0]
+        for r in conn.execute(
+            "SELECT d.path FROM fts f JOIN docs d ON d.id = f.rowid WHERE fts MATCH ?",
+            (f'"{stem}"',),
+        )
+    }
+    assert str(world.store / "memory" / "fact_owners.md") in writers
+    assert not any("/.clinerules/n" in p for p in writers)  # the project's notes never say it
+    assert conn.execute("SELECT doc FROM vocab WHERE term = ?", (stem,)).fetchone() == (
+        len(writers),
+    )
+    hits = recall.search("billing ledger rows", all_projects=True)
+    notes = {str(world.other / ".clinerules" / f"n{i}.md") for i in range(6)}
+    assert {h.path for h in hits[:6]} == notes
+    assert all("billing" in h.why.get("project", []) for h in hits[:6])
+
+
+def _release_notes(world: World) -> None:
+    """Two notes of the same words: a global one (newer) and the webshop's (older)."""
+    write(
+        world.store / "memory" / "fact_release-global.md",
+        entry(
+            "fact", "Release checklist", "Tag it, write the changelog, announce it.\n",
+            updated="2026-05-01",
+        ),
+    )  # fmt: skip
+    write(
+        world.store / "memory" / "fact_release-shop.md",
+        entry(
+            "fact", "Release checklist", "Tag it, purge the storefront cache, announce it.\n",
+            updated="2026-04-01", project=str(world.proj),
+        ),
+    )  # fmt: skip
+
+
+def test_the_current_project_weighs_a_little_more(world: World):
+    _release_notes(world)
+    shop = str(world.store / "memory" / "fact_release-shop.md")
+    common = str(world.store / "memory" / "fact_release-global.md")
+    with world.recall() as here:  # asked from the webshop
+        assert here.search("release checklist")[0].path == shop
+        assert here.search("release checklist", all_projects=True)[0].path == shop
+        # a little: the better match elsewhere still comes first
+        assert here.search("release checklist changelog")[0].path == common
+    with world.recall(cwd=world.other) as elsewhere:  # asked from billing: recency decides
+        assert elsewhere.search("release checklist", all_projects=True)[0].path == common
+
+
 def test_session_items_match_by_their_project_label(world: World):
     import json
 

@@ -33,21 +33,37 @@ CONCEPTS = (
 )
 
 
-def make_model(folder: Path) -> None:
-    """A model2vec-format static model: one axis per concept, the unknown token zero."""
+def make_model(folder: Path, *, pieces: bool = False) -> None:
+    """A model2vec-format static model: one axis per concept, the unknown token zero.
+
+    ``pieces``: a WordPiece tokenizer, as the real model has, that spells any other word
+    in letters (``x ##q ##z``), each letter a vector of its own axis, so every word, random
+    letters too, embeds to something and has some similarity with every note."""
     import numpy as np
     from safetensors.numpy import save_file
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+    dims = len(CONCEPTS) + 1
     vocab = {"[UNK]": 0}
-    rows = [np.zeros(len(CONCEPTS) + 1, dtype=np.float32)]
+    rows = [np.zeros(dims, dtype=np.float32)]
     for axis, words in enumerate(CONCEPTS):
         for word in words:
             vocab[word] = len(vocab)
-            vec = np.zeros(len(CONCEPTS) + 1, dtype=np.float32)
+            vec = np.zeros(dims, dtype=np.float32)
             vec[axis] = 1.0
             rows.append(vec)
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    if pieces:
+        for letter in "abcdefghijklmnopqrstuvwxyz":
+            for piece in (letter, f"##{letter}"):
+                vocab[piece] = len(vocab)
+                vec = np.zeros(dims, dtype=np.float32)
+                vec[-1] = 1.0
+                rows.append(vec)
+    tok = Tokenizer(
+        models.WordPiece(vocab, unk_token="[UNK]")
+        if pieces
+        else models.WordLevel(vocab, unk_token="[UNK]")
+    )
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     folder.mkdir(parents=True, exist_ok=True)
@@ -101,12 +117,43 @@ def test_a_question_in_other_words_finds_its_note_only_through_the_fallback(conc
         ]
 
 
+def test_random_letters_find_nothing_through_the_fallback(concepts: World):
+    """Issue 27: no cosine floor separates random letters from a concept question (with a
+    WordPiece model every string embeds to something). A query whose words are mostly
+    unknown to the model's vocabulary and to the index gets no fallback and no answer."""
+    import random
+
+    make_model(semantic.model_dir(concepts.cache), pieces=True)
+    rng = random.Random(27)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def gibberish() -> str:
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(5, 9))) for _ in "abc"]
+        return " ".join([*words, "rota"])  # "rota": a prefix of a word, a weak lexical match
+
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        assert recall.build_concepts(fetch=False)[0] >= 3
+        queries = [gibberish() for _ in range(20)]
+        for query in queries:
+            assert recall.search(query, all_projects=True) == [], query
+        # a question in other words still falls back, with this model too
+        hits = recall.search("who gets woken up at night when production breaks", all_projects=True)
+        assert recall.weak and hits[0].name == "Pager rotation"
+        # and a weak lexical match with mostly known words is still shown
+        assert recall.search("deploys flurbix", all_projects=True)
+
+
 def test_only_changed_chunks_are_embedded_and_the_file_is_private(concepts: World):
     with concepts.recall() as recall:
         recall.refresh(full=True)
         embedded, reused = recall.build_concepts(fetch=False)
         assert embedded >= 3 and reused == 0
+        matrix = semantic.matrix_path(recall.index.path)
+        first = matrix.stat()
         assert recall.build_concepts(fetch=False) == (0, embedded)
+        again = matrix.stat()  # nothing changed: the matrix is not rewritten
+        assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
         note = concepts.store / "memory" / "fact_pager.md"
         note.write_text(entry("fact", "Pager rotation", "Rotates every Monday now.\n"))
         recall.refresh(full=True)
@@ -203,3 +250,124 @@ def test_index_embeds_with_the_model_in_the_cache_and_recall_then_answers(concep
         cli("recall", "who", "gets", "woken", "when", "production", "breaks", "--json")
     )
     assert hits[0]["name"] == "Pager rotation" and hits[0]["why"] == {"concept": []}
+
+
+def test_the_mcp_server_embeds_in_its_background_build(
+    concepts: World, monkeypatch: pytest.MonkeyPatch
+):
+    """The served process builds the lexical index, then the vectors, off the query path
+    (its builder thread), with the model already in its cache and no network."""
+    from memoir_tui.mcp import recall_tools
+
+    for key, value in concepts.cli_env().items():
+        monkeypatch.setenv(key, value)
+    cache = concepts.cache / "memoir-tui"  # the server's cache (XDG_CACHE_HOME)
+    make_model(semantic.model_dir(cache))
+    warm = recall_tools.WarmRecall(concepts.store, cwd=concepts.proj)
+    try:
+        warm.start()
+        builder = warm._builder
+        assert builder is not None
+        builder.join(timeout=120)  # a safety net: the thread ends once the vectors are built
+        assert not builder.is_alive()
+        recall = warm.get()
+        assert semantic.vectors_path(recall.index.path).exists()
+        hits = recall.search("who gets woken when production breaks", all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+    finally:
+        warm.close()
+
+
+def test_an_old_format_vectors_file_is_rebuilt_never_misread(concepts: World):
+    """Format 1 kept float16 blobs per chunk in the SQLite file. Such a file, even one whose
+    fingerprints are exactly this model's, is never read as vectors: the fallback finds no
+    concept match until a build, and the build re-embeds every chunk (reusing none)."""
+    import sqlite3
+
+    import numpy as np
+
+    question = "who gets woken up at night when production breaks"
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        model = semantic.load_model(concepts.cache, fetch=False)
+        assert model is not None
+        chunks = list(semantic._chunks(recall.index.conn))
+        path = semantic.vectors_path(recall.index.path)
+        old = sqlite3.connect(path)
+        old.executescript(
+            "CREATE TABLE chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
+            "CREATE TABLE docs(key TEXT PRIMARY KEY, fp TEXT NOT NULL) WITHOUT ROWID;"
+        )
+        dims = model.vectors.shape[1]
+        with old:
+            for key, chunk in chunks:
+                fp = semantic._fingerprint(model, chunk)
+                # every old vector points at the "bill" axis: read, it would rank wrongly
+                vec = np.zeros(dims, dtype=np.float16)
+                vec[1] = 1.0
+                old.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?)", (fp, vec.tobytes()))
+                old.execute("INSERT INTO docs VALUES (?, ?)", (key, fp))
+        old.close()
+        hits = recall.search(question, all_projects=True)
+        assert not any("concept" in h.why for h in hits)  # not read as vectors
+        assert recall.build_concepts(fetch=False) == (len(chunks), 0)  # none reused
+        conn = sqlite3.connect(path)
+        try:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == semantic.FORMAT
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            assert "chunks" not in tables
+        finally:
+            conn.close()
+        hits = recall.search(question, all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+        matrix = semantic.matrix_path(recall.index.path)
+        assert stat.S_IMODE(matrix.stat().st_mode) == 0o600
+
+
+def test_a_matrix_that_does_not_match_its_table_is_never_read(concepts: World):
+    """A build killed between its two writes leaves a matrix whose token is not the
+    table's: a query takes no concept match from it, the next build re-embeds everything."""
+    question = "who gets woken up at night when production breaks"
+    with concepts.recall() as recall:
+        recall.refresh(full=True)
+        embedded, _ = recall.build_concepts(fetch=False)
+        matrix = semantic.matrix_path(recall.index.path)
+        data = bytearray(matrix.read_bytes())
+        data[24] ^= 0xFF  # a byte of the token in the header
+        matrix.write_bytes(bytes(data))
+        hits = recall.search(question, all_projects=True)
+        assert not any("concept" in h.why for h in hits)
+        assert recall.build_concepts(fetch=False) == (embedded, 0)
+        truncated = matrix.read_bytes()[:-4]  # a short file: its size is not the header's
+        matrix.write_bytes(truncated)
+        assert not any("concept" in h.why for h in recall.search(question, all_projects=True))
+        assert recall.build_concepts(fetch=False) == (embedded, 0)
+        hits = recall.search(question, all_projects=True)
+        assert hits[0].name == "Pager rotation" and hits[0].why == {"concept": []}
+
+
+def test_the_model_table_is_mapped_and_other_dtypes_or_damage_still_handled(tmp_path: Path):
+    """A float32 table (as model2vec publishes it) is mapped, not read whole; a float16 one
+    is read and converted to the same vectors; a damaged file is one sentence."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    folder = tmp_path / "model"
+    make_model(folder)
+    mapped = semantic.StaticModel.load(folder)
+    # a read-only view of the file's pages, not an array of its own
+    assert not mapped.vectors.flags.writeable and not mapped.vectors.flags.owndata
+    table = load_file(str(folder / "model.safetensors"))["embeddings"]
+    assert np.array_equal(mapped.vectors, table)
+    half = tmp_path / "half"
+    make_model(half)
+    save_file({"embeddings": table.astype(np.float16)}, str(half / "model.safetensors"))
+    converted = semantic.StaticModel.load(half)
+    assert converted.vectors.dtype == np.float32 and converted.vectors.flags.writeable
+    assert np.array_equal(converted.vectors, table)  # its values are exact in float16
+    question = ["pager rotation at night"]
+    assert np.allclose(mapped.encode(question), converted.encode(question))
+    data = (folder / "model.safetensors").read_bytes()
+    (folder / "model.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(MemoirError, match=r"cannot be read.*delete the folder"):
+        semantic.StaticModel.load(folder)

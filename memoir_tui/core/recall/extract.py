@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 # ``rationale``: why, rejected, trigger, how_to_apply and tags, a field of its own (low weight)
-# so reasons never lengthen the description; ``project``: the words of the project label.
-FIELDS = ("aliases", "name", "description", "headings", "body", "rationale", "project")
+# so reasons never lengthen the description. The project is no text field: its words
+# (``Doc.project_terms``) are kept apart, so a project's name stays as rare among the words
+# as the notes that write it make it, and a query naming a project reaches that project's
+# notes through them (``rank``).
+FIELDS = ("aliases", "name", "description", "headings", "body", "rationale")
 N_FIELDS = len(FIELDS)
 
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
@@ -55,8 +58,11 @@ class Doc:
             self.headings,
             self.body,
             self.rationale,
-            project_words(self.project, self.project_label),
         )
+
+    def project_terms(self) -> str:
+        """The words a query may name this document's project by (not a text field)."""
+        return project_words(self.project, self.project_label)
 
 
 def project_words(project: str, label: str = "") -> str:

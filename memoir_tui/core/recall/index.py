@@ -54,7 +54,7 @@ from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import camel_parts, index_text
 
-SCHEMA_VERSION = 5  # 5: camelCase parts, near forms, tags weigh as aliases
+SCHEMA_VERSION = 6  # 6: the project's words apart from the text (pfts)
 SESSION_SOURCE = "session"
 BATCH = 400
 DEFAULT_FULL_CHECK_FILES = 20_000
@@ -138,7 +138,7 @@ CREATE TABLE docs(
     ident TEXT NOT NULL, always INTEGER NOT NULL, markdown INTEGER NOT NULL,
     body_line INTEGER NOT NULL, text TEXT NOT NULL, updated TEXT NOT NULL,
     l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL,
-    l4 INTEGER NOT NULL, l5 INTEGER NOT NULL, l6 INTEGER NOT NULL
+    l4 INTEGER NOT NULL, l5 INTEGER NOT NULL
 );
 CREATE INDEX docs_path ON docs(path);
 CREATE INDEX docs_tool_project ON docs(tool, project);
@@ -146,10 +146,14 @@ CREATE TABLE notes(path TEXT PRIMARY KEY, source TEXT NOT NULL, reason TEXT NOT 
     WITHOUT ROWID;
 CREATE TABLE claude_projects(dir TEXT PRIMARY KEY, cwd TEXT) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(
-    aliases, name, description, headings, body, rationale, project,
+    aliases, name, description, headings, body, rationale,
     tokenize = "unicode61 remove_diacritics 0", detail = column
 );
 CREATE VIRTUAL TABLE vocab USING fts5vocab(fts, row);
+CREATE VIRTUAL TABLE pfts USING fts5(
+    words, tokenize = "unicode61 remove_diacritics 0", detail = none
+);
+CREATE VIRTUAL TABLE pvocab USING fts5vocab(pfts, row);
 """
 
 
@@ -239,7 +243,8 @@ class RecallIndex:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                for name in ("vocab", "fts"):  # virtual tables take their shadow tables along
+                # virtual tables take their shadow tables along
+                for name in ("vocab", "fts", "pvocab", "pfts"):
                     conn.execute(f"DROP TABLE IF EXISTS {name}")
                 leftovers = conn.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table' "
@@ -629,6 +634,7 @@ class RecallIndex:
             return False
         ids = [(r[0],) for r in rows]
         conn.executemany("DELETE FROM fts WHERE rowid = ?", ids)
+        conn.executemany("DELETE FROM pfts WHERE rowid = ?", ids)
         conn.executemany("DELETE FROM docs WHERE id = ?", ids)
         self._pending[0] -= len(rows)
         for i in range(1, N_FIELDS + 1):
@@ -660,6 +666,11 @@ class RecallIndex:
                 f"VALUES ({', '.join('?' * (1 + N_FIELDS))})",
                 (cur.lastrowid, *fields),
             )
+            project = index_text(doc.project_terms())
+            if project:
+                conn.execute(
+                    "INSERT INTO pfts(rowid, words) VALUES (?, ?)", (cur.lastrowid, project)
+                )
             pending[0] += 1
             for i in range(N_FIELDS):
                 pending[i + 1] += ls[i]

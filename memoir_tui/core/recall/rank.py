@@ -2,9 +2,16 @@
 
 Score of a document for query terms t (stems; some also match as prefixes):
 
-- per field f (aliases, name, description, headings, body, rationale, project) with
+- per field f (aliases, name, description, headings, body, rationale) with
   weight w_f, tf_f = occurrences normalised by field length (``B``); the weighted sum
   saturates as tf / (tf + k1);
+- the project is no text field. A query word that names a project (a word of its label or
+  of the last part of its path or id, kept apart in ``pfts``) counts for that project's
+  documents as if written once in a field of weight ``PROJECT_WEIGHT``, at the IDF the
+  *text* gives the word: a name few notes write is distinguishing, one most notes write
+  (``api``) is not, however many notes the project holds. A word only a project's name
+  holds counts at the IDF of the project's share of the documents;
+- the current project (the one a query is asked from) weighs ``CURRENT_BOOST`` more;
 - a term that may match as a prefix is scored by the better of two readings: the
   word itself (its exact occurrences, plus ``PREFIX_DISCOUNT`` × the longer words, at
   the exact stem's IDF) and its family (every word it begins, undiscounted, at the
@@ -31,9 +38,11 @@ from itertools import pairwise
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS
 from memoir_tui.core.recall.text import QueryTerm, fold
 
-# aliases, name, description, headings, body, rationale, project
-FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0, 1.0, 1.5)
-FIELD_B = (0.3, 0.3, 0.5, 0.5, 0.75, 0.3, 0.0)
+# aliases, name, description, headings, body, rationale
+FIELD_WEIGHTS = (8.0, 5.0, 3.0, 2.0, 1.0, 1.0)
+FIELD_B = (0.3, 0.3, 0.5, 0.5, 0.75, 0.3)
+PROJECT_WEIGHT = 1.5  # a query word naming a document's project: once, at this weight
+CURRENT_BOOST = 1.05  # a document of the project the query is asked from
 K1 = 1.2
 PREFIX_DISCOUNT = 0.5
 ABBREVIATION = 3  # the family holds this many times the exact word's documents: an abbreviation
@@ -151,6 +160,25 @@ def _df(conn: sqlite3.Connection, term: QueryTerm, n: int, generation: int = -1)
     return exact, min(n, row[0] or 0)
 
 
+def _project_df(conn: sqlite3.Connection, term: QueryTerm, generation: int = -1) -> int:
+    """Documents whose project a query word names (exact word), cached per generation."""
+    key = (generation, "\0project", term.stem)
+    if generation >= 0:
+        hit = _PROJECT_DF.get(key)
+        if hit is not None:
+            return hit
+    row = conn.execute("SELECT doc FROM pvocab WHERE term = ?", (term.stem,)).fetchone()
+    found = row[0] if row else 0
+    if generation >= 0:
+        if len(_PROJECT_DF) > 4096:
+            _PROJECT_DF.clear()
+        _PROJECT_DF[key] = found
+    return found
+
+
+_PROJECT_DF: dict[tuple[int, str, str], int] = {}
+
+
 def _first_stage(
     conn: sqlite3.Connection,
     terms: Sequence[QueryTerm],
@@ -159,6 +187,7 @@ def _first_stage(
     n: int,
     filters: Filters,
     k: int,
+    named: Sequence[bool] = (),
 ) -> list[int]:
     """Candidate ids, best first, by a coarse score computed inside SQLite.
 
@@ -169,39 +198,53 @@ def _first_stage(
     ``COMMON_SHARE`` of the documents) only contributes where it sits in a name,
     alias, description or heading: documents matching it in the body alone are
     reached through the other terms, or through the all-terms branch when every
-    term is common. The work is bounded by the rarer terms' postings, not by the
-    corpus.
+    term is common. A term that names a project also yields that project's documents
+    (``pfts``). The work is bounded by the rarer terms' postings, not by the corpus.
     """
     parts: list[str] = []
     args: list[str] = []
     common_cut = max(COMMON_MIN, COMMON_SHARE * n)
     all_common = all(df > common_cut for df in dfs)
     total = sum(idfs) or 1.0
-    # Each branch yields (id, weight, coverage); every term's IDF is counted once per
+    # Each branch yields (id, term, weight, coverage); every term's IDF is counted once per
     # document as coverage: by its any-field branch, or for a common term by the
-    # fields branch (names, aliases, descriptions, headings).
-    for t, idf, df in zip(terms, idfs, dfs, strict=True):
+    # fields branch (names, aliases, descriptions, headings), or by its project branch.
+    named = list(named) or [False] * len(terms)
+    for i, (t, idf, df) in enumerate(zip(terms, idfs, dfs, strict=True)):
         q = t.fts()
         common = df > common_cut
         if not common:
             parts.append(
-                f"SELECT rowid AS id, {idf!r} AS w, {idf!r} AS c FROM fts WHERE fts MATCH ?"
+                f"SELECT rowid AS id, {i} AS t, {idf!r} AS w, {idf!r} AS c "
+                "FROM fts WHERE fts MATCH ?"
             )
             args.append(q)
         parts.append(
-            f"SELECT rowid AS id, {idf * 3.0!r} AS w, {idf if common else 0.0!r} AS c "
-            "FROM fts WHERE fts MATCH ?"
+            f"SELECT rowid AS id, {i} AS t, {idf * 3.0!r} AS w, "
+            f"{idf if common else 0.0!r} AS c FROM fts WHERE fts MATCH ?"
         )
         args.append("{aliases name description headings} : " + q)
+        if named[i]:
+            parts.append(
+                f"SELECT rowid AS id, {i} AS t, {idf * PROJECT_WEIGHT!r} AS w, {idf!r} AS c "
+                "FROM pfts WHERE pfts MATCH ?"
+            )
+            args.append(f'"{t.stem}"')
     if all_common and len(terms) > 1:
-        parts.append(f"SELECT rowid, {total!r}, {total!r} FROM fts WHERE fts MATCH ?")
+        parts.append(f"SELECT rowid, -1, {total!r}, {total!r} FROM fts WHERE fts MATCH ?")
         args.append(fts_query(terms, "AND"))
     where, filter_args = filters.sql()
+    # a term naming a project may reach a document twice (its text, its project): its
+    # coverage counts once (per term); without one, each branch counts it once already
+    hits = (
+        "(SELECT id, sum(w) AS w, max(c) AS c FROM (" + " UNION ALL ".join(parts) + ") "
+        "GROUP BY id, t)"
+        if any(named)
+        else "(" + " UNION ALL ".join(parts) + ")"
+    )
     sql = (
         "WITH per_doc AS (SELECT id, sum(w) AS w, "
-        f"min(sum(c), {total!r}) / {total!r} AS cov FROM ("
-        + " UNION ALL ".join(parts)
-        + ") GROUP BY id) "
+        f"min(sum(c), {total!r}) / {total!r} AS cov FROM {hits} GROUP BY id) "
         "SELECT p.id FROM per_doc p JOIN docs d ON d.id = p.id "
         f"WHERE 1{where} ORDER BY p.w * ({COVERAGE_FLOOR!r} + {1 - COVERAGE_FLOOR!r} * "
         "p.cov * p.cov) DESC, d.l4 ASC LIMIT ?"  # l4: the body's length
@@ -255,6 +298,7 @@ def rank(
     generation: int = -1,
     check: Callable[[set[str]], bool] | None = None,
     prefer: frozenset[str] = frozenset(),
+    current: frozenset[str] = frozenset(),
 ) -> list[Scored] | None:
     """The best ``limit`` documents for ``terms``; ``generation`` (any int that changes
     whenever the index does) lets document frequencies be cached between queries.
@@ -264,6 +308,8 @@ def rank(
     returned, so the caller ranks again over the fresh rows.
 
     ``prefer``: document types a question asks for (a "why" question: decisions).
+    ``current``: the project values (path, name, scope ids) of the project the query is
+    asked from: its documents weigh ``CURRENT_BOOST`` more.
     Host-loaded index files (Claude Code's ``MEMORY.md``: a memory folder's file its
     tool always loads) come after every other match: the agent already has them."""
     if not terms:
@@ -275,8 +321,14 @@ def rank(
     prefix_idfs: list[float] = []
     abbreviations: list[bool] = []
     dfs: list[int] = []
+    named: list[bool] = []  # the word names some documents' project
     for t in terms:
         exact, with_prefix = _df(conn, t, n, generation)
+        in_projects = _project_df(conn, t, generation)
+        named.append(in_projects > 0)
+        if not with_prefix and in_projects:
+            # a word only a project's name holds: as rare as the project's documents
+            exact = with_prefix = in_projects
         abbreviation = t.prefix and exact * ABBREVIATION <= with_prefix
         exact_idfs.append(_idf(exact, n) if exact else 0.0)
         prefix_idfs.append(_idf(with_prefix, n))
@@ -286,15 +338,16 @@ def rank(
     if not any(dfs):
         return []
     total_idf = sum(idfs) or 1.0
-    ids = _first_stage(conn, terms, idfs, dfs, n, filters, max(CANDIDATES, limit * 6))
+    ids = _first_stage(conn, terms, idfs, dfs, n, filters, max(CANDIDATES, limit * 6), named)
     if not ids:
         return []
 
     marks = ",".join("?" * len(ids))
     field_list = ", ".join(f"f.{name}" for name in FIELDS)
     rows = conn.execute(
-        f"SELECT {DOC_COLUMNS}, {field_list} "
-        f"FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN ({marks})",
+        f"SELECT {DOC_COLUMNS}, {field_list}, coalesce(p.words, '') "
+        f"FROM docs d JOIN fts f ON f.rowid = d.id LEFT JOIN pfts p ON p.rowid = d.id "
+        f"WHERE d.id IN ({marks})",
         ids,
     ).fetchall()
     if check is not None and check({r[1] for r in rows}):
@@ -306,6 +359,7 @@ def rank(
             continue
         lens = r[_LEN_AT:texts_at]
         fields = [f" {text} " for text in r[texts_at : texts_at + N_FIELDS]]
+        project_words = f" {r[texts_at + N_FIELDS]} "
         norms = [
             1.0 - b + b * (length / avg)
             for b, length, avg in zip(FIELD_B, lens, avg_lengths, strict=True)
@@ -328,6 +382,9 @@ def rank(
                     tf_prefix += FIELD_WEIGHTS[j] * pre / norms[j]
                     if not exact:
                         why.setdefault(FIELDS[j], []).append(t.word + "*")
+            if named[i] and needle in project_words:
+                tf_exact += PROJECT_WEIGHT  # the query names this document's project
+                why.setdefault("project", []).append(t.word)
             if tf_exact + tf_prefix <= 0:
                 continue
             # the family reading: every word the term begins, at the family's IDF; for an
@@ -349,6 +406,8 @@ def rank(
             score *= 1.0 + PROXIMITY * pairs / (len(terms) - 1)
         if prefer and r[3] in prefer:
             score *= PREFER
+        if current and r[7] in current:
+            score *= CURRENT_BOOST
         if not r[10]:
             score *= NON_MARKDOWN
         row = Row(

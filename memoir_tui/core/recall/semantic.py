@@ -8,7 +8,10 @@ when the best lexical match covers less than ``WEAK_COVERAGE`` of the query's
 weight (the rule was read off the judged queries in ``bench/recall``, see the
 bench README), the concept ranking is interleaved with the lexical one, concept
 first (so the lexical best stays in the top two). A query no
-document shares any word with gets no fallback: random letters find nothing.
+document shares any word with gets no fallback; nor does one whose words are mostly
+unknown both to the model's vocabulary (as whole words, not spelled in pieces) and to the
+index (``KNOWN_SHARE``): a static model embeds any string, random letters too, and no
+cosine floor tells them from a question, so random letters find nothing.
 
 The model is what its authors publish (Minish Lab's ``potion-base-8M``: a
 tokenizer, a safetensors table, a config), fetched once into the user cache when
@@ -18,8 +21,9 @@ files go. Nothing else ever reaches the network: ``index`` and the MCP server
 embed only when the model is already there. Vectors are stored per chunk fingerprint (model +
 text), so a rebuild embeds only the chunks that changed. Building happens off
 the query path (``memoir-tui index``, the MCP server's background thread); a
-query embeds only itself. The vector file (``…sqlite3-vectors``, 0600) is a
-cache like the index: deleting it loses nothing.
+query embeds only itself and maps the stored matrix (see below). The vector files
+(``…sqlite3-vectors`` and ``…sqlite3-vectors.f32``, 0600) are a cache like the index:
+deleting them loses nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import importlib.util
 import json
 import os
 import sqlite3
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,10 +47,12 @@ MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
 MODEL_URL = "https://huggingface.co/{model}/resolve/main/{file}"
 MODEL_SIZE_HINT = "about 30 MB"
 WEAK_COVERAGE = 0.4  # the best lexical match covers less than this share: fall back
+KNOWN_SHARE = 0.5  # a fallback needs this share of the query's words known (``known_words``)
 CHUNK_CHARS = 2000  # a document's chunk: name, description, the start of its body
 CANDIDATES = 30  # concept matches fused with the lexical ones
 BATCH = 256
 HINT_MARKER = "concept-search-hint"
+UNKNOWN = "[UNK]"
 
 Progress = Callable[[str], None]
 
@@ -80,7 +87,6 @@ class StaticModel:
     @classmethod
     def load(cls, folder: Path) -> StaticModel:
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         missing = [f for f in MODEL_FILES if not (folder / f).is_file()]
@@ -88,16 +94,20 @@ class StaticModel:
             raise MemoirError(f"the concept model in {folder} lacks {', '.join(missing)}")
         try:
             config = json.loads(read_text_safely(folder / "config.json", max_bytes=1 << 20))
-            tensors = load_file(str(folder / "model.safetensors"))
+            table = _mapped_table(folder / "model.safetensors")
+            if table is None:  # not float32: read whole and converted
+                from safetensors.numpy import load_file
+
+                tensors = load_file(str(folder / "model.safetensors"))
+                table = tensors.get("embeddings")
+                if table is None:
+                    table = next(iter(tensors.values()))
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as err:  # a damaged download: say which folder to delete
             raise MemoirError(
                 f"the concept model in {folder} cannot be read ({err}); delete the folder "
                 "and it is fetched again"
             ) from None
-        table = tensors.get("embeddings")
-        if table is None:
-            table = next(iter(tensors.values()))
         st = (folder / "model.safetensors").stat()
         key = hashlib.sha256(
             f"{MODEL_ID}:{st.st_size}:{read_text_safely(folder / 'config.json')}".encode()
@@ -108,6 +118,11 @@ class StaticModel:
             normalize=bool(config.get("normalize", True)),
             key=key,
         )
+
+    def knows(self, word: str) -> bool:
+        """Whether the vocabulary holds ``word`` whole (one token, not spelled in pieces)."""
+        found = self.tokenizer.token_to_id(word.lower())
+        return found is not None and found != self.tokenizer.token_to_id(UNKNOWN)
 
     def encode(self, texts: list[str]) -> Any:
         import numpy as np
@@ -124,6 +139,39 @@ class StaticModel:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
+
+
+def _mapped_table(path: Path) -> Any:
+    """The model's table (``embeddings``, else its first tensor) mapped read-only when it is
+    little-endian float32, as model2vec publishes it: a query reads only the rows of its
+    tokens instead of the whole file. None for any other dtype (the caller reads it whole)."""
+    import mmap
+
+    import numpy as np
+
+    from memoir_tui.core.safeio import open_for_reading, parse_json_bounded
+
+    with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        (length,) = struct.unpack("<Q", fh.read(8))
+        if length > min(size - 8, 1 << 24):
+            raise ValueError("its header is longer than the file")
+        header = parse_json_bounded(fh.read(length))
+        name = (
+            "embeddings"
+            if "embeddings" in header
+            else next(k for k in header if k != "__metadata__")
+        )
+        info = header[name]
+        if info.get("dtype") != "F32" or len(info.get("shape", ())) != 2:
+            return None
+        rows, dims = (int(n) for n in info["shape"])
+        begin, end = (int(n) for n in info["data_offsets"])
+        start = 8 + length + begin
+        if end - begin != rows * dims * 4 or start + rows * dims * 4 > size:
+            raise ValueError("its table does not fit the file")
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return np.frombuffer(mapped, dtype="<f4", count=rows * dims, offset=start).reshape(rows, dims)
 
 
 def fetch_model(
@@ -180,13 +228,44 @@ def load_model(cache: Path, *, fetch: bool, progress: Progress | None = None) ->
 
 
 # --- the vectors beside the index -------------------------------------------------------------
+#
+# Two files beside the index, both 0600 and rebuildable:
+#
+# - ``…-vectors`` (SQLite, ``PRAGMA user_version = FORMAT``): ``docs(row, key, fp)``, each
+#   document's row in the matrix and its chunk's fingerprint, so a rebuild embeds only the
+#   chunks whose fingerprint is new; ``meta`` holds the token of the matrix it describes.
+# - ``…-vectors.f32``: a 64-byte header (magic, format, rows, dims, that token) and then every
+#   document's vector, float32, already normalised, one contiguous row-major matrix. A query
+#   maps it (``mmap``): no per-row read or conversion, only the pages the product touches,
+#   and it reads the keys of the few rows it returns, never all of them.
+#
+# A file of another format (the SQLite of format 1 held float16 blobs per chunk) or a matrix
+# whose token is not the SQLite's (a build killed between the two writes) is never read: a
+# query falls back to nothing, the next build re-embeds everything.
+
+FORMAT = 2
+MAGIC = b"MEMOIRV\0"
+HEADER = 64  # bytes before the matrix: keeps its rows aligned
+_HEAD = struct.Struct("<8sIII16s")
+
+
+def matrix_path(index_path: Path) -> Path:
+    return Path(f"{index_path}-vectors.f32")
 
 
 def _fingerprint(model: StaticModel, text: str) -> str:
     return hashlib.sha256(f"{model.key}\0{text}".encode()).hexdigest()[:32]
 
 
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS docs(row INTEGER PRIMARY KEY, key TEXT NOT NULL, fp TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;"
+)
+
+
 def _open(path: Path) -> sqlite3.Connection:
+    """The fingerprint table for writing; a file of another format is emptied first (its
+    vectors are re-embedded, never reinterpreted)."""
     from memoir_tui.core.safeio import create_exclusive, write_target
 
     write_target(path, within=path.parent)  # a link out is refused before SQLite opens it
@@ -194,10 +273,15 @@ def _open(path: Path) -> sqlite3.Connection:
         with contextlib.suppress(FileExistsError):
             create_exclusive(path, b"", within=path.parent)
     conn = sqlite3.connect(path, timeout=10, check_same_thread=False)
-    conn.executescript(
-        "CREATE TABLE IF NOT EXISTS chunks(fp TEXT PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;"
-        "CREATE TABLE IF NOT EXISTS docs(key TEXT PRIMARY KEY, fp TEXT NOT NULL) WITHOUT ROWID;"
-    )
+    if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+        with conn:
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+            ).fetchall():
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        conn.execute("VACUUM")  # the old blobs' pages are given back
+        conn.execute(f"PRAGMA user_version = {FORMAT}")
+    conn.executescript(_SCHEMA)
     return conn
 
 
@@ -224,6 +308,48 @@ def _chunks(index_conn: sqlite3.Connection) -> Iterable[tuple[str, str]]:
         yield _doc_key(path, name), chunk
 
 
+def _map(path: Path, token: str) -> Any:
+    """The matrix in ``path`` mapped read-only, or None unless its header is this format's
+    and carries ``token`` and its size is what the header says."""
+    import mmap
+
+    import numpy as np
+
+    from memoir_tui.core.safeio import open_for_reading
+
+    try:
+        with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
+            head = fh.read(HEADER)
+            if len(head) < HEADER:
+                return None
+            magic, fmt, rows, dims, tok = _HEAD.unpack_from(head)
+            size = os.fstat(fh.fileno()).st_size
+            if (
+                magic != MAGIC
+                or fmt != FORMAT
+                or tok != bytes.fromhex(token)
+                or rows == 0
+                or size != HEADER + rows * dims * 4
+            ):
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    return np.frombuffer(mapped, dtype=np.float32, count=rows * dims, offset=HEADER).reshape(
+        rows, dims
+    )
+
+
+def _token(conn: sqlite3.Connection) -> str | None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+        return None
+    try:
+        row = conn.execute("SELECT v FROM meta WHERE k = 'matrix'").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
+
+
 def build(
     index_conn: sqlite3.Connection,
     index_path: Path,
@@ -232,68 +358,86 @@ def build(
     progress: Progress | None = None,
 ) -> tuple[int, int]:
     """Bring the vectors up to date with the index: (chunks embedded, chunks reused)."""
+    import secrets
+
     import numpy as np
 
+    from memoir_tui.core.safeio import write_file_safely
+
+    dims = int(model.vectors.shape[1])
     conn = _open(vectors_path(index_path))
     try:
-        have = {r[0] for r in conn.execute("SELECT fp FROM chunks")}
-        docs: dict[str, str] = {}
+        token = _token(conn)
+        old = _map(matrix_path(index_path), token) if token else None
+        have: dict[str, int] = {}
+        before: list[tuple[str, str]] = []
+        if old is not None and old.shape[1] == dims:
+            before = conn.execute("SELECT key, fp FROM docs ORDER BY row").fetchall()
+            have = {fp: row for row, (_key, fp) in enumerate(before) if row < old.shape[0]}
+        docs: list[tuple[str, str]] = []
         todo: dict[str, str] = {}
         for key, chunk in _chunks(index_conn):
             fp = _fingerprint(model, chunk)
-            docs[key] = fp
+            docs.append((key, fp))
             if fp not in have:
                 todo[fp] = chunk
+        if old is not None and not todo and docs == before and len(docs) == old.shape[0]:
+            return 0, len(docs)  # nothing changed: neither file is rewritten
+        fresh: dict[str, Any] = {}
         items = list(todo.items())
         for start in range(0, len(items), BATCH):
             batch = items[start : start + BATCH]
-            vecs = model.encode([c for _fp, c in batch]).astype(np.float16)
-            with conn:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO chunks(fp, vec) VALUES (?, ?)",
-                    [(fp, v.tobytes()) for (fp, _c), v in zip(batch, vecs, strict=True)],
-                )
+            vecs = model.encode([c for _fp, c in batch])
+            fresh.update(zip((fp for fp, _c in batch), vecs, strict=True))
             if progress is not None:
                 progress(f"concept index: {min(start + BATCH, len(items))}/{len(items)} chunks")
+        matrix = np.empty((len(docs), dims), dtype=np.float32)
+        for row, (_key, fp) in enumerate(docs):
+            matrix[row] = fresh[fp] if fp in fresh else old[have[fp]]
+        reused = sum(1 for _key, fp in docs if fp not in fresh)
+        token = secrets.token_hex(16)  # the header's 16 bytes
+        head = _HEAD.pack(MAGIC, FORMAT, len(docs), dims, bytes.fromhex(token))
+        path = matrix_path(index_path)
+        if docs:
+            write_file_safely(
+                path, head.ljust(HEADER, b"\0") + matrix.tobytes(), within=path.parent, mode=0o600
+            )
+        del old  # the old file's pages (a replaced file stays mapped until then)
         with conn:
             conn.execute("DELETE FROM docs")
-            conn.executemany("INSERT INTO docs(key, fp) VALUES (?, ?)", list(docs.items()))
-            conn.execute("DELETE FROM chunks WHERE fp NOT IN (SELECT fp FROM docs)")
-        return len(items), len(docs) - len(items)
+            conn.executemany(
+                "INSERT INTO docs(row, key, fp) VALUES (?, ?, ?)",
+                [(row, key, fp) for row, (key, fp) in enumerate(docs)],
+            )
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('matrix', ?)", (token,))
+        return len(items), reused
     finally:
         conn.close()
 
 
-_MATRICES: dict[str, tuple[tuple[int, int, int], list[str], Any]] = {}
+_MATRICES: dict[str, tuple[tuple[int, int, int], str, Any]] = {}
 
 
-def _matrix(path: Path, dim: int) -> tuple[list[str], Any] | None:
-    """The document keys and their vectors (float32), read once per change of the file:
-    a long-lived process (the MCP server) keeps them in memory between queries."""
-    import numpy as np
-
+def _matrix(index_path: Path, conn: sqlite3.Connection) -> Any:
+    """The mapped matrix that ``conn``'s fingerprint table describes, or None; a long-lived
+    process (the MCP server) keeps the mapping between queries until the file changes."""
+    token = _token(conn)
+    if token is None:
+        return None
+    path = matrix_path(index_path)
     try:
         st = path.stat()
     except OSError:
         return None
     stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
     hit = _MATRICES.get(str(path))
-    if hit is not None and hit[0] == stamp:
-        return hit[1], hit[2]
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-    try:
-        rows = conn.execute(
-            "SELECT d.key, c.vec FROM docs d JOIN chunks c ON c.fp = d.fp"
-        ).fetchall()
-    finally:
-        conn.close()
-    if not rows:
-        return None
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(-1, dim)
-    keys = [r[0] for r in rows]
+    if hit is not None and hit[0] == stamp and hit[1] == token:
+        return hit[2]
+    matrix = _map(path, token)
     _MATRICES.clear()
-    _MATRICES[str(path)] = (stamp, keys, matrix.astype(np.float32))
-    return keys, _MATRICES[str(path)][2]
+    if matrix is not None:
+        _MATRICES[str(path)] = (stamp, token, matrix)
+    return matrix
 
 
 def search(
@@ -302,19 +446,29 @@ def search(
     """(path, name, cosine) of the documents nearest ``query``, best first."""
     import numpy as np
 
-    loaded = _matrix(vectors_path(index_path), model.vectors.shape[1])
-    if loaded is None:
+    path = vectors_path(index_path)
+    if not path.exists():
         return []
-    keys, matrix = loaded
-    q = model.encode([query])[0]
-    scores = matrix @ q
-    top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
-    top = top[np.argsort(-scores[top])]
-    out = []
-    for i in top:
-        p, _, name = keys[int(i)].partition("\0")
-        out.append((p, name, float(scores[int(i)])))
-    return out
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        conn.execute("BEGIN")  # one snapshot: the token and the rows' keys agree
+        matrix = _matrix(index_path, conn)
+        if matrix is None or matrix.shape[1] != model.vectors.shape[1]:
+            return []
+        q = model.encode([query])[0]
+        scores = matrix @ q
+        top = np.argpartition(-scores, min(limit, len(scores) - 1))[:limit]
+        top = top[np.argsort(-scores[top])]
+        out = []
+        for i in top:
+            found = conn.execute("SELECT key FROM docs WHERE row = ?", (int(i),)).fetchone()
+            if found is None:
+                continue
+            p, _, name = found[0].partition("\0")
+            out.append((p, name, float(scores[int(i)])))
+        return out
+    finally:
+        conn.close()
 
 
 def hint_once(cache: Path) -> bool:

@@ -242,6 +242,7 @@ class Recall:
         self._watcher: Any = None
         self._last_full = 0.0
         self._refreshed_once = False
+        self._current: tuple[str, frozenset[str]] | None = None  # (project, its values)
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -402,6 +403,18 @@ class Recall:
             f"claude:{claude_slug(path)}",
         }
 
+    def _current_labels(self) -> frozenset[str]:
+        """The values documents of the project a query is asked from carry (none outside
+        any project): in any scope, they weigh a little more (``rank.CURRENT_BOOST``)."""
+        from memoir_tui.core.scope import is_outside_projects
+
+        if is_outside_projects(self.cwd, home=self.home):
+            return frozenset()
+        project = self.current_project()
+        if self._current is None or self._current[0] != project:
+            self._current = (project, frozenset(self._labels_of(project) - {""}))
+        return self._current[1]
+
     def _project_filter(
         self, project: str | os.PathLike[str] | None, all_projects: bool
     ) -> tuple[str, ...] | None:
@@ -518,6 +531,7 @@ class Recall:
             projects=self._project_filter(project, all_projects),
             since=since,
         )
+        current = self._current_labels()
         index = self.index
         watched = self._watcher is not None and self._watcher.healthy
         scored: list | None = None
@@ -549,6 +563,7 @@ class Recall:
                 generation=index.generation,
                 check=check,
                 prefer=prefer,
+                current=current,
             )
             if scored is not None:
                 break
@@ -557,7 +572,7 @@ class Recall:
 
         self.weak = bool(scored) and scored[0].coverage < semantic.WEAK_COVERAGE
         if self.weak:
-            scored = self._with_concepts(query, scored, filters, hidden, limit)
+            scored = self._with_concepts(query, scored, filters, hidden, limit, terms)
         now_ms = time.time_ns() // 1_000_000
         shown = (
             self._hit(s.row, s.score, s.why, terms, budget, now_ms)
@@ -569,9 +584,13 @@ class Recall:
             self._record(hits)
         return hits
 
-    def _with_concepts(self, query: str, scored: list, filters, hidden, limit: int) -> list:
+    def _with_concepts(
+        self, query: str, scored: list, filters, hidden, limit: int, terms: Sequence = ()
+    ) -> list:
         """Weak lexical evidence: the concept ranking interleaved with the lexical one, when
-        the extra, its model and the vectors are there; otherwise the lexical list as is."""
+        the extra, its model and the vectors are there; otherwise the lexical list as is.
+        A query whose words are mostly unknown to the model and to the index (random
+        letters) gets nothing: any string embeds to something, no similarity floor tells."""
         from itertools import zip_longest
 
         from memoir_tui.core.recall import semantic
@@ -584,6 +603,8 @@ class Recall:
                 self.concept_model = semantic.load_model(self.cache_dir, fetch=False)
             if self.concept_model is None:
                 return scored
+            if not self._mostly_known(terms):
+                return []
             near = semantic.search(self.index.path, self.concept_model, query)
         except (MemoirError, OSError, ValueError, sqlite3_error()):
             return scored
@@ -613,6 +634,23 @@ class Recall:
                     seen.add(s.row.id)
                     out.append(s)
         return out[:limit]
+
+    def _mostly_known(self, terms: Sequence) -> bool:
+        """At least ``semantic.KNOWN_SHARE`` of the query's words are words the concept
+        model holds whole, or words (or project names) the index holds."""
+        from memoir_tui.core.recall import semantic
+
+        if not terms:
+            return False
+        conn = self.index.conn
+        known = 0
+        for t in terms:
+            if self.concept_model.knows(t.word) or any(
+                conn.execute(f"SELECT 1 FROM {table} WHERE term = ?", (t.stem,)).fetchone()
+                for table in ("vocab", "pvocab")
+            ):
+                known += 1
+        return known >= semantic.KNOWN_SHARE * len(terms)
 
     def build_concepts(self, *, fetch: bool = True, progress=None) -> tuple[int, int] | None:
         """Embed what changed since the last build (the extra only; off the query path):
