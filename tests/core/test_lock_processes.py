@@ -15,6 +15,7 @@ import pytest
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.lock import LockTimeoutError, session_lock
 from memoir_tui.core.session import empty_session, load_session, save_session
+from tests.deadlines import SAFETY_NET
 
 CYCLE = textwrap.dedent(
     """
@@ -196,7 +197,7 @@ def _js_waits_beside_busy_writers(tmp_path, *gap: str) -> list[float | None]:
             [sys.executable, "-c", JS_WRITER, str(path) + ".lock", "10"],
             capture_output=True,
             text=True,
-            timeout=90,
+            timeout=SAFETY_NET,
         )
     finally:
         for proc in busy:

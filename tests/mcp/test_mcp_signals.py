@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 WRITES = 150
@@ -72,7 +73,7 @@ class Server:
                 },
             }
         )
-        reply = self.replies.get(timeout=60)
+        reply = self.replies.get(timeout=SAFETY_NET)
         assert reply["id"] == 0 and "result" in reply, reply
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -132,7 +133,7 @@ def _stop_mid_stream(store: Path, tmp_path: Path, signum: int, *, close_stdin: b
         if close_stdin:
             assert server.proc.stdin is not None
             server.proc.stdin.close()
-        code = server.proc.wait(timeout=15)
+        code = server.proc.wait(timeout=SAFETY_NET)
         took = time.monotonic() - signalled
         server.reader.join(timeout=5)
         acked.update(server.acknowledged())
@@ -192,7 +193,7 @@ def test_a_call_stuck_past_the_grace_period_does_not_keep_the_server_alive(
         before = (store / "session.json").read_bytes()
         server.proc.send_signal(signal.SIGTERM)
         started = time.monotonic()
-        assert server.proc.wait(timeout=15) == 0
+        assert server.proc.wait(timeout=SAFETY_NET) == 0
         assert time.monotonic() - started < 6
         # the other tool's lock is not ours: kept; nothing half written
         assert lock.read_text() == str(holder.pid)
