@@ -22,16 +22,16 @@ class World:
 
     @property
     def env(self) -> dict[str, str]:
-        # Every per-user folder inside this world's home: nothing is shared with the
-        # worker's other tests (a cache, a config) through the inherited environment.
+        # This world's own caches, beside its home (the doctor tests check that nothing
+        # is written in the home), never shared with the worker's other tests.
+        xdg = self.home.parent / "xdg"
         return {
             **os.environ,
             "HOME": str(self.home),
             "MEMOIR_HOME": str(self.store),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_CACHE_HOME": str(self.home / ".cache"),
-            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "XDG_STATE_HOME": str(self.home / ".local" / "state"),
+            "XDG_CACHE_HOME": str(xdg / "cache"),
+            "XDG_DATA_HOME": str(xdg / "data"),
+            "XDG_STATE_HOME": str(xdg / "state"),
             "PYTHONPATH": str(REPO),
         }
 
