@@ -11,3 +11,8 @@ from __future__ import annotations
 
 SAFETY_NET = 600.0
 """Seconds: far past anything a working command takes, even under heavy load."""
+
+HANG_NET = 120.0
+"""Seconds, for a test whose failure *is* a hang (a FIFO opened with no writer blocks for
+ever): past what any working command takes under load, short enough that a regression
+across a whole matrix of such cells still ends the run."""
