@@ -44,7 +44,7 @@ def forked(fn, *, new_group: bool = True) -> int:
     return pid
 
 
-def wait_exit(pid: int, timeout: float = 120.0) -> int:
+def wait_exit(pid: int, timeout: float = SAFETY_NET) -> int:
     """The child's exit status as subprocess reports it (negative for a signal)."""
     deadline = time.monotonic() + timeout
     while True:
