@@ -164,8 +164,9 @@ def decision_on_disk(store: Store, text: str) -> dict[str, Any]:
 
 
 def messages(app: MemoirApp) -> list[str]:
-    """Every notification the app has shown, oldest first."""
-    return [n.message for n in app._notifications]
+    """Every notification the app has shown, oldest first (kept by tests/app/conftest.py:
+    the toasts themselves go when their time is up)."""
+    return list(app.__dict__.get("shown_messages", []))
 
 
 def shown_keys(app: MemoirApp) -> set[str]:
