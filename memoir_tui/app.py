@@ -403,7 +403,12 @@ class MemoirApp(App[int]):
                 await super().on_event(event)
             finally:
                 if self._key_in_flight is event:
-                    self._finish_key()
+                    if self._held_keys and not event.is_printable:
+                        # What its binding set off (enter in a filter box: submitted, the
+                        # pane moves the focus to its list) is handled before the next key.
+                        self._settle_then_finish(event)
+                    else:
+                        self._finish_key()
             return
         if event not in self._replayed and self._escape_and_key(event):
             # No binding uses alt: this is escape and a key typed at once (a terminal sends
@@ -444,6 +449,12 @@ class MemoirApp(App[int]):
                     await self._settle_screen()
                 break
         if self._key_in_flight is event and self._key_came_back is not event:
+            self._finish_key()
+
+    @work(group="key-watch", exclusive=False)
+    async def _settle_then_finish(self, event: events.Key) -> None:
+        await self._settle_screen()
+        if self._key_in_flight is event:
             self._finish_key()
 
     async def _settle_screen(self, rounds: int = 3) -> None:

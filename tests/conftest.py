@@ -14,12 +14,22 @@ they inherit its scratch HOME; the real home is therefore handed down in
 ``MEMOIR_TUI_TESTS_REAL_HOME`` and each worker makes a scratch HOME of its own.
 The guard runs in the controller (or in a run without workers), whose
 before/after fingerprints bracket every worker's whole run.
+
+Each process's scratch folder also holds its temporary files (``TMPDIR`` and
+``tempfile.tempdir`` point into it; pytest's own ``tmp_path`` stays where it
+was), so what the code under test leaves there (an editor's draft kept after a
+refusal, a demo store) goes with the folder at the end. The folder goes at the
+end of the session and, for anything else that imports this module, at exit;
+one whose run was killed names its process in ``owner``, and the next run
+removes it once that process is gone.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -77,9 +87,52 @@ def fingerprint(home: Path) -> dict[str, tuple[int, int]]:
     return prints
 
 
+SCRATCH_PREFIX = "memoir-tui-tests-"
+OWNER_FILE = "owner"
+REAL_TMP_VAR = "MEMOIR_TUI_TESTS_REAL_TMP"
+REAL_TMP = Path(os.environ.setdefault(REAL_TMP_VAR, tempfile.gettempdir()))
+
+
+def _owner_line() -> str:
+    return f"{os.getpid()} {socket.gethostname()}\n"
+
+
+def sweep_abandoned(root: Path) -> list[Path]:
+    """Remove the scratch folders under ``root`` whose owner process is gone (a run that
+    was killed); one whose owner lives, is elsewhere or is not named is left alone."""
+    host = socket.gethostname()
+    removed = []
+    for path in root.glob(SCRATCH_PREFIX + "*"):
+        try:
+            pid_text, owner_host = (path / OWNER_FILE).read_text().split()
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if owner_host != host or pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        except OSError:
+            continue  # alive (another user's)
+    return removed
+
+
 _BEFORE = fingerprint(REAL_HOME)
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-SCRATCH = Path(tempfile.mkdtemp(prefix=f"memoir-tui-tests-{_WORKER + '-' if _WORKER else ''}"))
+sweep_abandoned(REAL_TMP)
+SCRATCH = Path(
+    tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{_WORKER + '-' if _WORKER else ''}", dir=REAL_TMP)
+)
+(SCRATCH / OWNER_FILE).write_text(_owner_line())
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+SCRATCH_TMP = SCRATCH / "tmp"
+SCRATCH_TMP.mkdir()
+os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", str(REAL_TMP))  # tmp_path stays put
+os.environ["TMPDIR"] = str(SCRATCH_TMP)
+tempfile.tempdir = str(SCRATCH_TMP)
 SCRATCH_HOME = SCRATCH / "home"
 SCRATCH_HOME.mkdir()
 os.environ["HOME"] = str(SCRATCH_HOME)
@@ -92,6 +145,7 @@ for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "MEMOIR_PASSPHRAS
     os.environ.pop(var, None)
 
 
+@pytest.hookimpl(trylast=True)  # after the plugins that still read their temp files
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(SCRATCH, ignore_errors=True)
     if hasattr(session.config, "workerinput"):

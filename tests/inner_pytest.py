@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 LEAN = ("no:cacheprovider", "no:hypothesispytest", "no:asyncio", "no:textual-snapshot", "no:syrupy")
@@ -36,5 +37,5 @@ def run_inner_pytest(
         env={**base, **(env or {})},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )

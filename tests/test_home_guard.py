@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REAL_HOME, REAL_HOME_VAR, SCRATCH_HOME, fingerprint
+from tests.conftest import (
+    OWNER_FILE,
+    REAL_HOME,
+    REAL_HOME_VAR,
+    REAL_TMP_VAR,
+    SCRATCH_HOME,
+    SCRATCH_PREFIX,
+    fingerprint,
+)
 from tests.inner_pytest import run_inner_pytest
 
 
@@ -94,3 +103,45 @@ def test_in_one_process_the_guard_fails_the_run(tmp_path):
     assert "real-home guard" in proc.stdout and "4 passed" in proc.stdout, proc.stdout
     proc = run_inner_suite(tmp_path / "again", "-p", "no:xdist", touch=False)
     assert proc.returncode == pytest.ExitCode.OK, proc.stdout + proc.stderr
+
+
+LEAVER = """
+import json, os, tempfile
+from pathlib import Path
+
+def test_leaves_a_temporary_folder():
+    kept = tempfile.mkdtemp(prefix="memoir-edit-")  # as a refused edit keeps its draft
+    Path(kept, "draft.md").write_text("mine")
+    Path({record!r}).write_text(json.dumps({{"kept": kept, "home": os.environ["HOME"]}}))
+"""
+
+
+def test_a_run_removes_its_scratch_folder_with_what_tests_left_in_tmp(tmp_path):
+    """A temporary folder the code under test leaves lives in the run's scratch folder
+    and goes with it; so does a killed run's folder, once its process is gone."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    abandoned = root / f"{SCRATCH_PREFIX}killed"
+    (abandoned / "home").mkdir(parents=True)
+    (abandoned / OWNER_FILE).write_text(f"{dead.pid} {socket.gethostname()}\n")
+    living = root / f"{SCRATCH_PREFIX}running"
+    living.mkdir()
+    (living / OWNER_FILE).write_text(f"{os.getpid()} {socket.gethostname()}\n")
+    unnamed = root / f"{SCRATCH_PREFIX}older"  # made before owners were written: kept
+    unnamed.mkdir()
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    record = tmp_path / "record.json"
+    (suite / "test_leaver.py").write_text(LEAVER.format(record=str(record)))
+    env = {"TMPDIR": str(root), "PYTEST_DEBUG_TEMPROOT": str(tmp_path)}
+    proc = run_inner_pytest(suite, "-p", "no:xdist", env=env, drop=(REAL_TMP_VAR,))
+    assert proc.returncode == pytest.ExitCode.OK, proc.stdout + proc.stderr
+    seen = json.loads(record.read_text())
+    scratch = Path(seen["home"]).parent
+    assert Path(seen["kept"]).is_relative_to(scratch) and scratch.parent == root
+    assert not scratch.exists()  # and the kept folder with it
+    assert not abandoned.exists()
+    assert living.is_dir() and unnamed.is_dir()
+    assert sorted(p.name for p in root.iterdir()) == sorted([living.name, unnamed.name])

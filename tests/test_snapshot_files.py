@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO, TESTS
 
 PLUGIN = """
@@ -40,7 +41,7 @@ def collected(tmp_path: Path, modules: list[Path]) -> dict[str, bool]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(out.read_text())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.registry import pane_spec
 from tests.conftest import JulyClock
+from tests.deadlines import SAFETY_NET
 from tests.paths import FIXTURES
 
 SIZE = (100, 30)
@@ -76,6 +78,16 @@ async def settle(pilot: Pilot[Any]) -> None:
         ):
             return
     raise AssertionError("workers did not finish")
+
+
+async def eventually(pilot: Pilot[Any], condition: Callable[[], Any], what: str) -> None:
+    """Let the app run until ``condition()`` holds: the condition decides, the deadline is
+    only a safety net (a loaded machine may take seconds for what takes milliseconds)."""
+    deadline = time.monotonic() + SAFETY_NET
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
@@ -164,8 +176,9 @@ def decision_on_disk(store: Store, text: str) -> dict[str, Any]:
 
 
 def messages(app: MemoirApp) -> list[str]:
-    """Every notification the app has shown, oldest first."""
-    return [n.message for n in app._notifications]
+    """Every notification the app has shown, oldest first (kept by tests/app/conftest.py:
+    the toasts themselves go when their time is up)."""
+    return list(app.__dict__.get("shown_messages", []))
 
 
 def shown_keys(app: MemoirApp) -> set[str]:

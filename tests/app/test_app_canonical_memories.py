@@ -88,8 +88,11 @@ def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> Non
     hidden = store_dir / "memories" / f"{hashlib.sha256(b'larchwood').hexdigest()}.md"
     edit = store.entries.begin_edit(hidden)
     edit.draft.write_text(hidden.read_text() + "\nmore")
-    with pytest.raises(EntryError, match="forgotten"):
+    with pytest.raises(EntryError, match="forgotten") as refused:
         store.entries.finish_edit(edit)
+    assert str(edit.draft) in str(refused.value) and edit.draft.exists()  # the edit is kept
+    store.entries.discard_edit(edit)  # as the person would, once read
+    assert not edit.draft.parent.exists()
 
 
 async def test_the_recall_pane_scopes_them_by_their_project(world: World) -> None:

@@ -26,6 +26,7 @@ from tests.app.helpers import (
     SIZE,
     decision_on_disk,
     make_app,
+    messages,
     on_disk,
     open_pane,
     pressing,
@@ -461,7 +462,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is app.screen_stack[0]
-        toast = [n.message for n in app._notifications][-1]
+        toast = messages(app)[-1]
         assert "nowhere else" not in toast and "receipt" in toast
         # the receipt, in full, in the Audit pane
         await open_pane(pilot, AuditPane)
@@ -723,7 +724,6 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
 ) -> None:
     import os
     import subprocess
-    import time
 
     from memoir_tui.core.audit import read_audit
 
@@ -739,7 +739,7 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
     tmpdir.mkdir()
     status = start_app(tmux, ["--store", str(root)], tmpdir=tmpdir, cwd=project)
     tmux.wait_for_text("Next actions")
-    time.sleep(0.3)  # keys sent right after the first paint can be lost
+    tmux.wait_until_reading_keys()  # keys sent before that would be echoed, not read
     # newest first: the two at the top marked in one burst, then d; the typed count once
     # the dialog shows (a key typed as a dialog opens is item 5's, not this test's)
     tmux.keys("2")
@@ -747,20 +747,22 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
     tmux.keys("Space", "Space", "d")
     tmux.wait_for_text("Hide 2 marked decisions for ever?")
     tmux.keys("2", "Enter")
-    tmux.wait_for(lambda s: "hid 2 decisions" in s, "the bulk hide's toast")
+    # On disk, not the toast: a toast goes when its time is up, whoever looked.
+    tmux.wait_for(lambda s: len(hidden_in(root)) == 2, "the bulk hide on disk")
     tmux.keys("W")
     tmux.wait_for_text("Since last session", "2 hidden")
     tmux.keys("Escape")
-    time.sleep(0.4)
+    tmux.wait_for(lambda s: "Since last session" not in s, "escape to close it")
     tmux.keys("q")
     assert exit_code(status, tmux) == 0, tmux.screen()
-    hidden = {
-        d["text"]
-        for d in json.loads((root / "session.json").read_text())["current"]["decisions"]
-        if d.get("hidden")
-    }
-    assert hidden == {"Hide the first", "Hide the second"}
+    assert hidden_in(root) == {"Hide the first", "Hide the second"}
     assert "app_open" in [r.operation for r in read_audit(root)]
+
+
+def hidden_in(root: Path) -> set[str]:
+    """The texts of the hidden decisions in ``root``'s session file."""
+    current = json.loads((root / "session.json").read_text())["current"]
+    return {d["text"] for d in current["decisions"] if d.get("hidden")}
 
 
 async def test_slash_searches_everything_where_a_pane_has_no_filter(demo_store: Store) -> None:

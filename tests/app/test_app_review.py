@@ -28,6 +28,7 @@ from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from tests.app.helpers import (
     SIZE,
     demo_store_in,
+    eventually,
     make_app,
     on_disk,
     open_pane,
@@ -307,10 +308,11 @@ async def test_queue_follows_captures_made_elsewhere(store: Store) -> None:
         pane = await open_pane(pilot, ReviewPane)
         capture = Store(store.root, clock=JulyClock(), actor="capture")
         capture.review.enqueue([candidate("Use uv to manage the Python toolchain", minute=9)])
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if text_hash("Use uv to manage the Python toolchain") in pane.table.row_keys:
-                break
+        await eventually(
+            pilot,
+            lambda: text_hash("Use uv to manage the Python toolchain") in pane.table.row_keys,
+            "the pane to show the capture",
+        )
         assert pane.table.row_keys[0] == text_hash("Use uv to manage the Python toolchain")
 
 

@@ -39,7 +39,7 @@ from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.store_bar import StoreBar
-from tests.app.helpers import SIZE, make_app, messages, settle
+from tests.app.helpers import SIZE, eventually, make_app, messages, settle
 from tests.conftest import JulyClock
 from tests.paths import REPO
 
@@ -259,15 +259,14 @@ async def test_palette_runs_a_pane_command(demo_store: Store) -> None:
         await pilot.pause()  # not settle(): the palette keeps a search worker running
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"dec hide")
-        for _ in range(100):  # the palette searches asynchronously
-            await pilot.pause(0.05)
+
+        def offered() -> bool:  # the palette searches asynchronously
             found = app.screen.query("CommandList")
-            if found and found.first().option_count:
-                first = str(found.first().get_option_at_index(0).prompt)
-                if first.startswith("decisions: hide"):
-                    break
-        else:
-            pytest.fail("the palette never offered 'decisions: hide'")
+            if not (found and found.first().option_count):
+                return False
+            return str(found.first().get_option_at_index(0).prompt).startswith("decisions: hide")
+
+        await eventually(pilot, offered, "the palette to offer 'decisions: hide'")
         await pilot.press("enter")
         await settle(pilot)
         await pilot.pause(0.1)
@@ -359,8 +358,11 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         assert not app.poll_store()  # nothing changed yet
         # Another process adds the newest action (it lands on top) ...
         other.add_next_action("Rebase the sync branch on main")
-        await pilot.pause(0.3)
-        assert identity("Rebase the sync branch on main") in table.row_keys
+        await eventually(
+            pilot,
+            lambda: identity("Rebase the sync branch on main") in table.row_keys,
+            "the poll to show the new action",
+        )
         # ... and the cursor stays on the same action, now one row lower.
         assert table.cursor_key == kept and table.cursor_row == 3
         # Hiding elsewhere removes the decision from this app's lists too.

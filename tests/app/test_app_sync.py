@@ -24,6 +24,7 @@ from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane
 from tests.app.helpers import (
     SIZE,
+    eventually,
     make_app,
     open_pane,
     plain,
@@ -135,11 +136,14 @@ async def test_ui_stays_responsive_while_the_worker_runs(
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
         await pilot.press("S")
-        await pilot.pause(0.05)
         try:
             # the worker is blocked in git-land; the UI still answers keys
+            await eventually(
+                pilot,
+                lambda: "waiting for the test" in str(pane.query_one("#sync-activity").render()),
+                "the sync's progress line",
+            )
             assert pane.running == "sync"
-            assert "waiting for the test" in str(pane.query_one("#sync-activity").render())
             tabs = pilot.app.query_one(TabbedContent)
             await pilot.press("1")
             await pilot.pause()

@@ -20,7 +20,7 @@ from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.status_line import StatusLine
 from memoir_tui.widgets.store_bar import StoreBar
-from tests.app.helpers import SIZE, make_app, open_pane, settle
+from tests.app.helpers import SIZE, eventually, make_app, open_pane, settle
 from tests.conftest import JulyClock
 
 HERE = ("git:example.com/acme/alpha", "acme/alpha")
@@ -56,12 +56,8 @@ def drawn_texts(table: ItemTable) -> list[str]:
     return [" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
 
 
-async def wait_until(pilot: Pilot[Any], condition: Any, what: str, seconds: float = 3.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out: {what}")
+async def wait_until(pilot: Pilot[Any], condition: Any, what: str) -> None:
+    await eventually(pilot, condition, what)  # the condition decides, never a clock
 
 
 async def test_a_purge_from_elsewhere_is_gone_when_the_hidden_pane_is_shown_again(
@@ -169,7 +165,7 @@ async def test_keys_typed_after_quit_are_ignored_and_writes_finish(tmp_path: Pat
         # push a dialog, mount a pane or switch.
         for key, char in BURST:
             app.post_message(events.Key(key, char))
-        await wait_until(pilot, lambda: app._exit, "the app to exit", seconds=10)
+        await wait_until(pilot, lambda: app._exit, "the app to exit")
     assert app.return_code == 0
     done = store.load().state["current"]["completed_actions"]
     assert [c["text"] for c in done] == ["Write the migration"]

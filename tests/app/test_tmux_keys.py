@@ -19,6 +19,7 @@ import pytest
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
+from tests.deadlines import SAFETY_NET
 
 pytestmark = needs_tmux
 
@@ -55,7 +56,7 @@ def open_app(tmux: Tmux, tmp_path: Path, cwd: Path, store: Path) -> Path:
     tmpdir.mkdir(exist_ok=True)
     status = start_app(tmux, ["--store", str(store)], tmpdir=tmpdir, cwd=cwd)
     tmux.wait_for_text("Next actions", "project: alpha")
-    time.sleep(0.3)  # keys sent right after the first paint can be lost
+    tmux.wait_until_reading_keys()  # keys sent before that would be echoed, not read
     return status
 
 
@@ -99,7 +100,7 @@ def test_escape_closes_only_the_dialog_it_was_typed_for(
     tmux.keys("?")
     tmux.wait_for_text("Decisions (this pane)")  # help, over the Decisions pane
     tmux.keys("Escape")
-    time.sleep(0.4)
+    tmux.wait_for(lambda s: "Decisions (this pane)" not in s, "escape to close the help")
     tmux.keys("3")
     tmux.wait_for_text("No candidates waiting")  # the Review pane
     screen = tmux.screen()
@@ -114,7 +115,7 @@ def test_escape_closes_only_the_dialog_it_was_typed_for(
     assert hidden == []
 
 
-def test_a_purge_from_another_shell_is_gone_from_the_screen_within_a_second(
+def test_a_purge_from_another_shell_leaves_the_screen_without_a_key(
     tmux: Tmux, tmp_path: Path, lived_in: tuple[Path, Path]
 ) -> None:
     alpha, root = lived_in
@@ -130,14 +131,15 @@ def test_a_purge_from_another_shell_is_gone_from_the_screen_within_a_second(
         cwd=str(alpha),
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=SAFETY_NET,
     )
     assert done.returncode == 0, done.stderr
     tmux.keys("2")
+    # How soon is speed (the store watcher's), not asserted here: the screen follows
+    # the disk with no key but the pane's own.
     screen = tmux.wait_for(
         lambda s: KEEP in s and PURGE not in s and "1 decision ·" in s,
         "the purged decision to leave the screen",
-        timeout=1.0,
     )
     # Counts match rows: one decision, drawn once.
     assert screen.count(KEEP) == 1

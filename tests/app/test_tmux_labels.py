@@ -44,6 +44,7 @@ def test_labels_sharing_a_prefix_are_told_apart_at_80_columns(tmux: Tmux, tmp_pa
         tmux, ["--store", str(root)], tmpdir=tmpdir, cwd=folders["web"], size=(80, 24)
     )
     tmux.wait_for_text("project: acme/tideline-web")
+    tmux.wait_until_reading_keys()  # keys sent before that would be echoed, not read
     tmux.keys("A")
     tmux.wait_for_text("all projects · this one: acme/tideline-web")
     tmux.keys("2")

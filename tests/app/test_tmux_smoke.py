@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from tests.app.tmux import PASS_THROUGH, Tmux, needs_tmux
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 pytestmark = needs_tmux
@@ -30,7 +31,7 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
 
     # First paint: the header, the tabs, the working set and the footer.
     tmux.wait_for_text("machine: work-laptop", "Next actions", "Recently completed", "Help")
-    time.sleep(0.3)  # keys sent right after the first paint can be lost
+    tmux.wait_until_reading_keys()  # keys sent before that would be echoed, not read
     screen = tmux.screen()
     assert "machine: work-laptop" in screen
     assert "demo store" in screen
@@ -70,7 +71,7 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
 
     # q quits from the top; the demo copy is removed on exit.
     tmux.keys("q")
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + SAFETY_NET
     while tmux.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not tmux.alive(), "the app did not exit on q:\n" + tmux.screen()

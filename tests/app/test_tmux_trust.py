@@ -20,6 +20,7 @@ import pytest
 
 from memoir_tui.core.store import Store
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
+from tests.deadlines import SAFETY_NET
 
 pytestmark = needs_tmux
 
@@ -33,7 +34,7 @@ CANDIDATES = (
     "Run the Playwright suite on every pull request",
     "Use Redux Toolkit for the client state",
 )
-DEADLINE = 30.0
+DEADLINE = SAFETY_NET
 
 
 def git_project(path: Path, remote: str) -> Path:
@@ -63,7 +64,7 @@ def open_app(tmux: Tmux, tmp_path: Path, cwd: Path, store: Path) -> Path:
     tmpdir.mkdir(exist_ok=True)
     status = start_app(tmux, ["--store", str(store)], tmpdir=tmpdir, cwd=cwd)
     tmux.wait_for_text("Next actions", "project: alpha", timeout=DEADLINE)
-    time.sleep(0.3)  # keys sent before the terminal is in raw mode are echoed, not read
+    tmux.wait_until_reading_keys()  # keys sent before that would be echoed, not read
     return status
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -47,7 +48,7 @@ class Tmux:
             capture_output=True,
             text=True,
             check=check,
-            timeout=20,
+            timeout=SAFETY_NET,
         )
 
     def screen(self) -> str:
@@ -63,7 +64,27 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", self.session, "-l", text)
 
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 20.0) -> str:
+    def reading_keys(self) -> bool:
+        """The app has put its terminal in raw mode: a key sent now is read, not echoed
+        by the line discipline (and lost) as one sent before it."""
+        tty = self.run("display-message", "-p", "-t", self.session, "#{pane_tty}").stdout
+        done = subprocess.run(
+            ["stty", "-a", "-F", tty.strip()], capture_output=True, text=True, timeout=SAFETY_NET
+        )
+        return done.returncode == 0 and "-icanon" in done.stdout.split()
+
+    def wait_until_reading_keys(self) -> None:
+        """Poll until the app reads keys (the safety net only turns a hang into a failure)."""
+        deadline = time.monotonic() + SAFETY_NET
+        while not self.reading_keys():
+            if time.monotonic() > deadline:
+                raise AssertionError("the app never read keys; the screen was:\n" + self.screen())
+            time.sleep(0.05)
+
+    def wait_for(
+        self, predicate: Callable[[str], bool], what: str, timeout: float = SAFETY_NET
+    ) -> str:
+        """Poll until the screen passes ``predicate``; ``timeout`` is a safety net."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -73,7 +94,7 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
 
-    def wait_for_text(self, *texts: str, timeout: float = 20.0) -> str:
+    def wait_for_text(self, *texts: str, timeout: float = SAFETY_NET) -> str:
         """Poll until every text is on screen (a repaint can be half done)."""
         return self.wait_for(lambda s: all(t in s for t in texts), repr(texts), timeout)
 
@@ -112,7 +133,7 @@ def start_app(
     return status
 
 
-def exit_code(status: Path, tmux: Tmux, timeout: float = 15.0) -> int:
+def exit_code(status: Path, tmux: Tmux, timeout: float = SAFETY_NET) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if status.exists() and status.read_text().strip():

@@ -25,6 +25,7 @@ from memoir_tui.core.review import (
     similarity,
 )
 from tests.conftest import examples
+from tests.deadlines import SAFETY_NET
 
 from .conftest import read_json
 
@@ -339,7 +340,7 @@ def test_cli_modules_import_neither_textual_nor_mcp(store_dir, projects):
         capture_output=True,
         text=True,
         env={**os.environ, "MEMOIR_HOME": str(store_dir)},
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert "LEAK []" in proc.stderr, proc.stderr
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 
 def run(*args: str, store=None, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -22,7 +23,7 @@ def run(*args: str, store=None, stdin: str | None = None) -> subprocess.Complete
         text=True,
         env=env,
         input=stdin,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 
@@ -40,7 +41,7 @@ def test_help_and_a_subcommand_import_neither_textual_nor_mcp(store_dir):
             capture_output=True,
             text=True,
             env={**os.environ, "MEMOIR_HOME": str(store_dir)},
-            timeout=60,
+            timeout=SAFETY_NET,
         )
         assert "LEAK []" in proc.stderr, (args, proc.stderr)
 
@@ -164,7 +165,7 @@ def test_install_mcp_dry_run_then_real(tmp_path, tool):
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert dry.returncode == 0 and "+" in dry.stdout and "memoir-tui" in dry.stdout
     assert not any(home.rglob("*.json"))
@@ -173,7 +174,7 @@ def test_install_mcp_dry_run_then_real(tmp_path, tool):
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert real.returncode == 0
     (config,) = [p for p in home.rglob("*.json")]
@@ -184,7 +185,7 @@ def test_install_mcp_dry_run_then_real(tmp_path, tool):
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert undo.returncode == 0
     assert "memoir-tui" not in json.loads(config.read_text()).get("mcpServers", {})

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.deadlines import SAFETY_NET
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -30,7 +32,7 @@ def memoir(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

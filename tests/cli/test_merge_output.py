@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memoir_tui.core.session import empty_session
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 WHEN = "2026-03-01T00:00:00.000Z"
@@ -34,7 +35,7 @@ def merge(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         env=_env(),
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 
@@ -125,7 +126,7 @@ def test_a_lock_held_by_another_process_makes_merge_wait_and_keep_its_write(
     started = time.monotonic()
     proc = merge(str(store.session_path), str(remote), "-o", str(store.session_path))
     waited = time.monotonic() - started
-    assert holder.wait(timeout=30) == 0
+    assert holder.wait(timeout=SAFETY_NET) == 0
     assert proc.returncode == 0, proc.stderr
     assert waited >= 1.0  # it waited for the lock rather than writing under it
     assert decisions(store.session_path) == {
@@ -150,7 +151,7 @@ def test_a_lock_held_too_long_makes_merge_fail_writing_nothing(tmp_path: Path) -
         assert "lock" in proc.stderr.lower() and "Traceback" not in proc.stderr
         assert store.session_path.read_bytes() == before
     finally:
-        holder.wait(timeout=30)
+        holder.wait(timeout=SAFETY_NET)
     assert "From the remote" not in decisions(store.session_path)
 
 
@@ -191,7 +192,7 @@ def test_racing_writers_lose_nothing(tmp_path: Path) -> None:
         subprocess.Popen([sys.executable, "-c", NOTER, str(store.root)], env=_env()),
     ]
     for proc in procs:
-        assert proc.wait(timeout=240) == 0
+        assert proc.wait(timeout=SAFETY_NET) == 0
     expected = {"first"} | {f"merged {i}" for i in range(50)} | {f"noted {i}" for i in range(50)}
     assert decisions(store.session_path) == expected
     assert not list(store.root.glob("*.tmp")) and not (store.root / "session.json.lock").exists()

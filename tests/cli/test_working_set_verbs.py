@@ -18,6 +18,7 @@ import pytest
 from mcp import Client
 
 from memoir_tui.mcp.server import build_server
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 STAMPS = {"set_on", "added", "asked", "date", "done_at", "machine_id", "hidden_at"}
@@ -30,7 +31,7 @@ def cli(store: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "MEMOIR_HOME": str(store), "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

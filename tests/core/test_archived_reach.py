@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +21,7 @@ def _cli(store_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=os.environ["HOME"],
         env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

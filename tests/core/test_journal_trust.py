@@ -24,6 +24,7 @@ import pytest
 
 from memoir_tui.core.store import Store
 from memoir_tui.core.transaction import JOURNAL_FILE, SET_ASIDE, commit_record_path
+from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = b"echo owned\n"
@@ -48,7 +49,7 @@ def memoir(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env_for(home),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 
@@ -173,7 +174,7 @@ def test_our_own_journal_is_rolled_forward_once_and_a_replay_is_set_aside(home: 
         [sys.executable, "-c", KILLER, str(store)],
         env=env_for(home),
         capture_output=True,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
     journal = (store / JOURNAL_FILE).read_bytes()

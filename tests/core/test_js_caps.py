@@ -17,6 +17,7 @@ import pytest
 
 from memoir_tui.core.config import load_config
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 JS_NOTE = "caps: JavaScript memoir's (3/8/5/10) — its files are in this store; set [caps] to change"
 
@@ -28,7 +29,7 @@ def run(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

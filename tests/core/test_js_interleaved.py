@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import SAFETY_NET
+
 NODE = shutil.which("node")
 
 
@@ -40,7 +42,7 @@ def _js(root: Path, home: Path, *args: str) -> None:
         env=_env(home),
         check=True,
         capture_output=True,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 
@@ -53,7 +55,7 @@ def _ours(home: Path, *args: str) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == 0, proc.stderr
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from memoir_tui.core.lock import STALE_SECONDS
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 # A real writer, stopped for good between creating its temp file and writing its PID.
 KILLED_WRITER = """
@@ -37,7 +38,7 @@ def _leave_a_temp_by_sigkill(store_dir: Path) -> Path:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "created"
     finally:
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.wait(timeout=SAFETY_NET)
     (leftover,) = store_dir.glob(".session.json.lock.*")
     assert leftover.stat().st_size == 0 and not lock_file.exists()
     return leftover

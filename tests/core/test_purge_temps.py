@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import SAFETY_NET
 from tests.trust.test_forget_everywhere import CODENAME, build_world, env_for, memoir
 
 WORD = CODENAME.lower().encode()
@@ -115,7 +116,7 @@ def run_killer(home: Path, args: tuple[str, ...], at: int = 0, count: Path | Non
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 
@@ -228,7 +229,7 @@ sys.exit(main(sys.argv[1:]))
         env=env_for(home),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == 0, proc.stderr
     said = [line for line in proc.stderr.splitlines() if "could not be dropped" in line]

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 CHILD = textwrap.dedent(
@@ -67,7 +68,7 @@ def test_release_for_exit_drops_our_lock_and_temps_and_starts_nothing_new(tmp_pa
         [sys.executable, "-c", CHILD, str(session)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert proc.returncode == 0, proc.stderr
@@ -108,7 +109,7 @@ def test_a_lock_another_process_holds_is_not_released(tmp_path: Path):
         [sys.executable, "-c", script, str(session)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SAFETY_NET,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert proc.returncode == 0, proc.stderr

@@ -22,6 +22,7 @@ from memoir_tui.core.adapters import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.mcp_install import get_tool
+from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,7 +75,7 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=home,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 

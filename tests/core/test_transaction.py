@@ -27,6 +27,7 @@ from memoir_tui.core.transaction import (
     TransactionError,
     open_transaction,
 )
+from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
@@ -205,7 +206,7 @@ def test_a_commit_killed_half_way_is_completed_by_the_next(store_dir: Path) -> N
         cwd=ROOT,
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     journal = store_dir / JOURNAL_FILE

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 
@@ -21,15 +22,25 @@ class World:
 
     @property
     def env(self) -> dict[str, str]:
+        # This world's own caches, beside its home (the doctor tests check that nothing
+        # is written in the home), never shared with the worker's other tests.
+        xdg = self.home.parent / "xdg"
         return {
             **os.environ,
             "HOME": str(self.home),
             "MEMOIR_HOME": str(self.store),
+            "XDG_CACHE_HOME": str(xdg / "cache"),
+            "XDG_DATA_HOME": str(xdg / "data"),
+            "XDG_STATE_HOME": str(xdg / "state"),
             "PYTHONPATH": str(REPO),
         }
 
     def cli(
-        self, *args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 60
+        self,
+        *args: str,
+        stdin: str | None = None,
+        cwd: Path | None = None,
+        timeout: float = SAFETY_NET,
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "memoir_tui", *args],
@@ -40,6 +51,12 @@ class World:
             text=True,
             timeout=timeout,
         )
+
+    def ok(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """A set-up command that must succeed; its stderr is the failure's message."""
+        done = self.cli(*args, cwd=cwd)
+        assert done.returncode == 0, f"memoir-tui {' '.join(args)}: {done.stderr}"
+        return done
 
     def hook(self, event: str, payload: dict[str, Any], host: str = "claude"):
         return self.cli("hook", event, "--host", host, stdin=json.dumps(payload))

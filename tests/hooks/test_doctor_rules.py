@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world
 
 
@@ -46,7 +47,7 @@ def _snapshot(*roots: Path) -> dict[str, str]:
 def _doctor(world: World) -> tuple[int, list[str]]:
     """Run the doctor in the project; assert it wrote nothing; its lines."""
     before = _snapshot(world.home, world.store)
-    done = world.cli("doctor", timeout=180)
+    done = world.cli("doctor", timeout=SAFETY_NET)
     assert "Traceback" not in done.stderr, done.stderr
     assert _snapshot(world.home, world.store) == before, "the doctor wrote something"
     return done.returncode, done.stdout.splitlines()
@@ -394,7 +395,7 @@ def test_our_flock_held_is_named_by_its_own_name(world: World) -> None:
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
-        holder.wait(timeout=30)
+        holder.wait(timeout=SAFETY_NET)
     [line] = [line for line in lines if line.startswith("WARN  store lock:")]
     assert "session.json.flock is held" in line
     assert not [line for line in lines if "session.json.lock" in line]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core import config_splice
+from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world
 
 SETTINGS = """{
@@ -105,7 +106,7 @@ def test_the_installed_session_start_hook_briefs_through_the_shell(world: World)
         text=True,
         env=world.env,
         cwd=world.project,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert done.returncode == 0
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]

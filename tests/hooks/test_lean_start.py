@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from memoir_tui.core import config, session_start
 from memoir_tui.core.adapters import hook_hosts
 from memoir_tui.core.review import LoadedReview, waiting_count
+from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world, start_event
 
 
@@ -53,7 +54,7 @@ def test_the_lean_path_prints_what_the_full_path_prints(tmp_path: Path) -> None:
             text=True,
             env={**w.env, session_start.FULL_PATH_ENV: "1"},
             cwd=cwd,
-            timeout=60,
+            timeout=SAFETY_NET,
         )
         assert lean.returncode == full.returncode == 0
         assert lean.stdout == full.stdout and lean.stdout, (lean.stderr, full.stderr)
@@ -79,7 +80,7 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
         text=True,
         env=w.env,
         cwd=w.project,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert "hookSpecificOutput" in done.stdout, done.stderr
     loaded = set(done.stderr.split("MODULES ", 1)[1].split())
@@ -141,7 +142,7 @@ def _modules_after(w: World, argv: list[str], stdin: str) -> tuple[set[str], str
         text=True,
         env=w.env,
         cwd=w.project,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     err, _, names = done.stderr.partition("MODULES ")
     return set(names.split()), err

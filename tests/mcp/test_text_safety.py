@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memoir_tui.core.textsafe import clean_input, for_terminal, shown
+from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world
 from tests.mcp.test_mcp_server import connect, ok
 
@@ -116,7 +117,7 @@ def _closed_stdout(w: World, *args: str) -> subprocess.CompletedProcess[bytes]:
             env=w.env,
             stdout=write,
             stderr=subprocess.PIPE,
-            timeout=120,
+            timeout=SAFETY_NET,
         )
     finally:
         os.close(write)

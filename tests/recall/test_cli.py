@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.__main__ import main
+from tests.deadlines import SAFETY_NET
 
 from .conftest import World
 
@@ -175,7 +176,7 @@ def test_large_index_cli_revalidates_in_the_background(world: World):
     st = note.stat()
     os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
     recall("flamingo")  # answers at once; starts the full check in a detached child
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
     found: list = []
     while time.monotonic() < deadline and not found:
         time.sleep(0.2)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.mcp import recall_tools
+from tests.deadlines import SAFETY_NET
 
 from .conftest import World, write
 
@@ -167,7 +168,12 @@ def test_a_watching_server_keeps_the_index_current_for_the_cli(world: World, ser
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("The kakapo pool runs the batch jobs.\n")
     assert path.stat().st_ino == ino
-    time.sleep(1.0)  # a few of the server's apply rounds
+    # The watching server applies it to the shared index and the CLI then finds it; how
+    # soon is the server's speed, so the CLI is asked until then (no fixed wait).
+    deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
     out = _cli(world, world.proj, "kakapo", "--json", "--all-projects")
-    assert str(path) in out.stdout, out.stderr
+    while str(path) not in out.stdout:
+        assert time.monotonic() < deadline, out.stderr
+        time.sleep(0.2)
+        out = _cli(world, world.proj, "kakapo", "--json", "--all-projects")
     assert os.path.exists(path)

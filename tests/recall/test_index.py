@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.recall.index import cache_dir, index_path
+from tests.deadlines import SAFETY_NET
 
 from .conftest import World, entry, write
 
@@ -154,13 +155,13 @@ def test_watcher_picks_up_changes_without_stat_walks(world: World):
         assert r.status().watching
         note = world.store / "memory" / "fact_puffin.md"
         write(note, entry("fact", "Puffins", "The puffin nests in burrows.\n"))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
         while not r.search("puffin", all_projects=True) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert r.search("puffin", all_projects=True)
         with open(note, "w", encoding="utf-8") as fh:  # in place
             fh.write(entry("fact", "Puffins", "The auk nests in burrows.\n"))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
         while not r.search("auk", all_projects=True) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert r.search("auk", all_projects=True)

@@ -12,6 +12,7 @@ from memoir_tui.core.identity import iso_from_ms
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync, pull, push, sync
 from memoir_tui.core.sync.git import git_env
+from tests.deadlines import SAFETY_NET
 
 PASSPHRASE = "correct horse battery staple"
 TEST_SCRYPT_N = 2**10
@@ -44,7 +45,7 @@ def git(*args: str, cwd: Path | None = None, input: bytes | None = None) -> byte
         input=input,
         capture_output=True,
         env=git_env(),
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == 0, proc.stderr.decode()
     return proc.stdout

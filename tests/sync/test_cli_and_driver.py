@@ -12,6 +12,7 @@ import pytest
 
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync.driver import merge_files
+from tests.deadlines import SAFETY_NET
 
 from .helpers import git, make_remote, write_entry
 
@@ -25,7 +26,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
-        timeout=120,
+        timeout=SAFETY_NET,
         stdin=subprocess.DEVNULL,
     )
 

@@ -17,6 +17,7 @@ from memoir_tui.core import transaction
 from memoir_tui.core.entries import iter_entry_files, read_entry
 from memoir_tui.core.session import load_session
 from memoir_tui.core.sync import git as sync_git
+from tests.deadlines import SAFETY_NET
 
 from .helpers import all_git_objects, log_all, make_machines, remote_file, write_entry
 
@@ -43,7 +44,7 @@ def forked(fn, *, new_group: bool = True) -> int:
     return pid
 
 
-def wait_exit(pid: int, timeout: float = 120.0) -> int:
+def wait_exit(pid: int, timeout: float = SAFETY_NET) -> int:
     """The child's exit status as subprocess reports it (negative for a signal)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -244,7 +245,7 @@ def test_sigkill_at_every_step_and_at_random_moments(tmp_path):
             time.sleep(float(when))
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=60)
+            proc.wait(timeout=SAFETY_NET)
         _assert_store_valid(a.root)
         a.sync()  # the next sync completes: B's work is here, A's is on the remote
         assert f"B action {i}" in a.view()["next_actions"], when

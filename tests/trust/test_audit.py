@@ -18,6 +18,7 @@ from memoir_tui.core.audit import (
     read_audit,
 )
 from memoir_tui.core.identity import iso_from_ms, text_hash
+from tests.deadlines import SAFETY_NET
 
 T0 = 1_780_000_000_000
 MACHINE = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -183,7 +184,7 @@ def _run_writers(root, workers: int, count: int, max_bytes: int) -> None:
         for w in range(workers)
     ]
     for p in procs:
-        assert p.wait(timeout=120) == 0
+        assert p.wait(timeout=SAFETY_NET) == 0
 
 
 def _check_every_line(root, workers: int, count: int) -> None:

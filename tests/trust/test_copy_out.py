@@ -19,6 +19,7 @@ from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import withhold_secrets
 from tests.conftest import examples
 from tests.core.strategies import sessions
+from tests.deadlines import SAFETY_NET
 
 TOKEN = "gh" + "p_" + "q7Xk2Lm9VtR4wZp8NcYh3JsGd6BfTu1EaWn5"
 WHEN = "2026-05-01T00:00:00.000Z"
@@ -94,7 +95,7 @@ def _run(*args: str, store: Path | None = None) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from memoir_tui.core.doctor import FAIL, PASS, WARN, check_permissions
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 
@@ -105,7 +106,7 @@ def test_the_doctor_command_prints_it(store: Store, tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
     (line,) = [x for x in proc.stdout.splitlines() if x.startswith("WARN  permissions")]
     assert "JavaScript tool" in line and "chmod -R go-rwx" in line

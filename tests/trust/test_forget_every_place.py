@@ -24,6 +24,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.places import parse_canonical
+from tests.deadlines import SAFETY_NET
 from tests.trust.test_forget_everywhere import env_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -174,7 +175,7 @@ def cli(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env_for(home),
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=SAFETY_NET,
     )
 
 

@@ -26,6 +26,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync, sync
+from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, git, make_remote
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +57,7 @@ def memoir(home: Path, *args: str, stdin: str | None = None) -> subprocess.Compl
         capture_output=True,
         text=True,
         input=stdin,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 
@@ -110,7 +111,7 @@ def build_world(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> di
         " 'extractor': 'test'}])\n"
         "s.add_goal('Keep the build green')\n"
     )
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=home)
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=SAFETY_NET, cwd=home)
     claude = home / ".claude" / "projects" / "-work-app" / "memory"
     claude.mkdir(parents=True)
     places = {
@@ -329,7 +330,7 @@ def _kill_loop(
         )
         time.sleep(rng.uniform(0.2, 1.1) * full)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=60)
+        proc.wait(timeout=SAFETY_NET)
         after = memoir(home, "status")  # any command: it finishes what the kill left
         assert after.returncode == 0, after.stderr
         left = holders(home, word)
@@ -411,7 +412,7 @@ def test_a_kill_at_the_worst_instant_is_finished_by_the_next_command(
         cwd=home,
         env=env_for(home),
         capture_output=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
     assert holders(home, word), "the kill should leave the text somewhere"

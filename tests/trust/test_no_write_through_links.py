@@ -16,6 +16,7 @@ import pytest
 
 from memoir_tui.core.safeio import LinkOutsideError
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
 PRECIOUS = b"root:x:0:0:root:/root:/bin/bash\nThe codename is zebra-42\n"
@@ -53,7 +54,7 @@ class World:
             input=stdin,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=SAFETY_NET,
         )
 
     def link(self, where: Path, target: Path | None = None) -> Path:
@@ -242,7 +243,7 @@ def test_remember_into_a_memory_folder_linked_out(world: World) -> None:
                     break
     finally:
         proc.stdin.close()
-        proc.wait(timeout=60)
+        proc.wait(timeout=SAFETY_NET)
     assert reply is not None
     text = json.dumps(reply)
     assert str(link) in text and str(world.outside) in text, text

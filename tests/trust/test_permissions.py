@@ -16,6 +16,7 @@ import pytest
 from memoir_tui.core.review import load_review
 from memoir_tui.core.session import load_session
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 
 def mode(path: Path) -> int:
@@ -85,7 +86,7 @@ def _recall(tmp_path: Path, umask: int) -> subprocess.CompletedProcess:
         "runpy.run_module('memoir_tui', run_name='__main__')"
     )
     return subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=SAFETY_NET
     )
 
 

@@ -21,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync, sync
+from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, make_remote
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def memoir(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env_for(home),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=SAFETY_NET,
     )
 
 

@@ -18,10 +18,11 @@ from memoir_tui.core.fsutil import (
     open_regular,
     read_regular,
 )
+from tests.deadlines import HANG_NET
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 
-DEADLINE = 30  # seconds; every command here finishes in well under one
+DEADLINE = HANG_NET  # every command here finishes in well under a second; a hang never
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -98,7 +99,7 @@ def test_open_regular_refuses_fifos_devices_and_directories_at_once(tmp_path):
 
         worker = threading.Thread(target=attempt, daemon=True)
         worker.start()
-        worker.join(5)
+        worker.join(DEADLINE)
         assert done.is_set(), f"{path} was opened (or the open blocked)"
 
 

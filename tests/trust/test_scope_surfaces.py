@@ -18,6 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.scope import project_identity
 from memoir_tui.core.store import Store
+from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,7 +56,7 @@ def cli(cwd: Path, *args: str) -> str:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
+        timeout=SAFETY_NET,
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -82,7 +83,7 @@ def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

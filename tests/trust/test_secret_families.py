@@ -29,6 +29,7 @@ from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
+from tests.deadlines import SAFETY_NET
 
 R = (
     "q7Xk2"
@@ -701,7 +702,7 @@ def test_a_real_cli_process_refuses_in_one_sentence(store_dir: Path, tmp_path: P
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=SAFETY_NET,
         )
         assert done.returncode == 1, name
         assert done.stderr.startswith("memoir-tui: why looks like it contains a secret (")

@@ -24,11 +24,12 @@ import pytest
 from memoir_tui.core.review import load_review
 from memoir_tui.core.session import load_session
 from memoir_tui.core.store import Store
+from tests.deadlines import HANG_NET
 from tests.paths import REPO
 
 NOT_REGULAR = "not-regular"  # the loader's damage kind for a FIFO, a device, a link out
 
-DEADLINE = 15
+DEADLINE = HANG_NET  # a FIFO hang is for ever: this only ends it
 SECRET_WORDS = "Adopt the wobbegong vendor for billing"
 
 fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -99,12 +100,12 @@ def test_loaders_refuse_a_fifo_at_once(tmp_path: Path) -> None:
 
     worker = threading.Thread(target=attempt, daemon=True)
     worker.start()
-    worker.join(timeout=10)
+    worker.join(timeout=DEADLINE)
     if worker.is_alive():  # unblock the reader (open it for writing), then fail
         for name in ("session.json", "review.json"):
             with contextlib.suppress(OSError):
                 os.close(os.open(tmp_path / name, os.O_WRONLY | os.O_NONBLOCK))
-        worker.join(timeout=5)
+        worker.join(timeout=DEADLINE)
         pytest.fail("a loader blocked on a FIFO")
     loaded = got["session"]
     assert loaded.read_only and loaded.damage == NOT_REGULAR
