@@ -11,15 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoir_tui.core.identity import identity, parse_date_ms
+from memoir_tui.core.identity import identity, is_text_hash, parse_date_ms, text_hash
 from memoir_tui.core.items import (
     DATE_FIELDS,
     HOME_LIST,
     OVERFLOW_LIST,
     PROVENANCE_FIELDS,
-    decision_key,
     is_hidden,
-    is_purged,
     matches_words,
     well_formed_items,
 )
@@ -283,24 +281,34 @@ def working_set(
         )
 
     def decision(d: dict[str, Any], place: str = "live") -> Decision:
+        # Once per decision (10,000 of them in a large store): the rules of
+        # decision_key, is_hidden, is_purged, label and project_label inlined, and
+        # the fields passed in Decision's order.
+        get = d.get
+        text_hash_value = get("text_hash")
+        purged = is_text_hash(text_hash_value)
+        machine_id = get("machine_id")
+        machine_id = machine_id if isinstance(machine_id, str) else ""
+        project = get("project")
+        project = project if isinstance(project, str) else ""
         return Decision(
-            key=decision_key(d),
-            text=d["text"],
-            why=_str(d.get("why")),
-            rejected=_str(d.get("rejected")),
-            date=_str(d.get("date")),
-            machine_id=_str(d.get("machine_id")),
-            machine_label=label(d),
-            project=_str(d.get("project")),
-            hidden=is_hidden(d),
-            hidden_at=_str(d.get("hidden_at")),
-            purged=is_purged(d),
-            source=_str(d.get("source")),
-            project_label=project_label(d),
-            provenance=provenance(d),
-            reworded_from=_str(d.get("reworded_from")),
-            reworded_to=_str(d.get("reworded_to")),
-            place=place,
+            text_hash_value if purged else text_hash(d["text"]),
+            d["text"],
+            _str(get("why")),
+            _str(get("rejected")),
+            _str(get("date")),
+            machine_id,
+            labels.get(machine_id, machine_id[:8]),
+            project,
+            bool(get("hidden")) or purged,
+            _str(get("hidden_at")),
+            purged,
+            _str(get("source")),
+            readable_project(project, names) if project else "",
+            provenance(d),
+            _str(get("reworded_from")),
+            _str(get("reworded_to")),
+            place,
         )
 
     def in_scope(d: dict[str, Any]) -> bool:
