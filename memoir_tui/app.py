@@ -335,7 +335,6 @@ class MemoirApp(App[int]):
             self._first_read_done()
         self.query_one(NewsBanner).warn_caps(self.query_one(StoreBar).caps_note)  # uncut
         self.current_pane().focus_default()
-        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_store, name="store-watch")
         if self._bad_theme:
@@ -687,6 +686,7 @@ class MemoirApp(App[int]):
         self.reading = False
         self.notify(f"could not read {self.store.session_path}: {message}", severity="error")
         self._pane_says_reading("not read · ctrl+r reads it again")
+        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
 
     def _pane_says_reading(self, note: str) -> None:
         from memoir_tui.screens.working_set import WorkingSetPane
@@ -695,6 +695,9 @@ class MemoirApp(App[int]):
             pane.show_reading(note)
 
     def _first_read_done(self) -> None:
+        # The other panes' imports wait for the first read (they would share the
+        # interpreter with it) and then for a second without input.
+        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
             from memoir_tui.core.since import record_open
 
