@@ -201,7 +201,7 @@ async def auto_pilot(pilot):
     out = {"paint_ms": (shown - t0) * 1000, "import_ms": (imported - t0) * 1000,
            "cpu_ms": time.process_time() * 1000, "frame_ms": (FRAMES[0] - t0) * 1000}
     if not floor:  # the first read, in a worker at 10,000 decisions, has landed
-        await until(lambda: app.state is not None and not app.reading)
+        await until(lambda: app.state is not None and not getattr(app, "reading", False))
     out["rows_ms"] = (time.perf_counter() - t0) * 1000
     if scenario in ("ours", "floor", "floor-capped"):
         start = time.perf_counter()
