@@ -44,8 +44,7 @@ def large_session(decisions: int = 1200) -> dict[str, Any]:
                 {"text": f"goal {i}", "machine_id": MACHINE, "set_on": stamp(i)} for i in range(3)
             ],
             "next_actions": [
-                {"text": f"action {i}", "machine_id": MACHINE, "added": stamp(i)}
-                for i in range(7)
+                {"text": f"action {i}", "machine_id": MACHINE, "added": stamp(i)} for i in range(7)
             ],
             "open_questions": [
                 {"text": f"question {i}", "machine_id": MACHINE, "asked": stamp(i)}
