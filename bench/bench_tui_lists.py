@@ -43,6 +43,7 @@ Scratch HOME/MEMOIR_HOME only; never the real store.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import json
 import os
@@ -356,7 +357,8 @@ def run_in_terminal(argv: list[str], env: dict[str, str]) -> dict[str, float]:
                 if name not in times and marker in seen:
                     times[name] = now
         os.write(master, b"\x11")  # ctrl+q
-        proc.wait(timeout=15)
+        with contextlib.suppress(subprocess.TimeoutExpired):  # else killed below
+            proc.wait(timeout=15)
     finally:
         if proc.poll() is None:
             proc.kill()
