@@ -557,7 +557,7 @@ class MemoirApp(App[int]):
             )
             return
         self.run_worker(
-            _import_panes,
+            self._after_first_read_in_thread,
             name="import-panes",
             group="import-panes",
             thread=True,
@@ -660,7 +660,9 @@ class MemoirApp(App[int]):
 
     def _first_read_in_thread(self, generation: int, all_projects: bool) -> None:
         try:
-            self.watcher.mark_seen()  # before the read: a change after it is seen by the poll
+            # Stamped before the read: a change after it is seen by the poll. The entry
+            # folders (core.adapters, a few stats) wait for the panes' imports.
+            self.watcher.mark_seen(SessionChanged, ReviewChanged, AuditChanged)
             loaded, view = self._load_session(all_projects)
         except OSError as err:
             self.call_from_thread(self._first_read_failed, generation, str(err))
@@ -693,6 +695,19 @@ class MemoirApp(App[int]):
 
         for pane in self.query(WorkingSetPane):
             pane.show_reading(note)
+
+    def _after_first_read_in_thread(self) -> None:
+        """What the first screen did not need, once its rows are on screen and the
+        person paused: the other panes' imports, the entry folders' stamps, the
+        decisions of the view (built here rather than on the first visit)."""
+        if not self.watcher.seen(EntriesChanged):  # read late (a large store): stamped now,
+            self.watcher.mark_seen(EntriesChanged)
+            if not self.closing:  # and a pane that read entries before them reads them again
+                self.call_from_thread(self._tell_panes, (EntriesChanged,))
+        state = self.state
+        if state is not None:
+            state.tombstones  # noqa: B018 (builds the view's decision lists once, cached)
+        _import_panes()
 
     def _first_read_done(self) -> None:
         # The other panes' imports wait for the first read (they would share the

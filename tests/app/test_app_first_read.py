@@ -206,3 +206,72 @@ async def test_keys_typed_while_it_reads_are_not_lost(tmp_path: Path, gate: Gate
         assert titles(app)["next-actions"] == "Next actions · 8", messages(app)
         assert "lowercase" in {a["text"] for a in on_disk(store)["current"]["next_actions"]}
         assert len(pane.query_one("#next-actions", ItemTable).row_keys) == 8
+
+
+class DecisionCount:
+    """Counts the ``Decision`` objects ``working_set`` builds (and where)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import memoir_tui.core.model as model
+
+        self.built = 0
+        self.threads: set[str] = set()
+        real = model.Decision
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.built += 1
+            self.threads.add(threading.current_thread().name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(model, "Decision", counted)
+
+
+async def test_the_rows_land_without_building_a_decision(
+    tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first screen shows no decision: they are built when first asked for, and the
+    # answer is the whole list then (the same rows, counts and order as ever).
+    monkeypatch.setattr(app_module, "IMPORT_PANES_AFTER", 3600.0)  # no warm-up in this test
+    count = DecisionCount(monkeypatch)
+    session = large_session()
+    session["current"]["decisions"][5]["hidden"] = True
+    store = write_session(tmp_path / "store", session)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_held(gate)
+        gate.open.set()
+        await settle(pilot)
+        assert not app.reading and app.state is not None
+        assert titles(app)["next-actions"] == "Next actions · 7"
+        assert count.built == 0
+        decisions = app.state.all_decisions
+        assert len(decisions) == 1199 and len(app.state.tombstones) == 1
+        assert [d.date for d in decisions] == sorted((d.date for d in decisions), reverse=True)
+        assert app.state.tombstones[0].text.startswith("decision 5:")
+        assert count.built == 1200  # once each, the tombstone included
+        assert len(app.state.decisions) == 1199 and count.built == 1200  # cached
+
+
+async def test_after_the_rows_the_decisions_and_entry_stamps_are_made_off_the_ui(
+    tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memoir_tui.widgets.store_watch import EntriesChanged, SessionChanged
+
+    monkeypatch.setattr(app_module, "IMPORT_PANES_AFTER", 0.01)  # soon
+    count = DecisionCount(monkeypatch)
+    store = write_session(tmp_path / "store", large_session())
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_held(gate)
+        # The read is stamped before it; the entry folders wait for after the rows.
+        assert app.watcher.seen(SessionChanged) and not app.watcher.seen(EntriesChanged)
+        gate.open.set()
+        await settle(pilot)
+        for _ in range(int(GATE_SECONDS / 0.01)):  # the panes' import timer, then its worker
+            if app.watcher.seen(EntriesChanged):
+                break
+            await pilot.pause(0.01)
+        await settle(pilot)
+        assert app.watcher.seen(EntriesChanged)
+        assert count.built == 1200 and threading.main_thread().name not in count.threads
+        assert len(app.state.all_decisions) == 1200 and count.built == 1200
