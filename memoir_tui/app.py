@@ -661,7 +661,7 @@ class MemoirApp(App[int]):
     def _first_read_in_thread(self, generation: int, all_projects: bool) -> None:
         try:
             # Stamped before the read: a change after it is seen by the poll. The entry
-            # folders (core.adapters, a few stats) wait for the panes' imports.
+            # folders (core.adapters, a few stats) wait until the rows are on screen.
             self.watcher.mark_seen(SessionChanged, ReviewChanged, AuditChanged)
             loaded, view = self._load_session(all_projects)
         except OSError as err:
@@ -689,6 +689,7 @@ class MemoirApp(App[int]):
         self.notify(f"could not read {self.store.session_path}: {message}", severity="error")
         self._pane_says_reading("not read · ctrl+r reads it again")
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._stamp_entry_folders_later()
 
     def _pane_says_reading(self, note: str) -> None:
         from memoir_tui.screens.working_set import WorkingSetPane
@@ -698,21 +699,41 @@ class MemoirApp(App[int]):
 
     def _after_first_read_in_thread(self) -> None:
         """What the first screen did not need, once its rows are on screen and the
-        person paused: the other panes' imports, the entry folders' stamps, the
-        decisions of the view (built here rather than on the first visit)."""
-        if not self.watcher.seen(EntriesChanged):  # read late (a large store): stamped now,
-            self.watcher.mark_seen(EntriesChanged)
-            if not self.closing:  # and a pane that read entries before them reads them again
-                self.call_from_thread(self._tell_panes, (EntriesChanged,))
+        person paused: the other panes' imports, the decisions of the view (built
+        here rather than on the first visit)."""
         state = self.state
         if state is not None:
             state.tombstones  # noqa: B018 (builds the view's decision lists once, cached)
         _import_panes()
 
+    def _stamp_entry_folders_later(self) -> None:
+        # A large store's read stamped only the session, the queue and the audit log:
+        # the entry folders' stamps (core.adapters, a few stats) are taken once its
+        # rows are on screen, in a worker.
+        if not self.watcher.seen(EntriesChanged):
+            self.set_timer(IMPORT_PANES_AFTER, self._start_stamping_entries, name="entry-stamps")
+
+    def _start_stamping_entries(self) -> None:
+        if self.closing or self.watcher.seen(EntriesChanged):
+            return  # (a reload stamped them all meanwhile)
+        self.run_worker(
+            self._stamp_entries_in_thread,
+            name="entry-stamps",
+            group="entry-stamps",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _stamp_entries_in_thread(self) -> None:
+        self.watcher.mark_seen(EntriesChanged)
+        if not self.closing:  # a pane that read entries before these stamps reads them again
+            self.call_from_thread(self._tell_panes, (EntriesChanged,))
+
     def _first_read_done(self) -> None:
         # The other panes' imports wait for the first read (they would share the
         # interpreter with it) and then for a second without input.
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._stamp_entry_folders_later()
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
             from memoir_tui.core.since import record_open
 

@@ -267,8 +267,8 @@ async def test_after_the_rows_the_decisions_and_entry_stamps_are_made_off_the_ui
         assert app.watcher.seen(SessionChanged) and not app.watcher.seen(EntriesChanged)
         gate.open.set()
         await settle(pilot)
-        for _ in range(int(GATE_SECONDS / 0.01)):  # the panes' import timer, then its worker
-            if app.watcher.seen(EntriesChanged):
+        for _ in range(int(GATE_SECONDS / 0.01)):  # their timers, then their workers
+            if app.watcher.seen(EntriesChanged) and count.built == 1200:
                 break
             await pilot.pause(0.01)
         await settle(pilot)
