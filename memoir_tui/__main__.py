@@ -59,6 +59,14 @@ def _main(argv: Sequence[str] | None = None) -> int:
         found = lean_argv(args, "stop")
         if found is not None:
             return run_lean_stop(*found)
+    if not args or (len(args) == 2 and args[0] == "--store" and not args[1].startswith("-")):
+        # The app with no command: what the parser would decide, without building every
+        # command's parser first (their host choices import core.adapters: ~20–50 ms).
+        from pathlib import Path
+
+        from memoir_tui.app import run_app
+
+        return run_app(Path(args[1]) if args else None)
     from memoir_tui.commands import recall
 
     if recall.is_recall(args):  # the hot path: no parser for every other command

@@ -23,14 +23,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import AwaitMount
-from textual.widgets import Input, TabbedContent, TabPane, TextArea
+from textual.widgets import Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
@@ -41,10 +41,7 @@ from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.screens.dialogs import FormDialog
-from memoir_tui.screens.help import HelpScreen, HelpSection, key_rows, own_bindings
 from memoir_tui.screens.registry import PANES, pane_spec
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.key_footer import KeyFooter
 from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
@@ -61,6 +58,9 @@ from memoir_tui.widgets.store_watch import (
     StoreWatcher,
     Watched,
 )
+
+if TYPE_CHECKING:  # the help screen and the dialogs are imported when first opened
+    from memoir_tui.screens.help import HelpSection
 
 __all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
 
@@ -88,6 +88,10 @@ QUIT_WAIT_SECONDS = 5.0
 """How long quitting waits for writes in flight before it gives up on them (and says so)."""
 IMPORT_PANES_AFTER = 1.0
 """Seconds without a key press or click before the other panes are imported in the background."""
+READ_IN_WORKER_BYTES = 256 * 1024
+"""A ``session.json`` larger than this (~1,000 decisions and up) is read in a worker once the
+first screen is painted, which says "reading…" until it lands (at 10,000 decisions the read
+and the view take ~150–300 ms); a smaller one is read before the first screen (a few ms)."""
 
 
 def _pane_bindings() -> list[BindingType]:
@@ -278,6 +282,10 @@ class MemoirApp(App[int]):
         self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
         self._theme_ready = False  # themes set before mount are not the person's choice
+        self.reading = False
+        """The first read of the session is in a worker and has not landed yet."""
+        self._read_generation = 0  # a read begun before a newer one is not applied
+        self._own_while_reading = False  # a write of ours landed before the first read
         if theme is None and not demo:
             theme = store.config.theme  # [app] theme: the last one chosen in the palette
         if theme and theme in self.available_themes:
@@ -317,22 +325,16 @@ class MemoirApp(App[int]):
         return self.store.machine_label
 
     def on_mount(self) -> None:
-        self.reload()
+        if self._read_later():
+            # Paint the shell first (the Working set pane says it is reading), then read.
+            self.reading = True
+            self._pane_says_reading("reading…")
+            self.call_after_refresh(self._start_first_read)
+        else:
+            self.reload()
+            self._first_read_done()
         self.query_one(NewsBanner).warn_caps(self.query_one(StoreBar).caps_note)  # uncut
-        if self.log_open and self.loaded is not None and not self.loaded.read_only:
-            from memoir_tui.core.since import record_open
-
-            def log_open() -> None:  # the line's own time is this session's start
-                self.opened_at = record_open(self.store, read_only_checked=True)
-
-            self.run_worker(
-                log_open,
-                name="log-open",
-                thread=True,
-                exit_on_error=False,
-            )
         self.current_pane().focus_default()
-        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         if self.poll_interval:
             self.set_interval(self.poll_interval, self.poll_store, name="store-watch")
         if self._bad_theme:
@@ -484,7 +486,11 @@ class MemoirApp(App[int]):
             return True
         # WezTerm's Option characters stand for escape + key only where no text is typed
         # (a list has no use for them); in a text box they are the characters they read.
-        return event.character in OPTION_KEYS and not isinstance(self.focused, Input | TextArea)
+        if event.character not in OPTION_KEYS:
+            return False
+        from textual.widgets import TextArea  # not for the first screen: ~8 ms of imports
+
+        return not isinstance(self.focused, Input | TextArea)
 
     def _finish_key(self) -> None:
         screen = self._screen_at_key
@@ -562,7 +568,7 @@ class MemoirApp(App[int]):
             )
             return
         self.run_worker(
-            _import_panes,
+            self._after_first_read_in_thread,
             name="import-panes",
             group="import-panes",
             thread=True,
@@ -636,24 +642,144 @@ class MemoirApp(App[int]):
 
     def reload(self) -> None:
         """Read everything again: the session now, the rest by every pane (shown or not)."""
+        self._read_generation += 1  # a first read still in its worker is not applied
+        first, self.reading = self.reading, False
         self.watcher.mark_seen()
         self._read_session()
         self._tell_panes(ALL_CHANGES)
+        if first:  # ctrl+r or A before the first read landed: this was the first
+            self._first_read_done()
 
-    def _read_session(self, *, own: bool = False) -> None:
+    # --- the first read, off the UI thread for a large store ----------------------------
+
+    def _read_later(self) -> bool:
         try:
-            loaded = self.store.load()
-        except OSError as err:
-            self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
+            return self.store.session_path.stat().st_size > READ_IN_WORKER_BYTES
+        except OSError:
+            return False  # missing (an empty store) or unreadable: said at once
+
+    def _start_first_read(self) -> None:
+        if self.closing or not self.reading:
             return
-        self.loaded = loaded
+        self.run_worker(
+            partial(self._first_read_in_thread, self._read_generation, self.all_projects),
+            name="first-read",
+            group="first-read",
+            thread=True,
+            exit_on_error=False,  # every error becomes a notification
+        )
+
+    def _first_read_in_thread(self, generation: int, all_projects: bool) -> None:
+        try:
+            # Stamped before the read: a change after it is seen by the poll. The entry
+            # folders (core.adapters, a few stats) wait until the rows are on screen.
+            self.watcher.mark_seen(SessionChanged, ReviewChanged, AuditChanged)
+            loaded, view = self._load_session(all_projects)
+        except OSError as err:
+            self.call_from_thread(self._first_read_failed, generation, str(err))
+            return
+        except Exception as err:  # a defect: said, never a pane reading for ever
+            self.call_from_thread(self._first_read_failed, generation, f"{err!r}")
+            return
+        self.call_from_thread(self._first_read_landed, generation, loaded, view)
+
+    def _first_read_landed(self, generation: int, loaded: LoadedSession, view: WorkingSet) -> None:
+        if self.closing or generation != self._read_generation:
+            return  # quitting, or a reload (ctrl+r, A) read it since
+        self.reading = False
+        self._apply_session(loaded, view)
+        self._tell_panes(ALL_CHANGES)
+        self._first_read_done()
+        own, self._own_while_reading = self._own_while_reading, False
+        self.poll_store(own=own)  # what changed while it was read (a write of ours too)
+
+    def _first_read_failed(self, generation: int, message: str) -> None:
+        if self.closing or generation != self._read_generation:
+            return
+        self.reading = False
+        self.notify(f"could not read {self.store.session_path}: {message}", severity="error")
+        self._pane_says_reading("not read · ctrl+r reads it again")
+        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._stamp_entry_folders_later()
+
+    def _pane_says_reading(self, note: str) -> None:
+        from memoir_tui.screens.working_set import WorkingSetPane
+
+        for pane in self.query(WorkingSetPane):
+            pane.show_reading(note)
+
+    def _after_first_read_in_thread(self) -> None:
+        """What the first screen did not need, once its rows are on screen and the
+        person paused: the other panes' imports, the decisions of the view (built
+        here rather than on the first visit)."""
+        state = self.state
+        if state is not None:
+            state.tombstones  # noqa: B018 (builds the view's decision lists once, cached)
+        _import_panes()
+
+    def _stamp_entry_folders_later(self) -> None:
+        # A large store's read stamped only the session, the queue and the audit log:
+        # the entry folders' stamps (core.adapters, a few stats) are taken once its
+        # rows are on screen, in a worker.
+        if not self.watcher.seen(EntriesChanged):
+            self.set_timer(IMPORT_PANES_AFTER, self._start_stamping_entries, name="entry-stamps")
+
+    def _start_stamping_entries(self) -> None:
+        if self.closing or self.watcher.seen(EntriesChanged):
+            return  # (a reload stamped them all meanwhile)
+        self.run_worker(
+            self._stamp_entries_in_thread,
+            name="entry-stamps",
+            group="entry-stamps",
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _stamp_entries_in_thread(self) -> None:
+        self.watcher.mark_seen(EntriesChanged)
+        if not self.closing:  # a pane that read entries before these stamps reads them again
+            self.call_from_thread(self._tell_panes, (EntriesChanged,))
+
+    def _first_read_done(self) -> None:
+        # The other panes' imports wait for the first read (they would share the
+        # interpreter with it) and then for a second without input.
+        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._stamp_entry_folders_later()
+        if self.log_open and self.loaded is not None and not self.loaded.read_only:
+            from memoir_tui.core.since import record_open
+
+            def log_open() -> None:  # the line's own time is this session's start
+                self.opened_at = record_open(self.store, read_only_checked=True)
+
+            self.run_worker(
+                log_open,
+                name="log-open",
+                thread=True,
+                exit_on_error=False,
+            )
+
+    def _load_session(self, all_projects: bool) -> tuple[LoadedSession, WorkingSet]:
+        """The session and its view (any thread: reads only)."""
+        loaded = self.store.load()
         state = loaded.state
         if loaded.damage == NEWER_VERSION:
             # Read-only, but not blank: what the newer file holds that this version reads.
             from memoir_tui.core.session_peek import understood_state
 
             state = understood_state(loaded.path, now=self.store.clock()) or state
-        self.state = self.store.view(state, all_projects=self.all_projects)
+        return loaded, self.store.view(state, all_projects=all_projects)
+
+    def _read_session(self, *, own: bool = False) -> None:
+        try:
+            loaded, view = self._load_session(self.all_projects)
+        except OSError as err:
+            self.notify(f"could not read {self.store.session_path}: {err}", severity="error")
+            return
+        self._apply_session(loaded, view, own=own)
+
+    def _apply_session(self, loaded: LoadedSession, view: WorkingSet, *, own: bool = False) -> None:
+        self.loaded = loaded
+        self.state = view
         bar = self.query_one(StoreBar)
         bar.set_read_only(loaded.read_only)
         bar.set_scope(self.scope_text())
@@ -683,6 +809,9 @@ class MemoirApp(App[int]):
         """Tell the panes what another process changed on disk; the parts that changed
         (``own``: right after a write of this app's, which is never news)."""
         if self.closing:
+            return []
+        if self.reading:  # the first read has not landed: it polls once it has
+            self._own_while_reading |= own
             return []
         changed = self.watcher.changed()
         if own and ReviewChanged in changed:
@@ -922,6 +1051,10 @@ class MemoirApp(App[int]):
 
     def help_sections(self) -> list[HelpSection]:
         """The help screen's content, generated from the bindings of every pane."""
+        from memoir_tui.screens.dialogs import FormDialog
+        from memoir_tui.screens.help import HelpSection, key_rows, own_bindings
+        from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+
         active = frozenset(
             b.binding.id for b in self.active_bindings.values() if b.binding.id is not None
         )
@@ -953,11 +1086,15 @@ class MemoirApp(App[int]):
         return sections
 
     def action_help(self) -> None:
+        from memoir_tui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen(self.help_sections()))
 
     def _keys_for(self, bindings: list[BindingType], binding_id: str | None) -> str:
         if binding_id is None:
             return ""
+        from memoir_tui.screens.help import key_rows
+
         for row in key_rows(self, bindings, frozenset()):
             if row.binding_id == binding_id:
                 return row.keys
@@ -970,6 +1107,8 @@ class MemoirApp(App[int]):
         return SystemCommand(f"{area}: {verb}", help_text + suffix, callback)
 
     def pane_commands(self) -> Iterable[SystemCommand]:
+        from memoir_tui.screens.help import own_bindings
+
         for spec in PANES:
             pane = spec.load()
             bindings = own_bindings(pane)
@@ -984,6 +1123,8 @@ class MemoirApp(App[int]):
                 )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from memoir_tui.screens.help import own_bindings
+
         on_top = screen is self.screen_stack[0]
         app_bindings = own_bindings(MemoirApp)
         if on_top:

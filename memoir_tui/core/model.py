@@ -7,11 +7,12 @@ rule "a tombstone is never shown as live" lives in exactly one place.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from memoir_tui.core.identity import identity, parse_date_ms
+from memoir_tui.core.identity import identity, is_text_hash, parse_date_ms, text_hash
 from memoir_tui.core.items import (
     DATE_FIELDS,
     HOME_LIST,
@@ -19,7 +20,6 @@ from memoir_tui.core.items import (
     PROVENANCE_FIELDS,
     decision_key,
     is_hidden,
-    is_purged,
     matches_words,
     well_formed_items,
 )
@@ -127,24 +127,33 @@ class MachineInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionLists:
+    """The decision lists of a view, built together when first asked for."""
+
+    decisions: tuple[Decision, ...] = ()
+    archived_decisions: tuple[Decision, ...] = ()
+    tombstones: tuple[Decision, ...] = ()
+
+
+NO_DECISIONS = DecisionLists()
+
+
+@dataclass(frozen=True)
 class WorkingSet:
     goals: tuple[Item, ...]
     next_actions: tuple[Item, ...]
     open_questions: tuple[Item, ...]
     completed_actions: tuple[CompletedAction, ...]
-    decisions: tuple[Decision, ...]  # visible only
-    tombstones: tuple[Decision, ...]  # hidden and purged, for audit views
     history: tuple[HistoryEntry, ...]
     machines: tuple[MachineInfo, ...]
     completed_goals: tuple[CompletedAction, ...] = ()
     closed_questions: tuple[CompletedAction, ...] = ()
-    # decisions a full list pushed out (their retraction records that kept the words)
-    rotated_decisions: tuple[CompletedAction, ...] = ()
     # Past the live caps (FORMAT-LATEST §4–5): kept, shown, reachable, not pinned.
     parked_actions: tuple[Item, ...] = ()
     archived_goals: tuple[Item, ...] = ()
     archived_questions: tuple[Item, ...] = ()
-    archived_decisions: tuple[Decision, ...] = ()
+    # decisions a full list pushed out (their retraction records that kept the words)
+    rotated_decisions: tuple[CompletedAction, ...] = ()
     project: str | None = None  # the scope this view was made for; None: every project
     project_label: str = ""  # that scope as a person reads it ("" for every project)
     # Every project the store names: id → full name, and id → its short label.
@@ -152,6 +161,31 @@ class WorkingSet:
     project_labels: Mapping[str, str] = field(default_factory=dict)
     elsewhere: Mapping[str, int] = field(default_factory=dict)
     """Live items of other projects this scoped view leaves out, per list (only > 0)."""
+    decided: Callable[[], DecisionLists] = field(
+        default=lambda: NO_DECISIONS, repr=False, compare=False
+    )
+    """Builds the decision lists when first asked for (``decisions`` and the rest): at
+    10,000 decisions that is most of the view's cost, and the first screen shows none."""
+
+    @cached_property
+    def _decision_lists(self) -> DecisionLists:
+        # cached_property locks while it builds: two threads asking at once build once
+        return self.decided()
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """Visible live decisions, newest first."""
+        return self._decision_lists.decisions
+
+    @property
+    def archived_decisions(self) -> tuple[Decision, ...]:
+        """Visible decisions past the live cap (kept, not pinned), newest first."""
+        return self._decision_lists.archived_decisions
+
+    @property
+    def tombstones(self) -> tuple[Decision, ...]:
+        """Hidden and purged decisions in scope, for audit views."""
+        return self._decision_lists.tombstones
 
     @property
     def elsewhere_total(self) -> int:
@@ -283,24 +317,34 @@ def working_set(
         )
 
     def decision(d: dict[str, Any], place: str = "live") -> Decision:
+        # Once per decision (10,000 of them in a large store): the rules of
+        # decision_key, is_hidden, is_purged, label and project_label inlined, and
+        # the fields passed in Decision's order.
+        get = d.get
+        text_hash_value = get("text_hash")
+        purged = is_text_hash(text_hash_value)
+        machine_id = get("machine_id")
+        machine_id = machine_id if isinstance(machine_id, str) else ""
+        project = get("project")
+        project = project if isinstance(project, str) else ""
         return Decision(
-            key=decision_key(d),
-            text=d["text"],
-            why=_str(d.get("why")),
-            rejected=_str(d.get("rejected")),
-            date=_str(d.get("date")),
-            machine_id=_str(d.get("machine_id")),
-            machine_label=label(d),
-            project=_str(d.get("project")),
-            hidden=is_hidden(d),
-            hidden_at=_str(d.get("hidden_at")),
-            purged=is_purged(d),
-            source=_str(d.get("source")),
-            project_label=project_label(d),
-            provenance=provenance(d),
-            reworded_from=_str(d.get("reworded_from")),
-            reworded_to=_str(d.get("reworded_to")),
-            place=place,
+            text_hash_value if purged else text_hash(d["text"]),
+            d["text"],
+            _str(get("why")),
+            _str(get("rejected")),
+            _str(get("date")),
+            machine_id,
+            labels.get(machine_id, machine_id[:8]),
+            project,
+            bool(get("hidden")) or purged,
+            _str(get("hidden_at")),
+            purged,
+            _str(get("source")),
+            readable_project(project, names) if project else "",
+            provenance(d),
+            _str(get("reworded_from")),
+            _str(get("reworded_to")),
+            place,
         )
 
     def in_scope(d: dict[str, Any]) -> bool:
@@ -316,28 +360,41 @@ def working_set(
         and isinstance(t.get("text_hash"), str)
         and (believed_at_ms is None or parse_date_ms(t.get("done_at")) <= believed_at_ms)
     ]
-    raw_decisions = _newest_first(
-        suppress_retracted(well_formed_items(current.get("decisions")), retracted), "date"
-    )
-    live = [decision(d) for d in raw_decisions if visible(d, "decisions")]
-    archived_decisions = tuple(
-        decision(d, "archived")
-        for d in _newest_first(
-            suppress_retracted(well_formed_items(current.get("archived_decisions")), retracted),
-            "date",
+    # The raw lists are taken now (the state may be read again and replaced); the
+    # Decision objects, their order and the checks are made when first asked for.
+    raw_live = well_formed_items(current.get("decisions"))
+    raw_archived = well_formed_items(current.get("archived_decisions"))
+
+    def decision_lists() -> DecisionLists:
+        raw_decisions = _newest_first(suppress_retracted(raw_live, retracted), "date")
+        live = tuple(decision(d) for d in raw_decisions if visible(d, "decisions"))
+        archived = tuple(
+            decision(d, "archived")
+            for d in _newest_first(suppress_retracted(raw_archived, retracted), "date")
+            if visible(d, "decisions")
         )
-        if visible(d, "decisions")
-    )
-    live_keys = {d.key for d in live}
+        tombstones = tuple(decision(d) for d in raw_decisions if is_hidden(d) and in_scope(d))
+        return DecisionLists(live, archived, tombstones)
+
+    # What a full list pushed out is on the first screen (Recently completed): made now,
+    # from the few retraction records, with the live keys only when there are some.
+    pushed_out = [
+        t
+        for t in _newest_first(retracted, "done_at")
+        if t.get("reason") == "rotated" and isinstance(t.get("text"), str) and t["text"].strip()
+    ]
+    if pushed_out:
+        live_keys = {
+            decision_key(d)
+            for d in suppress_retracted(raw_live, retracted)
+            if visible(d, "decisions")
+        }
+        pushed_out = [t for t in pushed_out if t.get("text_hash") not in live_keys]
     rotated_decisions = tuple(
         CompletedAction(text=t["text"], done_at=_str(t.get("done_at")), reason="rotated")
-        for t in _newest_first(retracted, "done_at")
-        if t.get("reason") == "rotated"
-        and isinstance(t.get("text"), str)
-        and t["text"].strip()
-        and t.get("text_hash") not in live_keys
+        for t in pushed_out
     )
-    tombstones = [decision(d) for d in raw_decisions if is_hidden(d) and in_scope(d)]
+
     history_raw = state.get("history") if isinstance(state.get("history"), list) else []
     history = tuple(
         HistoryEntry(
@@ -363,8 +420,11 @@ def working_set(
             pool = well_formed_items(current.get(key)) + well_formed_items(
                 current.get(OVERFLOW_LIST[key])
             )
+            # visible everywhere but not here: only the project rule differs (one check each)
             outside = sum(
-                1 for i in pool if visible(i, key, everywhere=True) and not visible(i, key)
+                1
+                for i in pool
+                if not same_project(i.get("project"), project) and visible(i, key, everywhere=True)
             )
             if outside:
                 elsewhere[key] = outside
@@ -391,10 +451,6 @@ def working_set(
         parked_actions=parked_actions,
         archived_goals=archived_goals,
         archived_questions=archived_questions,
-        archived_decisions=archived_decisions,
-        rotated_decisions=rotated_decisions,
-        decisions=tuple(live),
-        tombstones=tuple(tombstones),
         history=history,
         machines=tuple(
             MachineInfo(id=uid, label=_str(m.get("label")), last_seen=_str(m.get("last_seen")))
@@ -411,5 +467,7 @@ def working_set(
         project_label="" if all_projects else readable_project(project, names) if project else "",
         project_names=full_names,
         project_labels=names,
+        rotated_decisions=rotated_decisions,
         elsewhere=elsewhere,
+        decided=decision_lists,
     )

@@ -13,21 +13,12 @@ from textual.widgets import DataTable, Static
 from memoir_tui.core.identity import identity, parse_date_ms
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.screens.dialogs import AddItemScreen, ItemDraft, SessionEnd, SessionEndScreen
-from memoir_tui.screens.item_dialogs import (
-    KIND_NAMES,
-    Answer,
-    CloseQuestionScreen,
-    ItemDetailScreen,
-    Rewording,
-    RewordScreen,
-    item_details,
-)
-from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the dialogs are imported when a key first opens one, not for the first screen
     from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.screens.dialogs import ItemDraft, SessionEnd
+    from memoir_tui.screens.item_dialogs import Answer, Rewording
 
 
 def item_columns(date_label: str) -> tuple[ColumnSpec, ...]:
@@ -279,6 +270,12 @@ class WorkingSetPane(Pane):
     def focus_default(self) -> None:
         self.focus_now(self.table("next-actions"))
 
+    def show_reading(self, note: str) -> None:
+        """No snapshot yet: every list says ``note`` ("reading…"), never "empty" or a count."""
+        self.set_class(False, "-empty")
+        for table_id, (title, _kind, _date) in SECTIONS.items():
+            self.table(table_id).set_rows([], title=f"{title} · {note}")
+
     def show_state(self, ws: WorkingSet) -> None:
         self.state = ws
         # A store with nothing in it yet greets the person and says where to start; a
@@ -362,9 +359,13 @@ class WorkingSetPane(Pane):
     def action_open(self) -> None:
         chosen = self.selected_item()
         if chosen is not None:
+            from memoir_tui.screens.item_dialogs import ItemDetailScreen
+
             self.app.push_screen(ItemDetailScreen(chosen[1]))
 
     def action_add(self, kind: str | None = None) -> None:
+        from memoir_tui.screens.dialogs import AddItemScreen
+
         if kind is None:
             kind = SECTIONS.get(self._focused_table_id() or "", ("", "next_action", ""))[1]
         store = self.host.store
@@ -390,6 +391,8 @@ class WorkingSetPane(Pane):
         chosen = self._live_item("edit")
         if chosen is None:
             return
+        from memoir_tui.screens.item_dialogs import RewordScreen
+
         table_id, item = chosen
         list_key, old = TABLE_LISTS[table_id], item.text
 
@@ -444,6 +447,7 @@ class WorkingSetPane(Pane):
         elif table_id == "goals":
             self.host.write(lambda store: store.remove_item("goals", text, reason="completed"))
         elif isinstance(item, Item):
+            from memoir_tui.screens.item_dialogs import CloseQuestionScreen
 
             def save(answer: Answer) -> Callable[[Store], Outcome]:
                 return lambda store: store.close_question(
@@ -472,6 +476,9 @@ class WorkingSetPane(Pane):
         chosen = self._live_item("remove")
         if chosen is None:
             return
+        from memoir_tui.screens.item_dialogs import KIND_NAMES, item_details
+        from memoir_tui.widgets.confirm import ConfirmScreen
+
         table_id, item = chosen
         list_key, text = TABLE_LISTS[table_id], item.text
         noun = KIND_NAMES.get(item.kind, "item").lower()
@@ -493,6 +500,8 @@ class WorkingSetPane(Pane):
         )
 
     def action_session_end(self) -> None:
+        from memoir_tui.screens.dialogs import SessionEndScreen
+
         def save(end: SessionEnd) -> Callable[[Store], Outcome]:
             return lambda store: store.record_session_end(
                 end.summary, end.files_touched, end.duration_min

@@ -90,6 +90,7 @@ class DamageBanner(Static):
         super().__init__("", id="damage-banner", markup=False)
         self._session = ""
         self._review = ""
+        self._shown = ""  # the text on screen: the same text again is not laid out again
         self._on_waiting = on_waiting
         self._review_read: LatestRead[_ReviewState] = LatestRead(
             self, "review-state", self._review_read_done
@@ -131,5 +132,8 @@ class DamageBanner(Static):
 
     def _show(self) -> None:
         text = self.text
+        if text == self._shown:
+            return
+        self._shown = text
         self.update(text)
         self.set_class(bool(text), "-damaged")

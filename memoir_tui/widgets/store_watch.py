@@ -88,10 +88,17 @@ class StoreWatcher:
             if part.message in wanted:
                 self._stamps[part.message] = part.stamp()
 
+    def seen(self, message: type[StoreChanged]) -> bool:
+        """Whether this part's stamps were taken (``mark_seen``)."""
+        return message in self._stamps
+
     def changed(self) -> list[type[StoreChanged]]:
-        """The parts whose stamps moved since they were last seen (now seen)."""
+        """The parts whose stamps moved since they were last seen (now seen). A part not
+        yet seen is not asked (its first stamps are taken by ``mark_seen``)."""
         moved = []
         for part in self._parts:
+            if part.message not in self._stamps:
+                continue
             stamp = part.stamp()
             if self._stamps.get(part.message) != stamp:
                 self._stamps[part.message] = stamp

@@ -625,12 +625,8 @@ def test_first_screen_imports_only_the_first_pane(tmp_path: Path) -> None:
     out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     loaded = set(ast.literal_eval(out.stdout.strip()))
-    assert loaded == {
-        "memoir_tui.screens.base",
-        "memoir_tui.screens.dialogs",
-        "memoir_tui.screens.help",
-        "memoir_tui.screens.registry",
-    }, loaded
+    # (The help screen and the dialogs load when first opened.)
+    assert loaded == {"memoir_tui.screens.base", "memoir_tui.screens.registry"}, loaded
 
 
 # --- keeping interaction cheap ---------------------------------------------------------
