@@ -31,6 +31,7 @@ import fcntl
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,26 +197,39 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
 
 
 def _records_in(path: Path) -> list[AuditRecord]:
+    """Every record of one generation, oldest first."""
+    records = list(_records_newest_first(path))
+    records.reverse()
+    return records
+
+
+def _records_newest_first(path: Path) -> Iterator[AuditRecord]:
+    """One generation's records from its last line back, each line parsed only when
+    reached (a reader that wants the newest 100 parses about 100)."""
     from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence, read_file_safely
 
     try:
         data = read_file_safely(path, max_bytes=1 << 30)
     except FileNotFoundError:  # no such generation (yet): no records
-        return []
+        return
     except OSError as exc:  # a FIFO, a folder, a device, unreadable: said, naming it
         raise UnsafeFileError(exc.errno or 5, not_read_sentence(path, exc)) from None
-    records = []
-    for raw in data.split(b"\n"):
+    lines = data.split(b"\n")
+    lines.reverse()
+    for raw in lines:
         if not raw.strip():
             continue
         try:
-            parsed = json.loads(raw)
+            # json.loads of ASCII bytes whose first two are not NUL decodes them as UTF-8
+            # (json.detect_encoding); decoding here first is the same, and quicker
+            parsed = json.loads(
+                raw.decode() if raw.isascii() and raw[0] and raw[1:2] != b"\0" else raw
+            )
         except (ValueError, UnicodeDecodeError):
             continue  # a torn or foreign line
         record = AuditRecord.from_json(parsed)
         if record is not None:
-            records.append(record)
-    return records
+            yield record
 
 
 def read_audit(
@@ -230,7 +244,7 @@ def read_audit(
     if limit is not None and limit <= 0:
         return out
     for path in audit_paths(Path(store_root)):
-        for record in reversed(_records_in(path)):
+        for record in _records_newest_first(path):
             if actor is not None and record.actor != actor:
                 continue
             if operation is not None and record.operation != operation:
