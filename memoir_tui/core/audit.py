@@ -50,6 +50,25 @@ _MACHINE = re.compile(r"^[A-Za-z0-9._:-]{0,128}$")
 _TIME = re.compile(r"^[0-9T:.+Z-]{4,40}$")
 
 
+# Values already found to match _TOKEN / _MACHINE: a log repeats a few actors,
+# operations, lists and machines thousands of times (bounded: a hostile log cannot grow it)
+_MATCHED: dict[re.Pattern[str], set[str]] = {_TOKEN: set(), _MACHINE: set()}
+_MATCHED_MAX = 1024
+
+
+def _matches(pattern: re.Pattern[str], value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    seen = _MATCHED[pattern]
+    if value in seen:
+        return True
+    if not pattern.match(value):
+        return False
+    if len(seen) < _MATCHED_MAX:
+        seen.add(value)
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class AuditRecord:
     """One mutation. ``identity_hash`` is ``text_hash(text)`` of the item, or "" (e.g. a merge)."""
@@ -68,16 +87,14 @@ class AuditRecord:
             raise ValueError("audit time must be an ISO date-time")
         for name in ("actor", "operation"):
             value = getattr(self, name)
-            if not (isinstance(value, str) and _TOKEN.match(value)):
+            if not _matches(_TOKEN, value):
                 raise ValueError(f"audit {name} must be a short lower-case token, got {value!r}")
-        if self.list_name and not (
-            isinstance(self.list_name, str) and _TOKEN.match(self.list_name)
-        ):
+        if self.list_name and not _matches(_TOKEN, self.list_name):
             raise ValueError("audit list must be a short lower-case token")
         if self.identity_hash and not is_text_hash(self.identity_hash):
             # The one field that could carry memory text: only a SHA-256 hex digest goes in.
             raise ValueError("audit identity_hash must be a SHA-256 hex digest, never text")
-        if not (isinstance(self.machine_id, str) and _MACHINE.match(self.machine_id)):
+        if not _matches(_MACHINE, self.machine_id):
             raise ValueError("audit machine_id must be a machine identifier")
 
     @classmethod

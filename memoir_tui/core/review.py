@@ -127,6 +127,13 @@ def item_key(item: Mapping[str, Any]) -> str:
     return text_hash(item["text"])
 
 
+def loaded_key(item: Mapping[str, Any]) -> str:
+    """``item_key`` of an item of a queue ``load_review`` gave: the merge wrote it as
+    the item's ``id`` (and a purge's redaction keeps it), so it is not hashed again."""
+    key = item.get("id")
+    return key if isinstance(key, str) and key else item_key(item)
+
+
 # Fields of a queue item that can hold memory text, which a purge must remove.
 _TEXT_FIELDS = ("text", "pinned_text")
 
@@ -509,12 +516,14 @@ class ReviewItem:
         return tuple(out)
 
     @classmethod
-    def from_dict(cls, item: Mapping[str, Any], near_hidden: Any = ...) -> ReviewItem:
+    def from_dict(
+        cls, item: Mapping[str, Any], near_hidden: Any = ..., *, key: str | None = None
+    ) -> ReviewItem:
         """The item as stored; ``near_hidden`` (a ``NearHidden`` or None) replaces the
-        stored note, as a fresh check gives it."""
+        stored note, as a fresh check gives it; ``key`` is its ``item_key`` if known."""
         source = _str(item.get("source"))
         return cls(
-            id=item_key(item),
+            id=item_key(item) if key is None else key,
             text=item["text"],
             state=_state_of(item),
             kind=_str(item.get("kind")) or "decision",
@@ -745,10 +754,11 @@ class ReviewQueue:
             state = _state_of(raw)
             if state not in states:
                 continue
+            key = loaded_key(raw)
             if state == CANDIDATE:
-                out.append(ReviewItem.from_dict(raw, near(raw["text"])))
+                out.append(ReviewItem.from_dict(raw, near(raw["text"]), key=key))
             else:
-                out.append(ReviewItem.from_dict(raw))
+                out.append(ReviewItem.from_dict(raw, key=key))
         # Newest said first; ties by capture time, then identity, so the order is stable.
         out.sort(key=lambda i: (parse_date_ms(i.timestamp), parse_date_ms(i.captured_at), i.id))
         out.reverse()

@@ -26,9 +26,9 @@ from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.receipts import KeptReceipt, read_receipts
 from memoir_tui.core.review import (
-    item_key,
     lean_view,
     load_review,
+    loaded_key,
     review_path,
     well_formed_review_items,
 )
@@ -107,7 +107,7 @@ def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, st
     forgotten = {d.key for d in ws.tombstones}
     texts: dict[str, str] = {}
     for item in well_formed_review_items(load_review(review_path(store)).state.get("items")):
-        key = item_key(item)
+        key = loaded_key(item)
         if item.get("purged") is True or item["text"] == PURGED_TEXT:
             forgotten.add(key)
         else:

@@ -157,6 +157,9 @@ def test_loading_a_file_gives_the_merge_of_it_with_itself(tmp_path_factory, data
     loaded = load_review(path)
     assert loaded.state == reference_merge(data, data)
     assert list(loaded.state) == list(reference_merge(data, data))  # key order too
+    # every item read carries its identity as id, so readers need not hash it again
+    assert all(i["id"] == item_key(i) for i in loaded.state["items"])
+    assert all(review.loaded_key(i) == item_key(i) for i in loaded.state["items"])
 
 
 def _cand(text: str, captured: str) -> dict:
