@@ -31,6 +31,7 @@ import fcntl
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,25 @@ MAX_RECORD_BYTES = 1024  # far below PIPE_BUF (4096 on Linux, 512 by POSIX minim
 _TOKEN = re.compile(r"^[a-z][a-z0-9_.:-]{0,63}$")  # actor, operation, list
 _MACHINE = re.compile(r"^[A-Za-z0-9._:-]{0,128}$")
 _TIME = re.compile(r"^[0-9T:.+Z-]{4,40}$")
+
+
+# Values already found to match _TOKEN / _MACHINE: a log repeats a few actors,
+# operations, lists and machines thousands of times (bounded: a hostile log cannot grow it)
+_MATCHED: dict[re.Pattern[str], set[str]] = {_TOKEN: set(), _MACHINE: set()}
+_MATCHED_MAX = 1024
+
+
+def _matches(pattern: re.Pattern[str], value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    seen = _MATCHED[pattern]
+    if value in seen:
+        return True
+    if not pattern.match(value):
+        return False
+    if len(seen) < _MATCHED_MAX:
+        seen.add(value)
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +87,14 @@ class AuditRecord:
             raise ValueError("audit time must be an ISO date-time")
         for name in ("actor", "operation"):
             value = getattr(self, name)
-            if not (isinstance(value, str) and _TOKEN.match(value)):
+            if not _matches(_TOKEN, value):
                 raise ValueError(f"audit {name} must be a short lower-case token, got {value!r}")
-        if self.list_name and not (
-            isinstance(self.list_name, str) and _TOKEN.match(self.list_name)
-        ):
+        if self.list_name and not _matches(_TOKEN, self.list_name):
             raise ValueError("audit list must be a short lower-case token")
         if self.identity_hash and not is_text_hash(self.identity_hash):
             # The one field that could carry memory text: only a SHA-256 hex digest goes in.
             raise ValueError("audit identity_hash must be a SHA-256 hex digest, never text")
-        if not (isinstance(self.machine_id, str) and _MACHINE.match(self.machine_id)):
+        if not _matches(_MACHINE, self.machine_id):
             raise ValueError("audit machine_id must be a machine identifier")
 
     @classmethod
@@ -196,26 +214,39 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
 
 
 def _records_in(path: Path) -> list[AuditRecord]:
+    """Every record of one generation, oldest first."""
+    records = list(_records_newest_first(path))
+    records.reverse()
+    return records
+
+
+def _records_newest_first(path: Path) -> Iterator[AuditRecord]:
+    """One generation's records from its last line back, each line parsed only when
+    reached (a reader that wants the newest 100 parses about 100)."""
     from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence, read_file_safely
 
     try:
         data = read_file_safely(path, max_bytes=1 << 30)
     except FileNotFoundError:  # no such generation (yet): no records
-        return []
+        return
     except OSError as exc:  # a FIFO, a folder, a device, unreadable: said, naming it
         raise UnsafeFileError(exc.errno or 5, not_read_sentence(path, exc)) from None
-    records = []
-    for raw in data.split(b"\n"):
+    lines = data.split(b"\n")
+    lines.reverse()
+    for raw in lines:
         if not raw.strip():
             continue
         try:
-            parsed = json.loads(raw)
+            # json.loads of ASCII bytes whose first two are not NUL decodes them as UTF-8
+            # (json.detect_encoding); decoding here first is the same, and quicker
+            parsed = json.loads(
+                raw.decode() if raw.isascii() and raw[0] and raw[1:2] != b"\0" else raw
+            )
         except (ValueError, UnicodeDecodeError):
             continue  # a torn or foreign line
         record = AuditRecord.from_json(parsed)
         if record is not None:
-            records.append(record)
-    return records
+            yield record
 
 
 def read_audit(
@@ -230,7 +261,7 @@ def read_audit(
     if limit is not None and limit <= 0:
         return out
     for path in audit_paths(Path(store_root)):
-        for record in reversed(_records_in(path)):
+        for record in _records_newest_first(path):
             if actor is not None and record.actor != actor:
                 continue
             if operation is not None and record.operation != operation:

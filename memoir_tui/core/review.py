@@ -57,7 +57,7 @@ from memoir_tui.core.items import (
 from memoir_tui.core.session import quarantine_copy
 
 if TYPE_CHECKING:
-    from memoir_tui.core.model import Decision
+    from memoir_tui.core.model import Decision, WorkingSet
     from memoir_tui.core.store import Store
 
 REVIEW_VERSION = 1
@@ -70,6 +70,7 @@ _RANK = {CANDIDATE: 0, PINNED: 1, REJECTED: 2}
 STATE_DATE = {CANDIDATE: "captured_at", PINNED: "pinned_at", REJECTED: "rejected_at"}
 
 NEAR_HIDDEN_THRESHOLD = 85.0
+_NEAR_CACHE_MAX = 20_000  # texts remembered (the queue holds at most 1,000 candidates)
 SHORT_ID = 10  # hex characters shown for an id; any unique prefix of 4+ is accepted
 _MIN_PREFIX = 4
 
@@ -124,6 +125,13 @@ def item_key(item: Mapping[str, Any]) -> str:
     if item.get("purged") is True and is_text_hash(item.get("text_hash")):
         return item["text_hash"]
     return text_hash(item["text"])
+
+
+def loaded_key(item: Mapping[str, Any]) -> str:
+    """``item_key`` of an item of a queue ``load_review`` gave: the merge wrote it as
+    the item's ``id`` (and a purge's redaction keeps it), so it is not hashed again."""
+    key = item.get("id")
+    return key if isinstance(key, str) and key else item_key(item)
 
 
 # Fields of a queue item that can hold memory text, which a purge must remove.
@@ -203,11 +211,36 @@ def merge_review(
     Unknown top-level keys survive (canonical maximum when both sides have one).
     """
     sides = [s for s in (a, b) if contributes_to_review_merge(s)]
+    return _merge_sides(sides, caps=caps, owned=False)
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a JSON tree (dicts, lists, scalars): ``copy.deepcopy``'s result,
+    without its memo bookkeeping; anything else is handed to ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: _json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(v) for v in value]
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return copy.deepcopy(value)
+
+
+def _merge_sides(
+    sides: Sequence[Mapping[str, Any]], *, caps: ReviewCaps, owned: bool
+) -> dict[str, Any]:
+    """``merge_review`` of the contributing ``sides``. With ``owned`` the caller hands
+    over trees nobody else holds (a file just parsed): its items are used, not copied.
+
+    The order is ``merge_review``'s total order; the canonical JSON that breaks its
+    ties is computed only for the items that tie on state and date (a file read back
+    holds one copy per identity, and few items share a date to the millisecond)."""
     out: dict[str, Any] = {"version": REVIEW_VERSION}
     copies: dict[str, list[dict[str, Any]]] = {}
     for side in sides:
         for item in well_formed_review_items(side.get("items")):
-            item = copy.deepcopy(item)
+            if not owned:
+                item = _json_copy(item)
             key = item_key(item)
             item["id"] = key
             copies.setdefault(key, []).append(item)
@@ -220,9 +253,11 @@ def merge_review(
         and i["near_hidden"].get("purged") is True
         and isinstance(i["near_hidden"].get("key"), str)
     }
-    winners = sorted(
-        (_scrub_near_hidden(max(c, key=_winner_key), purged_keys) for c in copies.values()),
-        key=_sort_key,
+    winners = _in_merge_order(
+        [
+            _scrub_near_hidden(c[0] if len(c) == 1 else max(c, key=_winner_key), purged_keys)
+            for c in copies.values()
+        ]
     )
     limits = {CANDIDATE: caps.candidates, PINNED: caps.pinned, REJECTED: caps.rejected}
     counts = dict.fromkeys(STATES, 0)
@@ -239,10 +274,31 @@ def merge_review(
     known = {"version", "items", "updated_at"}
     for side in sides:
         for key in sorted(set(side) - known):
-            value = copy.deepcopy(side[key])
+            value = side[key] if owned and len(sides) == 1 else _json_copy(side[key])
             if key not in out or canonical_json(value) > canonical_json(out[key]):
                 out[key] = value
     return {k: out[k] for k in sorted(out)}
+
+
+def _in_merge_order(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``sorted(items, key=_sort_key)``, with the canonical JSON of an item computed
+    only when it ties with another on (state, date): within a tie it decides."""
+
+    def head(item: Mapping[str, Any]) -> tuple[int, int]:
+        state = _state_of(item)
+        return _RANK[state], -parse_date_ms(item.get(STATE_DATE[state]))
+
+    keyed = sorted(((head(i), n) for n, i in enumerate(items)), key=lambda k: k[0])
+    ordered = [items[n] for _, n in keyed]
+    start = 0
+    while start < len(keyed):
+        end = start + 1
+        while end < len(keyed) and keyed[end][0] == keyed[start][0]:
+            end += 1
+        if end - start > 1:
+            ordered[start:end] = sorted(ordered[start:end], key=canonical_json)
+        start = end
+    return ordered
 
 
 def _scrub_near_hidden(item: dict[str, Any], purged_keys: set[str]) -> dict[str, Any]:
@@ -403,6 +459,21 @@ def near_hidden_match(
     return best
 
 
+def hidden_decisions(store: Store) -> tuple[Decision, ...]:
+    """``store.working_set(all_projects=True).tombstones``: the hidden and purged
+    decisions of every project, from a view that leaves out the session's history
+    (which holds no decision; only project labels named nowhere else differ)."""
+    return lean_view(store).tombstones
+
+
+def lean_view(store: Store) -> WorkingSet:
+    """``store.working_set(all_projects=True)`` without the session history, whose
+    10,000 entries the queue and the audit log never read: every list, tombstone and
+    machine is the same; a project label named only by a history entry is not known."""
+    state = store.load().state
+    return store.view({k: v for k, v in state.items() if k != "history"}, all_projects=True)
+
+
 # --- views ---------------------------------------------------------------------------
 
 
@@ -452,10 +523,14 @@ class ReviewItem:
         return tuple(out)
 
     @classmethod
-    def from_dict(cls, item: Mapping[str, Any]) -> ReviewItem:
+    def from_dict(
+        cls, item: Mapping[str, Any], near_hidden: Any = ..., *, key: str | None = None
+    ) -> ReviewItem:
+        """The item as stored; ``near_hidden`` (a ``NearHidden`` or None) replaces the
+        stored note, as a fresh check gives it; ``key`` is its ``item_key`` if known."""
         source = _str(item.get("source"))
         return cls(
-            id=item_key(item),
+            id=item_key(item) if key is None else key,
             text=item["text"],
             state=_state_of(item),
             kind=_str(item.get("kind")) or "decision",
@@ -471,7 +546,9 @@ class ReviewItem:
             pinned_at=_str(item.get("pinned_at")),
             rejected_at=_str(item.get("rejected_at")),
             redacted=item.get("redacted") is True,
-            near_hidden=NearHidden.from_dict(item.get("near_hidden")),
+            near_hidden=NearHidden.from_dict(item.get("near_hidden"))
+            if near_hidden is ...
+            else near_hidden,
         )
 
 
@@ -539,7 +616,9 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
             read_only=True,
             notice=f"{path} is from a newer memoir-tui; the review queue is read-only",
         )
-    state = merge_review(data, {})  # one side: the same result as (data, data), half the work
+    # one side: the same result as merge_review(data, data); the tree was just parsed, so
+    # its items are taken over rather than copied
+    state = _merge_sides([data], caps=DEFAULT_REVIEW_CAPS, owned=True)
     # a purged decision's text never comes back out of the queue (see redact_purged)
     redacted = redact_purged(state, purged_in_session(path), iso_now())
     return LoadedReview(state, path, redacted=redacted)
@@ -598,6 +677,9 @@ class ReviewQueue:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        # text → its near-hidden note, valid for one set of hidden decisions and one
+        # threshold (a re-read of the same queue compares no text again)
+        self._near: tuple[tuple[Any, ...], dict[str, NearHidden | None]] = ((), {})
 
     @property
     def path(self) -> Path:
@@ -673,22 +755,49 @@ class ReviewQueue:
         threshold: float = NEAR_HIDDEN_THRESHOLD,
     ) -> list[ReviewItem]:
         """``list_items`` over a queue already read."""
-        tombstones = self.store.working_set(all_projects=True).tombstones
+        near = self._near_hidden_of(hidden_decisions(self.store), threshold)
         out: list[ReviewItem] = []
         for raw in well_formed_review_items(loaded.state.get("items")):
-            if _state_of(raw) not in states:
+            state = _state_of(raw)
+            if state not in states:
                 continue
-            item = ReviewItem.from_dict(raw)
-            if item.state == CANDIDATE:
-                match = near_hidden_match(item.text, tombstones, threshold=threshold)
-                item = ReviewItem.from_dict(
-                    {**raw, "near_hidden": match.as_dict() if match else None}
-                )
-            out.append(item)
+            key = loaded_key(raw)
+            if state == CANDIDATE:
+                out.append(ReviewItem.from_dict(raw, near(raw["text"]), key=key))
+            else:
+                out.append(ReviewItem.from_dict(raw, key=key))
         # Newest said first; ties by capture time, then identity, so the order is stable.
         out.sort(key=lambda i: (parse_date_ms(i.timestamp), parse_date_ms(i.captured_at), i.id))
         out.reverse()
         return out
+
+    def _near_hidden_of(
+        self, tombstones: Sequence[Decision], threshold: float
+    ) -> Callable[[str], NearHidden | None]:
+        """``near_hidden_match`` as a stored note reads back (its score rounded), remembered
+        per text while the hidden decisions and the threshold stay the same."""
+        signature = (
+            threshold,
+            *((d.key, d.text, d.hidden_at, d.purged) for d in tombstones),
+        )
+        known, cache = self._near
+        if known != signature:
+            cache = {}
+            self._near = (signature, cache)
+
+        def near(text: str) -> NearHidden | None:
+            try:
+                return cache[text]
+            except KeyError:
+                pass
+            if len(cache) >= _NEAR_CACHE_MAX:
+                cache.clear()
+            match = near_hidden_match(text, tombstones, threshold=threshold)
+            found = NearHidden.from_dict(match.as_dict()) if match is not None else None
+            cache[text] = found
+            return found
+
+        return near
 
     def get_item(self, candidate_id: str) -> ReviewItem:
         return ReviewItem.from_dict(_resolve(self.load().state, candidate_id))

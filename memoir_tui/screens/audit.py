@@ -25,7 +25,13 @@ from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.receipts import KeptReceipt, read_receipts
-from memoir_tui.core.review import item_key, load_review, review_path, well_formed_review_items
+from memoir_tui.core.review import (
+    lean_view,
+    load_review,
+    loaded_key,
+    review_path,
+    well_formed_review_items,
+)
 from memoir_tui.core.store import Store
 from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.widgets.dialog import DialogScreen
@@ -101,7 +107,7 @@ def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, st
     forgotten = {d.key for d in ws.tombstones}
     texts: dict[str, str] = {}
     for item in well_formed_review_items(load_review(review_path(store)).state.get("items")):
-        key = item_key(item)
+        key = loaded_key(item)
         if item.get("purged") is True or item["text"] == PURGED_TEXT:
             forgotten.add(key)
         else:
@@ -119,7 +125,7 @@ def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, st
 
 
 def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]:
-    ws = store.working_set(all_projects=True)  # one view serves the texts and the labels
+    ws = lean_view(store)  # one view serves the texts and the labels (not the history)
     texts, forgotten = item_texts(store, ws)
     labels = {m.id: m.label for m in ws.machines if m.label}
     rows: list[AuditRow] = []

@@ -334,3 +334,34 @@ def test_bindings_have_ids_and_key_tables() -> None:
 def test_review_pane_snapshot(snap_compare: Any, store: Store) -> None:
     app = make_app(store)
     assert snap_compare(app, terminal_size=SIZE, run_before=pressing(REVIEW_KEY, "j", "space"))
+
+
+async def test_near_hidden_flags_hold_through_a_filter_and_follow_a_new_hide(store: Store) -> None:
+    """The near-hidden checks a read remembers are the ones a fresh read gives: the flagged
+    candidate keeps its badge in the filtered window, and a decision hidden elsewhere while
+    the pane is open flags the candidate close to it (the remembered checks are dropped)."""
+    app = make_app(store, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, ReviewPane)
+        await pilot.press("slash")
+        await type_text(pilot, "Use")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pane.table.row_keys == [text_hash(t) for t in (RUFF, REDUX)]
+        assert str(pane.table.get_row(text_hash(REDUX))[1]).startswith("[near-hidden] ")
+        assert not str(pane.table.get_row(text_hash(RUFF))[1]).startswith("[near-hidden]")
+        other = Store(store.root, clock=JulyClock(), actor="cli")
+        other.hide_decision(other.note_decision("Use ruff for linting and formatting code").key)
+        ruff = text_hash(RUFF)
+        for _ in range(80):  # a safety net: the loop ends when the pane shows the new flag
+            await pilot.pause(0.05)
+            if ruff in pane.table.row_keys and str(pane.table.get_row(ruff)[1]).startswith(
+                "[near-hidden] "
+            ):
+                break
+        assert pane.filter_text == "Use"
+        assert pane.table.row_keys == [text_hash(t) for t in (RUFF, REDUX)]
+        assert str(pane.table.get_row(ruff)[1]).startswith("[near-hidden] ")
+        assert str(pane.table.get_row(text_hash(REDUX))[1]).startswith("[near-hidden] ")
+        status = str(pane.query_one("#review-status").render())
+        assert "2 near a forgotten decision" in status
