@@ -180,8 +180,7 @@ class WorkingSetPane(Pane):
             "unpark",
             "Unpark",
             show=False,
-            tooltip="Bring a parked next action back to the live list (a full list parks "
-            "its oldest instead)",
+            tooltip="Bring a parked next action back to the live list",
             id="working_set.unpark",
         ),
         Binding(
