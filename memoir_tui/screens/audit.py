@@ -98,8 +98,9 @@ def audit_time(value: str) -> str:
 def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, str], set[str]]:
     """Identity hash → current text for what still exists, and the forgotten hashes.
 
-    Texts come from the session (goals, next actions, questions, visible
-    decisions, completed actions) and the review queue. A hidden or purged
+    Texts come from the session (goals, next actions, questions and visible
+    decisions, live, parked or archived; completed and closed ones) and the review
+    queue. A hidden or purged
     decision's hash is forgotten whatever else holds that text, so its text is
     never shown.
     """
@@ -112,12 +113,14 @@ def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, st
             forgotten.add(key)
         else:
             texts[key] = item["text"]
-    for c in ws.completed_actions:
-        texts[text_hash(c.text)] = c.text
-    for group in (ws.goals, ws.next_actions, ws.open_questions):
+    for done in (ws.completed_actions, ws.completed_goals, ws.closed_questions):
+        for c in done:
+            texts[text_hash(c.text)] = c.text
+    # Parked and archived items still exist: a full list moved them, nothing took them.
+    for group in (ws.all_goals, ws.all_next_actions, ws.all_questions):
         for i in group:
             texts[text_hash(i.text)] = i.text
-    for d in ws.decisions:
+    for d in ws.all_decisions:
         texts[d.key] = d.text
     for key in forgotten:
         texts.pop(key, None)
@@ -419,6 +422,9 @@ class AuditPane(WindowedList[AuditRow], FilteredPane):
             return "No changes recorded yet: every change from any face is logged here."
         parts = [f"actor: {self.actor or 'all'} (b)", f"operation: {self.operation or 'all'} (o)"]
         parts.append(f"{matching} of {len(self.rows)} records")
+        if not getattr(self.app, "all_projects", True):
+            # The log carries no project: the header's one-project scope does not apply.
+            parts.append("every project (one log per store)")
         if sort := self.sort_note():
             parts.append(sort)
         if len(self.rows) >= AUDIT_READ:

@@ -194,3 +194,38 @@ def test_audit_pane_snapshot(snap_compare: Any, store: Store) -> None:
     assert snap_compare(
         make_app(store), terminal_size=SIZE, run_before=pressing(pane_spec("audit").key)
     )
+
+
+def test_parked_and_archived_items_keep_their_text_in_the_log(store_dir: Path) -> None:
+    """A full list parks or archives its oldest item: it still exists, so the log names
+    it by its text, never "(gone)"."""
+    from memoir_tui.core.audit import read_audit
+    from memoir_tui.screens.audit import resolve_rows
+
+    (store_dir / "memoir-tui.toml").write_text(
+        "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"
+    )
+    store = Store(store_dir)
+    for kind in ("old", "new"):
+        store.add_goal(f"{kind} goal")
+        store.add_next_action(f"{kind} step")
+        store.ask_question(f"{kind} question?")
+        store.note_decision(f"{kind} decision")
+    ws = store.working_set()
+    assert ws.archived_goals and ws.parked_actions and ws.archived_decisions
+    shown = {row.item for row in resolve_rows(store, read_audit(store_dir))}
+    assert {"old goal", "old step", "old question?", "old decision"} <= shown
+    assert GONE not in shown
+
+
+async def test_in_a_project_the_status_says_the_log_is_every_projects(store_dir: Path) -> None:
+    store = Store(store_dir, project="git:" + "a" * 32, project_label="acme/shop")
+    store.add_goal("Ship it")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, AuditPane)
+        await settle(pilot)
+        assert "every project (one log per store)" in pane.status_text(len(pane.rows))
+        await pilot.press("A")
+        await settle(pilot)
+        assert "every project" not in pane.status_text(len(pane.rows))
