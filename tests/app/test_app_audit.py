@@ -201,16 +201,9 @@ def test_parked_and_archived_items_keep_their_text_in_the_log(store_dir: Path) -
     it by its text, never "(gone)"."""
     from memoir_tui.core.audit import read_audit
     from memoir_tui.screens.audit import resolve_rows
+    from tests.conftest import store_past_its_caps
 
-    (store_dir / "memoir-tui.toml").write_text(
-        "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"
-    )
-    store = Store(store_dir)
-    for kind in ("old", "new"):
-        store.add_goal(f"{kind} goal")
-        store.add_next_action(f"{kind} step")
-        store.ask_question(f"{kind} question?")
-        store.note_decision(f"{kind} decision")
+    store = store_past_its_caps(store_dir)
     ws = store.working_set()
     assert ws.archived_goals and ws.parked_actions and ws.archived_decisions
     shown = {row.item for row in resolve_rows(store, read_audit(store_dir))}

@@ -134,15 +134,9 @@ def test_status_never_shows_tombstones(store_dir):
 def test_status_lists_what_a_full_list_parked_or_archived(store_dir):
     """Past the caps an item is parked or archived, still the person's: status says
     where it is instead of leaving it out."""
-    (store_dir / "memoir-tui.toml").write_text(
-        "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"
-    )
-    store = Store(store_dir)
-    for kind in ("old", "new"):
-        store.add_goal(f"{kind} goal")
-        store.add_next_action(f"{kind} step")
-        store.ask_question(f"{kind} question?")
-        store.note_decision(f"{kind} decision", why="measured")
+    from tests.conftest import store_past_its_caps
+
+    store_past_its_caps(store_dir)
     out = run("status", store=store_dir).stdout
     for title, place in (
         ("Goals", "archived"),
