@@ -282,7 +282,8 @@ def test_cli_capture_review_pin_reject(store_dir, projects):
     assert code == 0 and "10 new candidate(s) queued" in out
     code, out, _ = cli("--store", str(store_dir), "capture", "--projects-dir", str(projects))
     assert "0 new candidate(s) queued" in out
-    code, out, err = cli("--store", str(store_dir), "review")
+    # The fixtures' transcripts come from other projects than the one this runs in.
+    code, out, err = cli("--store", str(store_dir), "review", "list", "--all-projects")
     assert code == 0 and "10 candidate(s), 5 from the assistant" in err
     lines = [line for line in out.splitlines() if not line.startswith("    ")]
     assert len(lines) == 10
@@ -302,7 +303,7 @@ def test_cli_capture_review_pin_reject(store_dir, projects):
     ruff = by_text["[assistant] We'll use ruff for linting"]
     code, out, _ = cli("--store", str(store_dir), "review", "reject", ruff)
     assert code == 0 and out.startswith("rejected:")
-    code, out, _ = cli("--store", str(store_dir), "review", "list", "--all")
+    code, out, _ = cli("--store", str(store_dir), "review", "list", "--all", "--all-projects")
     assert "[pinned]" in out and "[rejected]" in out
     code, _, err = cli("--store", str(store_dir), "review", "pin", "zzzz")
     assert code == 1 and "no review item" in err
