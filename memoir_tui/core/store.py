@@ -440,10 +440,15 @@ class Store:
         )
         if moved:
             message += f" (the list is full; {place}, still kept: {'; '.join(moved)})"
-        undo = Undo(
-            "remove_item",
-            f"take back: {text}",
-            (("list", list_key), ("text", text), ("reason", "undone")),
+        # Taking back an unparked action would remove it, not park it again: no undo.
+        undo = (
+            None
+            if unparked
+            else Undo(
+                "remove_item",
+                f"take back: {text}",
+                (("list", list_key), ("text", text), ("reason", "undone")),
+            )
         )
         return Outcome(True, message, identity(text), moved, undo)
 

@@ -81,6 +81,7 @@ def test_adding_the_words_of_a_parked_action_brings_it_back_as_memoir_does(
         store.add_next_action(f"step {n}")
     outcome = store.add_next_action("Step 0")
     assert outcome.changed and "back on the live list" in outcome.message
+    assert outcome.undo is None  # undoing would remove it, not park it again
     ws = Store(store_dir).working_set()
     assert "Step 0" in [a.text for a in ws.next_actions]
     assert [a.text for a in ws.parked_actions] == ["step 1"]
