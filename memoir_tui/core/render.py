@@ -37,7 +37,7 @@ def render_working_set(
         count = f"{len(live)}" + (f" + {len(kept)} {place}" if kept else "")
         lines.append(f"\n{title} ({count})")
         for i in (*live, *kept):
-            mark = f" ({place})" if i in kept else ""
+            mark = f" ({i.place})" if i.place != "live" else ""
             where = _where(i.date, i.machine_label, i.project_label if every else "")
             lines.append(f"  - {shown(i.text)}{mark}  [{where}]")
         if not live and not kept:
