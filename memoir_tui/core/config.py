@@ -170,6 +170,16 @@ def installed_memoir_version() -> str:
     return version if isinstance(version, str) else ""
 
 
+def caps_over_memoirs(caps: Caps) -> list[str]:
+    """Each visible cap that keeps more live than the JavaScript memoir does, named with
+    its value there ("next actions 8"): its next write trims or parks the rest."""
+    return [
+        f"{name.replace('_', ' ').replace('open ', '')} {JS_CAPS[name]}"
+        for name in VISIBLE_CAPS
+        if getattr(caps, name) > JS_CAPS[name]
+    ]
+
+
 def memoir_sharing_note() -> str:
     """What a person sharing a store with the JavaScript memoir must know about its
     version: 3.12 and older rebuild the session on a sync merge without the parked and

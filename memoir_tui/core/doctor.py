@@ -1190,8 +1190,7 @@ def check_sharing(store: Store) -> list[Check]:
     """Which JavaScript memoir shares this store, as far as it can be told (its files,
     the one on PATH, the 3.13+ lists in the file), and what that means for the caps."""
     from memoir_tui.core.config import (
-        JS_CAPS,
-        VISIBLE_CAPS,
+        caps_over_memoirs,
         installed_memoir_version,
         js_footprint,
         memoir_sharing_note,
@@ -1221,11 +1220,7 @@ def check_sharing(store: Store) -> list[Check]:
                 + ("; " + signs[-1] if kept else ""),
             )
         ]
-    over = [
-        f"{name.replace('_', ' ')} {getattr(store.config.caps, name)} > {JS_CAPS[name]}"
-        for name in VISIBLE_CAPS
-        if getattr(store.config.caps, name) > JS_CAPS[name]
-    ]
+    over = caps_over_memoirs(store.config.caps)
     detail = "the JavaScript memoir shares this store: " + "; ".join(signs)
     warnings = memoir_sharing_note().partition(": ")[2] if "drops" in memoir_sharing_note() else ""
     if warnings:
@@ -1235,8 +1230,8 @@ def check_sharing(store: Store) -> list[Check]:
             Check(
                 "memoir",
                 WARN,
-                f"{detail}; [caps] keep more live than it does ({', '.join(over)}): its next "
-                "write trims or parks the rest",
+                f"{detail}; [caps] keep more live than it does (it keeps {', '.join(over)}): "
+                "its next write trims or parks the rest",
             )
         ]
     return [Check("memoir", PASS, detail + f"; {store.config.caps_note}")]

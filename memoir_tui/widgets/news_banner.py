@@ -211,17 +211,13 @@ def news_between(before: Reading, after: Reading) -> str:
 def caps_warning(config: Config, root: Path) -> str:
     """The header's caps note, with a warning when the JavaScript memoir shares the store
     and the caps in force keep more than it does (its next write trims to its own)."""
-    from memoir_tui.core.config import JS_CAPS, VISIBLE_CAPS, js_footprint
+    from memoir_tui.core.config import caps_over_memoirs, js_footprint
 
     note = config.caps_note
     found = config.js_footprint or js_footprint(root)
     if not found:
         return note
-    over = [
-        f"{name.replace('_', ' ').replace('open ', '')} {JS_CAPS[name]}"
-        for name in VISIBLE_CAPS
-        if getattr(config.caps, name) > JS_CAPS[name]
-    ]
+    over = caps_over_memoirs(config.caps)
     if not over:
         return note
     return (
