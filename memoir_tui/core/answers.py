@@ -723,7 +723,7 @@ REVIEW_SHOWN = 20
 
 def review_list(store: Store, all_projects: bool = False) -> Reply:
     from memoir_tui.core.labels import queue_labels
-    from memoir_tui.core.review import in_review_scope
+    from memoir_tui.core.review_file import in_review_scope
     from memoir_tui.core.scope import project_names
 
     loaded = store.review.load()

@@ -409,7 +409,8 @@ class Forgetter:
                     )
                 )
         # the review queue
-        from memoir_tui.core.review import REVIEW_FILE, load_review, well_formed_review_items
+        from memoir_tui.core.review import REVIEW_FILE
+        from memoir_tui.core.review_file import load_review, well_formed_review_items
 
         review_path = store.root / REVIEW_FILE
         checked.append(f"review queue: {review_path}")
@@ -807,7 +808,7 @@ class Forgetter:
     def _forget_review(self, tx: Transaction, needle: str) -> list[str]:
         """Every queue item holding the text leaves the queue as a redacted rejection (a
         tombstone with only its id and hash, so a replica's copy cannot bring it back)."""
-        from memoir_tui.core.review import purged_item, well_formed_review_items
+        from memoir_tui.core.review_file import purged_item, well_formed_review_items
 
         folded = needle.lower()
         review = tx.review

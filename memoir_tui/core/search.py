@@ -17,7 +17,7 @@ from memoir_tui.core.items import folded
 
 if TYPE_CHECKING:
     from memoir_tui.core.model import WorkingSet
-    from memoir_tui.core.review import ReviewItem
+    from memoir_tui.core.review_file import ReviewItem
 
 LIMIT = 500
 

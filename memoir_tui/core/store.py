@@ -64,7 +64,8 @@ from memoir_tui.core.items import (
 from memoir_tui.core.labels import project_labels
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.model import Decision, WorkingSet, working_set
-from memoir_tui.core.review import ReviewQueue, purge_from_review
+from memoir_tui.core.review import ReviewQueue
+from memoir_tui.core.review_file import purge_from_review
 from memoir_tui.core.scope import readable_project, same_project
 from memoir_tui.core.session import QUARANTINED, SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Commit, Transaction, run_transaction

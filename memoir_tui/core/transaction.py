@@ -75,7 +75,8 @@ from memoir_tui.core.fsutil import (
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
-from memoir_tui.core.review import REVIEW_FILE, encode_review, load_review, merge_review
+from memoir_tui.core.review import REVIEW_FILE
+from memoir_tui.core.review_file import encode_review, load_review, merge_review
 from memoir_tui.core.safeio import (
     home_folder,
     open_for_reading,

@@ -25,13 +25,8 @@ from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.receipts import KeptReceipt, read_receipts
-from memoir_tui.core.review import (
-    lean_view,
-    load_review,
-    loaded_key,
-    review_path,
-    well_formed_review_items,
-)
+from memoir_tui.core.review import lean_view, review_path
+from memoir_tui.core.review_file import load_review, loaded_key, well_formed_review_items
 from memoir_tui.core.store import Store
 from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.widgets.dialog import DialogScreen

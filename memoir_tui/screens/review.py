@@ -21,12 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
-from memoir_tui.core import review
+from memoir_tui.core import review_file as review
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
+from memoir_tui.core.review_file import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.scope import same_project
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.core.transcript_context import TranscriptContext, context_around

@@ -21,7 +21,7 @@ from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review import ReviewItem
+from memoir_tui.core.review_file import ReviewItem
 from memoir_tui.core.search import Hit, Indexed, build_index, search_index
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.dialog import DialogScreen

@@ -16,13 +16,12 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.errors import ForgottenDecisionError, NoMatchError
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.review import (
+from memoir_tui.core.review import near_hidden_match, similarity
+from memoir_tui.core.review_file import (
     CandidateStateError,
     NearHiddenError,
     load_review,
     merge_review,
-    near_hidden_match,
-    similarity,
 )
 from tests.conftest import examples
 from tests.deadlines import SAFETY_NET

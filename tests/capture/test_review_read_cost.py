@@ -17,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core import review
+from memoir_tui.core import review_file as queue_file
 from memoir_tui.core.audit import AUDIT_FILE, AuditRecord, read_audit
 from memoir_tui.core.identity import canonical_json, parse_date_ms, text_hash
-from memoir_tui.core.review import (
+from memoir_tui.core.review_file import (
     CANDIDATE,
     DEFAULT_REVIEW_CAPS,
     STATES,
@@ -40,24 +41,24 @@ def reference_merge(a, b, *, caps: ReviewCaps = DEFAULT_REVIEW_CAPS) -> dict:
     canonical JSON for every winner and every sort key)."""
 
     def winner_key(item):
-        state = review._state_of(item)
+        state = queue_file.state_of(item)
         return (
             item.get("purged") is True,
-            review._RANK[state],
-            parse_date_ms(item.get(review.STATE_DATE[state])),
+            queue_file._RANK[state],
+            parse_date_ms(item.get(queue_file.STATE_DATE[state])),
             canonical_json(item),
         )
 
     def sort_key(item):
-        state = review._state_of(item)
+        state = queue_file.state_of(item)
         return (
-            review._RANK[state],
-            -parse_date_ms(item.get(review.STATE_DATE[state])),
+            queue_file._RANK[state],
+            -parse_date_ms(item.get(queue_file.STATE_DATE[state])),
             canonical_json(item),
         )
 
-    sides = [s for s in (a, b) if review.contributes_to_review_merge(s)]
-    out: dict = {"version": review.REVIEW_VERSION}
+    sides = [s for s in (a, b) if queue_file.contributes_to_review_merge(s)]
+    out: dict = {"version": queue_file.REVIEW_VERSION}
     copies: dict[str, list[dict]] = {}
     for side in sides:
         for item in well_formed_review_items(side.get("items")):
@@ -75,14 +76,17 @@ def reference_merge(a, b, *, caps: ReviewCaps = DEFAULT_REVIEW_CAPS) -> dict:
         and isinstance(i["near_hidden"].get("key"), str)
     }
     winners = sorted(
-        (review._scrub_near_hidden(max(c, key=winner_key), purged_keys) for c in copies.values()),
+        (
+            queue_file._scrub_near_hidden(max(c, key=winner_key), purged_keys)
+            for c in copies.values()
+        ),
         key=sort_key,
     )
     limits = {"candidate": caps.candidates, "pinned": caps.pinned, "rejected": caps.rejected}
     counts = dict.fromkeys(STATES, 0)
     items = []
     for item in winners:
-        state = review._state_of(item)
+        state = queue_file.state_of(item)
         counts[state] += 1
         if counts[state] <= limits[state]:
             items.append(item)
@@ -159,7 +163,7 @@ def test_loading_a_file_gives_the_merge_of_it_with_itself(tmp_path_factory, data
     assert list(loaded.state) == list(reference_merge(data, data))  # key order too
     # every item read carries its identity as id, so readers need not hash it again
     assert all(i["id"] == item_key(i) for i in loaded.state["items"])
-    assert all(review.loaded_key(i) == item_key(i) for i in loaded.state["items"])
+    assert all(queue_file.loaded_key(i) == item_key(i) for i in loaded.state["items"])
 
 
 def _cand(text: str, captured: str) -> dict:
@@ -202,7 +206,7 @@ def test_a_remembered_check_reads_as_a_fresh_one(store):
 
     def fresh(text: str):
         match = review.near_hidden_match(text, tombstones)
-        return review.NearHidden.from_dict(match.as_dict()) if match else None
+        return queue_file.NearHidden.from_dict(match.as_dict()) if match else None
 
     for _ in range(2):
         items = {i.text: i for i in store.review.list_items()}

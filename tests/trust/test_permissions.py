@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.review import load_review
+from memoir_tui.core.review_file import load_review
 from memoir_tui.core.session import load_session
 from memoir_tui.core.store import Store
 from tests.deadlines import SAFETY_NET

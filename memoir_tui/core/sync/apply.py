@@ -234,7 +234,7 @@ def review_contributes(data: bytes | None) -> bool:
     """False for a review file from a newer version: it must be neither merged nor replaced."""
     if data is None:
         return True
-    from memoir_tui.core.review import contributes_to_review_merge
+    from memoir_tui.core.review_file import contributes_to_review_merge
 
     try:
         raw = json.loads(data.decode("utf-8"))
@@ -245,7 +245,7 @@ def review_contributes(data: bytes | None) -> bool:
 
 def _merge_review_in(tx: Any, store: Any, remote: bytes | None) -> str:
     """Merge the remote queue into the transaction's ``review.json``."""
-    from memoir_tui.core.review import load_review, merge_review
+    from memoir_tui.core.review_file import load_review, merge_review
 
     if remote is None:
         return "unchanged"
@@ -482,7 +482,7 @@ def _without_purged(review: bytes, session: dict[str, Any], now: str) -> bytes:
     """The queue's bytes with the text of every decision the session purged dropped: a
     purge that reached only the session (made elsewhere, or killed between commits)
     must not send the text on from the queue."""
-    from memoir_tui.core.review import encode_review, redact_purged, session_purged_keys
+    from memoir_tui.core.review_file import encode_review, redact_purged, session_purged_keys
 
     purged = session_purged_keys(session)
     if not purged:

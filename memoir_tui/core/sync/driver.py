@@ -88,11 +88,7 @@ def merge_files(
         merged = merge_sessions(mine, other) if mine else other
         atomic_write_bytes(ours, encode_session(merged))
         return DriverOutcome(0, "memoir merge driver: session merged")
-    from memoir_tui.core.review import (
-        contributes_to_review_merge,
-        encode_review,
-        merge_review,
-    )
+    from memoir_tui.core.review_file import contributes_to_review_merge, encode_review, merge_review
 
     for side in (mine, other):
         if side and not contributes_to_review_merge(side):
