@@ -143,7 +143,7 @@ floor = scenario.startswith("floor")
 limit = CAP if scenario == "floor-capped" else None
 if not floor:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.screens.registry import pane_spec
 rows = data["rows"]
 folded = ["\n".join(r).lower() for r in rows]
@@ -266,7 +266,7 @@ async def auto_pilot(pilot):
 if floor:
     app = Floor()
 else:
-    app = MemoirApp(Store(root, machine_label="bench"), display_path="bench", poll_interval=None)
+    app = MemoirApp(Memoir(root, machine_label="bench"), display_path="bench", poll_interval=None)
 app.run(headless=True, size=(120, 35), auto_pilot=auto_pilot)
 """
 
@@ -279,7 +279,7 @@ def pane_store(base: Path, count: int) -> Path:
 
     from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
     from memoir_tui.core.identity import text_hash
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.screens.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
     from memoir_tui.screens.history import HISTORY_COLUMNS, history_row
     from memoir_tui.screens.review import REVIEW_COLUMNS, source_label
@@ -337,7 +337,7 @@ def pane_store(base: Path, count: int) -> Path:
         items.append(item)
     (root / "review.json").write_text(json.dumps({"version": 1, "items": items}), "utf-8")
 
-    store = Store(root, machine_label="bench")
+    store = Memoir(root, machine_label="bench")
     ws = store.working_set(all_projects=True)
     from memoir_tui.core.audit import read_audit
 

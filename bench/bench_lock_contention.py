@@ -3,13 +3,13 @@
     .venv/bin/python bench/bench_lock_contention.py [--writes 40] [--modes all] [--json]
 
 Each mode runs eight writers that each add ``--writes`` next actions through the
-real write path (``Store.add_next_action``: the store flock, the FIFO ticket, the
+real write path (``Memoir.add_next_action``: the store flock, the FIFO ticket, the
 JavaScript tool's ``session.json.lock``, read, write, audit) with the default lock
 wait (10 s), while a writer following the JavaScript tool's protocol (O_EXCL
 create, 50 ms retry, gives up after 5 s) takes the lock in a loop:
 
 * ``processes``: eight Python processes;
-* ``threads``: eight threads sharing one ``Store`` (how the app's ``MemoirApp.write``
+* ``threads``: eight threads sharing one ``Memoir`` (how the app's ``MemoirApp.write``
   workers and the MCP server's tool threads write);
 * ``mcp``: eight ``memoir-tui --mcp`` servers over stdio, ``memoir_add_next`` calls;
 * ``mixed``: three processes, three threads and two MCP servers at once.
@@ -39,9 +39,9 @@ PROCESS_WRITER = textwrap.dedent(
     """
     import json, sys, time
     from memoir_tui.core.errors import MemoirError
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     root, tag, writes = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    store = Store(root, actor="bench")
+    store = Memoir(root, actor="bench")
     out = {"ok": 0, "refused": 0, "waits": [], "errors": []}
     for k in range(writes):
         started = time.monotonic()
@@ -139,9 +139,9 @@ def _run_processes(n: int, root: Path, env: dict[str, str], writes: int, tally: 
 
 def _run_threads(n: int, root: Path, writes: int, tally: _Tally):
     from memoir_tui.core.errors import MemoirError
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
-    store = Store(root, actor="bench")
+    store = Memoir(root, actor="bench")
 
     def work(tag: str) -> None:
         ok = refused = 0
@@ -278,9 +278,9 @@ def _run(
     mode: str, writes: int, footprint: bool, scratch: Path, root: Path, env: dict[str, str]
 ) -> dict[str, object]:
     if True:
-        from memoir_tui.core.store import Store
+        from memoir_tui.core.memoir import Memoir
 
-        Store(root, actor="bench").add_goal("bench")  # the session exists
+        Memoir(root, actor="bench").add_goal("bench")  # the session exists
         stop = scratch / "stop"
         js = subprocess.Popen(
             [sys.executable, "-c", JS_WRITER, str(root / "session.json.lock"), str(stop)],

@@ -95,7 +95,7 @@ App._display = first_frame
 limit = CAP if scenario == "floor-capped" else None  # the strict floor draws a window too
 if not floor:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 imported = time.perf_counter()
 
 def matching(text):
@@ -245,7 +245,7 @@ async def auto_pilot(pilot):
 if floor:
     app = Floor()
 else:
-    app = MemoirApp(Store(root, machine_label="bench"), display_path="bench", poll_interval=None)
+    app = MemoirApp(Memoir(root, machine_label="bench"), display_path="bench", poll_interval=None)
 app.run(headless=True, size=(100, 30), auto_pilot=auto_pilot)
 """
 
@@ -277,13 +277,13 @@ def decisions_session(count: int) -> dict[str, Any]:
 
 def make_store(base: Path, count: int) -> Path:
     sys.path.insert(0, str(REPO))
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     root = base / "store"
     root.mkdir(parents=True)
     (root / "session.json").write_text(json.dumps(decisions_session(count)), encoding="utf-8")
     # The rows as the app shows them (newest first), for the floor and the expected counts.
-    store = Store(root, machine_label="bench")
+    store = Memoir(root, machine_label="bench")
     ws = store.view(store.load().state, all_projects=True)
     rows = [
         [d.key, d.text, d.why, d.rejected, d.date[:10], d.machine_label] for d in ws.all_decisions

@@ -86,7 +86,7 @@ if scenario in ("floor", "shape"):
                     table.add_row(f"row {i}", "2026-06-01")
 else:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 imported = time.perf_counter()
 
 async def auto_pilot(pilot):
@@ -103,7 +103,7 @@ async def auto_pilot(pilot):
 if scenario in ("floor", "shape"):
     app = Floor()
 else:
-    app = MemoirApp(Store(root, machine_label="bench"), display_path="bench", poll_interval=None)
+    app = MemoirApp(Memoir(root, machine_label="bench"), display_path="bench", poll_interval=None)
 app.run(headless=True, size=(100, 30), auto_pilot=auto_pilot)
 """
 

@@ -1,4 +1,4 @@
-"""The Textual app: a shell of panes over one memoir ``Store``.
+"""The Textual app: a shell of panes over one memoir ``Memoir``.
 
 The shell owns what every pane shares: the header (store, machine, read-only),
 the tabs and their number keys, help, the command palette, the footer, the
@@ -37,9 +37,10 @@ from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import iso_now
 from memoir_tui.core.items import REVIEW_FILE, Undo
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
-from memoir_tui.core.store import Outcome, Store
+from memoir_tui.core.store import Outcome
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.damage_banner import DamageBanner
@@ -239,7 +240,7 @@ class MemoirApp(App[int]):
 
     def __init__(
         self,
-        store: Store,
+        store: Memoir,
         *,
         display_path: str | None = None,
         demo: bool = False,
@@ -266,9 +267,9 @@ class MemoirApp(App[int]):
         """What ``u`` takes back, newest last: this session's acts, from every pane. An act
         that cannot be taken back is an ``Irreversible`` on top: ``u`` says so, never
         reaching past it to an older act."""
-        self.redo_stack: list[tuple[Callable[[Store], Outcome], str]] = []
+        self.redo_stack: list[tuple[Callable[[Memoir], Outcome], str]] = []
         """What ctrl+y does again, newest last: the acts ``u`` took back, until a new act."""
-        self._redo_of: dict[int, Callable[[Store], Outcome]] = {}
+        self._redo_of: dict[int, Callable[[Memoir], Outcome]] = {}
         self.opened_at = iso_now()
         """When this app opened: "since last session" looks before it (``core.since``)."""
         self.log_open = False
@@ -857,14 +858,14 @@ class MemoirApp(App[int]):
 
     def write(
         self,
-        change: Callable[[Store], Outcome],
+        change: Callable[[Memoir], Outcome],
         *,
         on_done: Callable[[Outcome], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         undoable: bool = True,
         redoing: bool = False,
     ) -> Worker[Outcome | None]:
-        """Run one Store mutation off the UI thread, then report it and reload.
+        """Run one Memoir mutation off the UI thread, then report it and reload.
 
         A ``MemoirError`` (or an OS error) becomes an error notification with
         the core's own sentence (or goes to ``on_error``: a dialog shows it and
@@ -883,7 +884,9 @@ class MemoirApp(App[int]):
             exit_on_error=False,  # every error becomes a notification (below)
         )
 
-    def _write_in_thread(self, change: Callable[[Store], Outcome], reply: _Reply) -> Outcome | None:
+    def _write_in_thread(
+        self, change: Callable[[Memoir], Outcome], reply: _Reply
+    ) -> Outcome | None:
         try:
             outcome = change(self.store)
         except MemoirError as err:
@@ -924,7 +927,7 @@ class MemoirApp(App[int]):
         self,
         undo: Undo | None,
         what: str,
-        redo: Callable[[Store], Outcome] | None = None,
+        redo: Callable[[Memoir], Outcome] | None = None,
         *,
         redoing: bool = False,
     ) -> str:
@@ -1216,7 +1219,7 @@ class _Reply:
     on_done: Callable[[Outcome], None] | None = None
     on_error: Callable[[str], None] | None = None
     undoable: bool = True
-    change: Callable[[Store], Outcome] | None = None
+    change: Callable[[Memoir], Outcome] | None = None
     redoing: bool = False  # a redo: what else can be redone stays
 
 
@@ -1229,7 +1232,7 @@ def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
     return events.Key("escape", "\x1b"), events.Key(key, char)
 
 
-def _remember_theme(store: Store, theme: str) -> Outcome:
+def _remember_theme(store: Memoir, theme: str) -> Outcome:
     from memoir_tui.core.config import remember_setting
 
     remember_setting(store, "app", "theme", theme)
@@ -1251,7 +1254,7 @@ def _import_panes() -> None:
         spec.load()
 
 
-def _default_label(store: Store) -> str:
+def _default_label(store: Memoir) -> str:
     return display_path(store.root)
 
 
@@ -1261,7 +1264,7 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     if demo:
         return _run_demo(theme)
     try:
-        store = Store.for_directory(store_root, actor="app")
+        store = Memoir.for_directory(store_root, actor="app")
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 2
@@ -1284,7 +1287,7 @@ def _run_demo(theme: str | None) -> int:
         root = create_demo_store(target)
         # Anything that resolves "the default store" during the demo finds the copy.
         os.environ["MEMOIR_HOME"] = str(root)
-        store = Store(root, machine_label=DEMO_MACHINE_LABEL, actor="app")
+        store = Memoir(root, machine_label=DEMO_MACHINE_LABEL, actor="app")
         app = MemoirApp(
             store, demo=True, display_path=f"demo store (temporary copy) {root}", theme=theme
         )

@@ -18,7 +18,7 @@ from memoir_tui.commands import open_store
 from memoir_tui.core.errors import MemoirError
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -277,7 +277,7 @@ def cmd_merge(ns: argparse.Namespace) -> int:
         for note in held:
             print(f"memoir-tui: {ns.remote}: {note}", file=sys.stderr)
     if ns.output:
-        from memoir_tui.core.store import write_merged_session
+        from memoir_tui.core.memoir import write_merged_session
 
         print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:
@@ -337,7 +337,7 @@ def cmd_forget(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _forget_everywhere(store: Store, ns: argparse.Namespace) -> int:
+def _forget_everywhere(store: Memoir, ns: argparse.Namespace) -> int:
     from memoir_tui.core.needle import shown
 
     forget = store.forget

@@ -242,20 +242,20 @@ def clock() -> TickingClock:
 
 @pytest.fixture
 def store(store_dir: Path, clock: TickingClock):
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
-    return Store(store_dir, clock=clock, machine_label="test-machine")
+    return Memoir(store_dir, clock=clock, machine_label="test-machine")
 
 
 def store_past_its_caps(store_dir: Path):
     """A store whose every visible cap is 1 and that holds an "old" and a "new" goal,
     next action, question and decision: the old ones parked or archived."""
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     (store_dir / "memoir-tui.toml").write_text(
         "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"
     )
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     for kind in ("old", "new"):
         store.add_goal(f"{kind} goal")
         store.add_next_action(f"{kind} step")

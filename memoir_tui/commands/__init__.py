@@ -13,17 +13,17 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 
-def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Store:
+def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Memoir:
     """The store every command works on: ``--store`` (else the default), opened for
     the project of the working directory (every project outside one); a damaged
     or newer-version session is said on stderr, once."""
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.purge import finish_interrupted
-    from memoir_tui.core.store import Store
 
-    store = Store.for_directory(ns.store, actor=actor)
+    store = Memoir.for_directory(ns.store, actor=actor)
     for warning in store.config.warnings:  # a newer version's settings: read past
         print(f"memoir-tui: {warning}", file=sys.stderr)
     finish_interrupted(store)  # a commit or a cache drop a killed process left half done

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from memoir_tui.core.hook_install import HookCommand
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -128,7 +128,7 @@ def run_install_hooks(
     project: Path | None,
     dry_run: bool,
     command: HookCommand,
-    store_factory: Callable[[], Store],  # opened only when something is written
+    store_factory: Callable[[], Memoir],  # opened only when something is written
     home: Path,
     env: Mapping[str, str],
     out: TextIO,

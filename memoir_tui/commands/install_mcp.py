@@ -18,7 +18,7 @@ from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
     from memoir_tui.core.mcp_install import ServerSpec
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,7 +75,7 @@ def cmd_install_mcp(ns: argparse.Namespace) -> int:
 
 
 def run_install_cli(
-    store: Store,
+    store: Memoir,
     tool: str,
     project: Path | None,
     dry_run: bool,

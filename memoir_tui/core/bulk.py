@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 from memoir_tui.core.items import Outcome, plural
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.working_set import WorkingSetService
 
 
-def hide_decisions(store: Store, keys: Sequence[str]) -> Outcome:
+def hide_decisions(working: WorkingSetService, keys: Sequence[str]) -> Outcome:
     """Hide every decision in ``keys`` for ever, in one commit; no undo (hiding spreads)."""
     keys = tuple(dict.fromkeys(keys))
     if not keys:
         return Outcome(False, "no decision was marked")
     hidden = 0
-    with store.transaction("hide_decisions"):
+    with working.store.transaction("hide_decisions"):
         for key in keys:
-            if store.hide_decision(key).changed:
+            if working.hide_decision(key).changed:
                 hidden += 1
     already = len(keys) - hidden
     more = f" ({already} already hidden)" if already else ""

@@ -48,6 +48,8 @@ MAX_READ_BYTES = 64 * 1024 * 1024  # any file consolidate reads (regular-only, b
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.trash import Trash
+    from memoir_tui.core.working_set import WorkingSetService
 
 DISMISSED_FILE = "consolidate-dismissed.json"
 INDEX_NAME = CLAUDE_MEMORY_INDEX
@@ -743,7 +745,9 @@ def _index_line(path: Path) -> str:
 
 
 def _stale_session(store: Store, s: ConsolidateSettings, now_ms: int) -> list[Proposal]:
-    ws = store.working_set()
+    from memoir_tui.core.working_set import WorkingSetService
+
+    ws = WorkingSetService(store).working_set()
     out: list[Proposal] = []
     checks = (
         (ws.next_actions, "stale_action", "next_actions", s.stale_action_days, (COMPLETE, KEEP)),
@@ -850,8 +854,10 @@ class _Batch:
 class Consolidator:
     """``store.consolidate``: scan for clean-ups, apply, dismiss, undo — each a transaction."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, working: WorkingSetService, trash: Trash) -> None:
         self.store = store
+        self.working = working  # a stale action is completed in the same commit
+        self.trash = trash
 
     def scan(self, **kwargs: Any) -> Report:
         return scan(self.store, **kwargs)
@@ -910,7 +916,7 @@ class Consolidator:
             reopen: list[dict[str, Any]] = []
             for proposal in completes:
                 try:
-                    outcome = store.complete_next_action(proposal.session_text)
+                    outcome = self.working.complete_next_action(proposal.session_text)
                 except MemoirError as exc:
                     failed.append((proposal.id, str(exc)))
                     continue
@@ -921,10 +927,10 @@ class Consolidator:
                 _dismiss_in(tx, store, keeps)
                 applied += [Applied(p.id, KEEP, f"kept: {p.title}") for p in keeps]
             if any(a.action not in (KEEP, COMPLETE) for a in applied):
-                trash_id = store.trash.keep(tx, label or _label(pairs))
+                trash_id = self.trash.keep(tx, label or _label(pairs))
             for a in applied:
                 tx.audit(f"consolidate_{a.action}", "entries")
-        record = store.trash.get(trash_id) if trash_id else None
+        record = self.trash.get(trash_id) if trash_id else None
         steps = [Undo("revive_actions", "reopen", (("items", tuple(reopen)),))] if reopen else []
         if trash_id:
             steps.insert(0, Undo("trash_restore", f"restore {trash_id}", (("id", trash_id),)))
@@ -947,7 +953,7 @@ class Consolidator:
 
     def undo_last(self) -> TrashRecord | None:
         """Restore the newest apply still in the trash (the app's ``u``)."""
-        trash = self.store.trash
+        trash = self.trash
         record = trash.last_active()
         return trash.restore(record.id) if record else None
 

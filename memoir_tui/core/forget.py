@@ -59,9 +59,12 @@ from memoir_tui.core.places import context_line as _context
 from memoir_tui.core.places import git_objects_hold as _git_objects_hold
 
 if TYPE_CHECKING:
+    from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.items import Outcome
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.trash import Trash
+    from memoir_tui.core.working_set import WorkingSetService
 
 log = logging.getLogger(__name__)
 
@@ -171,8 +174,13 @@ def strip_lines(text: str, needle: str) -> str | None:
 class Forgetter:
     """``store.forget``: find a text in every place, forget it, say what is left."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, working: WorkingSetService, trash: Trash, entries: EntryFiles
+    ) -> None:
         self.store = store
+        self.working = working
+        self.trash = trash
+        self.entries = entries
         self.project_dirs: list[str] = []
         # folders the caller works in besides the working directory (an MCP client's
         # roots): each one's project is searched as the working directory's is
@@ -647,7 +655,7 @@ class Forgetter:
                         tx.remove(place.path)
                         changed.append(f"removed the trash copy {place.path}")
             else:
-                kept = self.store.trash.keep(tx, f"forget {shown(before.needle)!r} everywhere")
+                kept = self.trash.keep(tx, f"forget {shown(before.needle)!r} everywhere")
                 if kept:
                     changed.append(
                         f"kept the old bytes of the files changed in the trash ({kept}; "
@@ -735,7 +743,7 @@ class Forgetter:
         ]
         for d in decisions:
             key = decision_key(d)
-            outcome = store.purge_decision(key) if purge else store.hide_decision(key)
+            outcome = self.working.purge_decision(key) if purge else self.working.hide_decision(key)
             if outcome.changed:
                 changed.append(f"session: {shown(outcome.message)}")
         for list_key in LIVE_LISTS:

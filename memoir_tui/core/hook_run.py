@@ -125,12 +125,19 @@ def run_hook(
 ) -> HookResult:
     """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
     from memoir_tui.core.adapters import HOOK_VERBS, hook_host
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import open_memoir
 
     env = os.environ if env is None else env
     spec = hook_host(host)
     cwd = _event_cwd(event, env)
-    store = Store.for_directory(store_root, actor=f"hook:{spec.name}", cwd=cwd)
+    # Every face opens the store the same way: a commit a crash interrupted is finished first.
+    # (the doctor's synthetic event writes nothing, ever)
+    store = open_memoir(
+        store_root,
+        actor=f"hook:{spec.name}",
+        cwd=cwd,
+        finish=not env.get("MEMOIR_TUI_DOCTOR"),
+    )
     notes: list[str] = []
     if event_name == "session-start":
         from memoir_tui.core.session_peek import peek_session

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from memoir_tui.core.forget import Receipt
     from memoir_tui.core.items import Outcome
     from memoir_tui.core.store import Store
+    from memoir_tui.core.working_set import WorkingSetService
 
 RECEIPTS_FILE = "receipts.jsonl"
 KEEP = 200
@@ -161,12 +162,13 @@ def from_purge(key: str, message: str, *, time: str, actor: str) -> KeptReceipt:
     return KeptReceipt(time, "purge_decision", actor, f"purge decision {key[:12]}…", lines)
 
 
-def purge_decision_kept(store: Store, key: str) -> Outcome:
-    """``Store.purge_decision``, its receipt kept (``receipts.jsonl``) when it changed
+def purge_decision_kept(working: WorkingSetService, key: str) -> Outcome:
+    """``purge_decision``, its receipt kept (``receipts.jsonl``) when it changed
     something."""
     from dataclasses import replace
 
-    outcome = store.purge_decision(key)
+    store = working.store
+    outcome = working.purge_decision(key)
     if outcome.changed:
         kept = from_purge(key, outcome.message, time=store.clock(), actor=store.actor)
         failed = keep(store, kept)

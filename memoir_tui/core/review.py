@@ -67,6 +67,7 @@ _NEAR_CACHE_MAX = 20_000  # texts remembered (the queue holds at most 1,000 cand
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision, WorkingSet
     from memoir_tui.core.store import Store
+    from memoir_tui.core.working_set import WorkingSetService
 
 
 class _NoChange(Exception):
@@ -138,19 +139,19 @@ def _resolve(state: Mapping[str, Any], candidate_id: str) -> dict[str, Any]:
     return hits[0]
 
 
-def hidden_decisions(store: Store) -> tuple[Decision, ...]:
+def hidden_decisions(working: WorkingSetService) -> tuple[Decision, ...]:
     """``store.working_set(all_projects=True).tombstones``: the hidden and purged
     decisions of every project, from a view that leaves out the session's history
     (which holds no decision; only project labels named nowhere else differ)."""
-    return lean_view(store).tombstones
+    return lean_view(working).tombstones
 
 
-def lean_view(store: Store) -> WorkingSet:
+def lean_view(working: WorkingSetService) -> WorkingSet:
     """``store.working_set(all_projects=True)`` without the session history, whose
     10,000 entries the queue and the audit log never read: every list, tombstone and
     machine is the same; a project label named only by a history entry is not known."""
-    state = store.load().state
-    return store.view({k: v for k, v in state.items() if k != "history"}, all_projects=True)
+    state = working.store.load().state
+    return working.view({k: v for k, v in state.items() if k != "history"}, all_projects=True)
 
 
 def review_path(store: Store) -> Path:
@@ -181,8 +182,9 @@ class ReviewQueue:
     session too), so it is locked, atomic and audited like every other change.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, working: WorkingSetService) -> None:
         self.store = store
+        self.working = working  # a pin is a decision noted in the same commit
         # text → its near-hidden note, valid for one set of hidden decisions and one
         # threshold (a re-read of the same queue compares no text again)
         self._near: tuple[tuple[Any, ...], dict[str, NearHidden | None]] = ((), {})
@@ -212,7 +214,7 @@ class ReviewQueue:
             if isinstance(c, Mapping) and isinstance(c.get("text"), str)
         ]
         # forgotten anywhere counts: a rewording must not bring back another project's forgetting
-        ws = store.working_set(all_projects=True)
+        ws = self.working.working_set(all_projects=True)
         visible = {d.key for d in ws.decisions}
         hidden = {d.key for d in ws.tombstones}
         added: list[str] = []
@@ -261,7 +263,7 @@ class ReviewQueue:
         threshold: float = NEAR_HIDDEN_THRESHOLD,
     ) -> list[ReviewItem]:
         """``list_items`` over a queue already read."""
-        near = self._near_hidden_of(hidden_decisions(self.store), threshold)
+        near = self._near_hidden_of(hidden_decisions(self.working), threshold)
         out: list[ReviewItem] = []
         for raw in well_formed_review_items(loaded.state.get("items")):
             state = state_of(raw)
@@ -343,7 +345,7 @@ class ReviewQueue:
             from memoir_tui.core.textsafe import clean_input
 
             final_text = clean_input(_redact(text) if text is not None else item["text"])
-            tombstones = store.view(tx.session, all_projects=True).tombstones
+            tombstones = self.working.view(tx.session, all_projects=True).tombstones
             match = near_hidden_match(final_text, tombstones, threshold=threshold)
             if match is not None:
                 item["near_hidden"] = match.as_dict()
@@ -353,7 +355,7 @@ class ReviewQueue:
                 refused = match  # the flag is saved; the refusal is raised after the commit
             else:
                 provenance = {k: item[k] for k in PROVENANCE_FIELDS if isinstance(item.get(k), str)}
-                outcome = store.note_decision(
+                outcome = self.working.note_decision(
                     final_text, _redact(why), _redact(rejected), provenance=provenance
                 )
                 item["state"] = PINNED

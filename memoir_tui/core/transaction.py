@@ -72,11 +72,10 @@ from memoir_tui.core.fsutil import (
     sweep_our_temps,
     sweep_stale_temps,
 )
+from memoir_tui.core.hooks import run_after_commit_hooks
 from memoir_tui.core.identity import canonical_json
 from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.lock import js_session_lock, store_flock
-from memoir_tui.core.review import REVIEW_FILE
-from memoir_tui.core.review_file import encode_review, load_review, merge_review
 from memoir_tui.core.safeio import (
     home_folder,
     open_for_reading,
@@ -92,14 +91,15 @@ from memoir_tui.core.session import (
     load_session,
     session_is_newer,
 )
+from memoir_tui.core.settle import settle_session
 
 if TYPE_CHECKING:
+    from memoir_tui.core.context import LoadedState, StoreContext
     from memoir_tui.core.machine import Machine
-    from memoir_tui.core.store import Store
 
 log = logging.getLogger(__name__)
 
-KINDS = frozenset({SESSION, REVIEW, FILES})
+BUILT_IN_KINDS = frozenset({SESSION, FILES})  # the rest are the store's ``kinds``
 
 JOURNAL_FILE = ".memoir-tui-commit.json"
 JOURNAL_VERSION = 2  # 1 (unauthenticated) is never applied: it is set aside
@@ -198,21 +198,17 @@ def open_transaction(root: Path) -> Transaction | None:
 class Transaction:
     """Staged changes to one store's files, committed together (see the module docstring)."""
 
-    def __init__(self, store: Store, op: str, files: Iterable[str]) -> None:
+    def __init__(self, store: StoreContext, op: str, files: Iterable[str]) -> None:
         self.store = store
         self.op = op
         self.files = set(files)
-        unknown = self.files - KINDS
-        if unknown:
-            raise TransactionError(f"unknown file kind {sorted(unknown)[0]!r}")
+        self._refuse_unknown(self.files)
         self._stack = contextlib.ExitStack()
         self._session_lock_held = False
         self._loaded: LoadedSession | None = None
         self._session: dict[str, Any] | None = None
         self._session_before = ""
-        self._review: dict[str, Any] | None = None
-        self._review_before = ""
-        self.review_notice: str | None = None
+        self._states: dict[str, tuple[LoadedState, str]] = {}  # kind → (read, its canonical form)
         self._staged: dict[Path, _Staged] = {}
         self._audits: list[tuple[str, str, str]] = []
         self._on_write: list[Callable[[], None]] = []
@@ -253,9 +249,15 @@ class Transaction:
         self._loaded = None
         self._session = None
 
+    def _refuse_unknown(self, files: Iterable[str]) -> None:
+        unknown = set(files) - BUILT_IN_KINDS - set(self.store.kinds)
+        if unknown:
+            raise TransactionError(f"unknown file kind {sorted(unknown)[0]!r}")
+
     def join(self, files: Iterable[str]) -> None:
         """An inner ``Store.transaction`` in the same thread: widen this one instead."""
         wanted = set(files)
+        self._refuse_unknown(wanted)
         if SESSION in wanted and SESSION not in self.files:
             if self._session is not None:
                 raise TransactionError(
@@ -299,21 +301,31 @@ class Transaction:
     def session_notice(self) -> str | None:
         return self._load_session().notice
 
+    def state(self, kind: str) -> dict[str, Any]:
+        """A registered state file's state (``store.kinds``), read under the lock; change
+        it in place to write it."""
+        self._require(kind)
+        if kind not in self._states:
+            file_kind = self.store.kinds[kind]
+            path = self.store.root / file_kind.filename
+            loaded = file_kind.load(path)
+            if loaded.read_only:
+                raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
+            before = "" if loaded.changed_on_reading else canonical_json(loaded.state)
+            self._states[kind] = (loaded, before)
+            sweep_stale_temps(path)
+        return self._states[kind][0].state
+
     @property
     def review(self) -> dict[str, Any]:
         """The review queue's state (``{"version", "items", …}``); change it in place."""
-        self._require(REVIEW)
-        if self._review is None:
-            path = self.store.root / REVIEW_FILE
-            loaded = load_review(path, quarantine=True)
-            if loaded.read_only:
-                raise ReadOnlyStoreError(loaded.notice or f"{path} is read-only")
-            self.review_notice = loaded.notice
-            self._review = loaded.state
-            # a queue that still held a purged decision's text is written without it
-            self._review_before = "" if loaded.redacted else canonical_json(loaded.state)
-            sweep_stale_temps(path)
-        return self._review
+        return self.state(REVIEW)
+
+    @property
+    def review_notice(self) -> str | None:
+        """What reading the review queue had to say (a damaged file set aside), if read."""
+        read = self._states.get(REVIEW)
+        return read[0].notice if read else None
 
     @property
     def machine(self) -> Machine:
@@ -422,29 +434,50 @@ class Transaction:
             writes.append(
                 _Write(path, staged.data, staged.mode, staged.mtime_ns, staged.create_only)
             )
-        review_changed = False
-        if self._review is not None and canonical_json(self._review) != self._review_before:
-            review = merge_review(self._review, self._review)
-            review["updated_at"] = self.store.clock()
-            writes.append(_Write(self.store.root / REVIEW_FILE, encode_review(review)))
-            review_changed = True
+        changed_kinds: list[str] = []
+        for kind, (loaded, before) in self._states.items():
+            if canonical_json(loaded.state) == before:
+                continue
+            file_kind = self.store.kinds[kind]
+            out = file_kind.prepare(loaded.state, self.store.clock())
+            writes.append(_Write(self.store.root / file_kind.filename, file_kind.encode(out)))
+            changed_kinds.append(kind)
         session_changed = False
         if self._session is not None and canonical_json(self._session) != self._session_before:
             state = self._session
             # Every write of ours parks, archives and re-stamps as the format says
-            # (Store.settle_session) before it is saved.
-            self.store.settle_session(state, self.audit)
+            # (core.settle) before it is saved.
+            settle_session(
+                state,
+                project=self.store.project,
+                caps=self.store.config.caps,
+                clock=self.store.clock,
+                audit=self.audit,
+            )
             if self.stamp_machine:
-                self.store.touch_machine(state)
+                self._stamp_machine(state)
             out = dict(state)
             out["version"] = SESSION_VERSION
             out["updated_at"] = self.store.clock()
             writes.append(_Write(self.store.session_path, encode_session(out)))
             session_changed = True
-        return writes, session_changed, review_changed
+        return writes, session_changed, tuple(changed_kinds)
+
+    def _stamp_machine(self, state: dict[str, Any]) -> None:
+        """This machine's label and ``last_seen`` in a session about to be saved."""
+        machine = self.store.machine
+        machines = state.get("machines")
+        if not isinstance(machines, dict):
+            machines = state["machines"] = {}
+        entry = machines.get(machine.id)
+        entry = dict(entry) if isinstance(entry, dict) else {}
+        entry["label"] = machine.label
+        entry["last_seen"] = self.store.clock()
+        machines[machine.id] = entry
 
     def _commit(self) -> Commit:
-        writes, session_changed, review_changed = self._plan()
+        writes, session_changed, changed_kinds = self._plan()
+        review_changed = REVIEW in changed_kinds
         if not writes:
             return Commit(self.op)
         # Each folder we write into is recorded first, so a temp file a kill leaves
@@ -463,12 +496,13 @@ class Transaction:
         files_changed = tuple(
             w.path
             for w in writes
-            if w.path not in (self.store.session_path, self.store.root / REVIEW_FILE)
+            if w.path != self.store.session_path
+            and not any(w.path == self.store.root / k.filename for k in self.store.kinds.values())
         )
         if not self._audits:
-            list_name = SESSION if session_changed else REVIEW if review_changed else FILES
+            list_name = SESSION if session_changed else changed_kinds[0] if changed_kinds else FILES
             self._audits.append((self.op, list_name, ""))
-        self.store.append_audit(self._audits)
+        write_audit(self.store, self._audits)
         return Commit(
             self.op,
             tuple(w.path for w in writes),
@@ -483,8 +517,30 @@ class Transaction:
             callback(commit)
 
 
+def write_audit(store: StoreContext, records: Iterable[tuple[str, str, str]]) -> None:
+    """Audit lines for a commit (identity hashes only, never text)."""
+    from memoir_tui.core.audit import AuditRecord, append_audit
+
+    machine_id = store.machine.id
+    for operation, list_name, key in records:
+        try:
+            append_audit(
+                store.root,
+                AuditRecord(
+                    time=store.clock(),
+                    actor=store.actor,
+                    operation=operation,
+                    list_name=list_name,
+                    identity_hash=key,
+                    machine_id=machine_id,
+                ),
+            )
+        except OSError as exc:  # the change is saved; a lost audit line must not undo it
+            log.warning("audit record not written: %s", exc)
+
+
 @contextlib.contextmanager
-def run_transaction(store: Store, op: str, files: Iterable[str]) -> Iterator[Transaction]:
+def run_transaction(store: StoreContext, op: str, files: Iterable[str]) -> Iterator[Transaction]:
     """``Store.transaction``: open (or join) a transaction, commit on a clean exit."""
     outer = open_transaction(store.root)
     if outer is not None:
@@ -500,7 +556,7 @@ def run_transaction(store: Store, op: str, files: Iterable[str]) -> Iterator[Tra
         tx._close()
     if commit.changed:
         tx._after_commit(commit)
-        store.run_after_commit_hooks(commit)
+        run_after_commit_hooks(store.after_commit_hooks, store, commit)
 
 
 def refuse_odd_lock_file(session_path: Path) -> None:
@@ -702,7 +758,7 @@ def sweep_temps(root: Path) -> list[str]:
     return removed
 
 
-def sweep_temps_at_start(store: Store) -> list[str]:
+def sweep_temps_at_start(store: StoreContext) -> list[str]:
     """What every face does first: if a temp file of ours lies beside any file this
     store writes, take the store's flock (without waiting: its holder sweeps) and sweep.
     Nothing is created when there is nothing to sweep."""
@@ -882,7 +938,7 @@ def _create_exclusively(path: Path, data: bytes, mode: int | None) -> None:
     fsync_directory(path.parent)
 
 
-def recover(store: Store, *, inside: Transaction | None = None) -> bool:
+def recover(store: StoreContext, *, inside: Transaction | None = None) -> bool:
     """Complete a commit a killed process left half done; True if there was one.
 
     Call it holding the store's locks (a transaction does, on entry). Only a journal
@@ -908,6 +964,6 @@ def recover(store: Store, *, inside: Transaction | None = None) -> bool:
             except FileExistsRefusal:
                 continue  # an exclusive create that lost to a file made since: keep that file
     _drop_journal(store.root)
-    store.append_audit([("recover_commit", "files", "")])
+    write_audit(store, [("recover_commit", "files", "")])
     log.warning("completed an interrupted %s commit from %s", op, path)
     return True

@@ -5,12 +5,12 @@ the JavaScript tool's names and arguments (``query``; ``tool``; ``tool`` +
 ``filepath``; ``content``, ``filename``, ``tool``, ``project``) plus a few of
 our own (``limit``, ``all_projects``, ``aliases``, ``tags``).
 
-Like ``tools``, each function takes the per-call ``Store`` first and returns a
+Like ``tools``, each function takes the per-call ``Memoir`` first and returns a
 ``Reply``; the second argument is the server's ``WarmRecall``: one ``Recall``
 per server, built on first use and watched, so a query costs milliseconds
 while its watcher (or, where inotify is missing, its incremental stat check)
 re-reads whatever changed before every answer. Session state (hidden
-decisions, the audit) is still read through the per-call ``Store``.
+decisions, the audit) is still read through the per-call ``Memoir``.
 
 What the core guarantees and these functions rely on: ``Recall.search`` and
 ``Recall.entries`` never return hidden decisions, completed actions or items
@@ -41,8 +41,8 @@ from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import Recall
-    from memoir_tui.core.store import Store
 
 log = logging.getLogger("memoir_tui.mcp.recall")
 
@@ -366,7 +366,7 @@ def _withheld_passage(hit: PassageOut) -> PassageOut:
 
 
 def recall(
-    store: Store,
+    store: Memoir,
     warm: WarmRecall,
     query: str,
     limit: int = RECALL_DEFAULT_LIMIT,
@@ -438,7 +438,7 @@ def recall(
 
 
 def list_entries(
-    store: Store,
+    store: Memoir,
     warm: WarmRecall,
     tool: str | None = None,
     project: str | None = None,
@@ -512,7 +512,7 @@ def _read_candidates(engine: Recall, adapter: Adapter, raw: str) -> list[str]:
 
 
 def read(
-    store: Store,
+    store: Memoir,
     warm: WarmRecall,
     tool: str,
     filepath: str | None = None,
@@ -544,7 +544,7 @@ def read(
     raise refusal
 
 
-def _refuse_forgotten(store: Store, path: str, text: str, tool: str) -> None:
+def _refuse_forgotten(store: Memoir, path: str, text: str, tool: str) -> None:
     """A forgotten decision or a completed action is never returned, by path either."""
     from memoir_tui.core.adapters.guard import PathRefused
     from memoir_tui.core.identity import text_hash
@@ -565,7 +565,7 @@ def _refuse_forgotten(store: Store, path: str, text: str, tool: str) -> None:
 
 
 def remember(
-    store: Store,
+    store: Memoir,
     warm: WarmRecall,
     content: str,
     filename: str,

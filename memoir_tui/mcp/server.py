@@ -1,7 +1,7 @@
 """``memoir-tui --mcp``: the stdio MCP server over the same core the app uses.
 
 Tool names and arguments follow the JavaScript ``memoir`` tool's, so agents
-trained on it find the same surface. Each call constructs a fresh ``Store``
+trained on it find the same surface. Each call constructs a fresh ``Memoir``
 (config and session are re-read every time; no state is cached across calls),
 so two servers and the app can share one store: every write goes through the
 store's lock. The recall tools share one warm ``Recall`` whose index is a
@@ -37,7 +37,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.store import Store, default_store_dir
+from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.store import default_store_dir
 from memoir_tui.core.textsafe import for_terminal
 from memoir_tui.mcp import recall_tools, tools
 from memoir_tui.mcp.tools import Reply, ResumeView, SessionView, StatusView, WhyView
@@ -218,7 +219,7 @@ def build_server(
             # per call: config and session re-read, nothing cached; items are
             # stamped with (and reads scoped to) the project the server runs in
             working = scope["project"]
-            store = Store(
+            store = Memoir(
                 root,
                 actor="mcp",
                 project=working.id if working else None,
@@ -494,7 +495,7 @@ def build_server(
         With everywhere, forgets a text in every place this tool knows, with a receipt."""
         return plain(forget_within_roots, text, purge, all_projects, everywhere, dry_run)
 
-    def forget_within_roots(store: Store, *args: Any) -> Reply:
+    def forget_within_roots(store: Memoir, *args: Any) -> Reply:
         """With everywhere, the project folders of every root the client declared are
         searched too (forgetting reaches everywhere the client works)."""
         store.forget.within(scope.get("roots", ()))
@@ -548,7 +549,7 @@ def build_server(
     # --- recall: every host tool's memory files ----------------------------------
     # One Recall per server, watched: the index stays warm and re-reads what changed
     # before each answer. A served process builds it in the background at start and
-    # answers from what it has meanwhile (saying so). The Store is still built per call.
+    # answers from what it has meanwhile (saying so). The Memoir is still built per call.
     try:
         here: Path | None = Path.cwd()
     except OSError:  # the working directory was deleted
@@ -698,7 +699,7 @@ def build_server(
 
     # --- prompts and resources (hosts without hooks: a slash command, an @-mention) ---
 
-    def _brief(store: Store) -> Reply:
+    def _brief(store: Memoir) -> Reply:
         from memoir_tui.core.brief import build_brief
 
         text = build_brief(store).text

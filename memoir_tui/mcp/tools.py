@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from memoir_tui.core import answers
 from memoir_tui.core.answers import Reply, package_version, refusal_text
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 
 # --- structured output -------------------------------------------------------------
 
@@ -150,7 +150,7 @@ M = TypeVar("M", bound=BaseModel)
 def _typed(model: type[M], answer: Callable[..., Reply]) -> Callable[..., Reply]:
     """The core's answer with its data as ``model`` (the tool's published output schema)."""
 
-    def tool(store: Store, *args: Any) -> Reply:
+    def tool(store: Memoir, *args: Any) -> Reply:
         reply = answer(store, *args)
         return Reply(reply.text, model.model_validate(asdict(reply.data)))
 

@@ -23,11 +23,11 @@ from textual.widgets import DataTable, Label, Static
 from memoir_tui.core.audit import AuditRecord, read_audit
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import PURGED_TEXT, parse_iso_ms, text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.receipts import KeptReceipt, read_receipts
 from memoir_tui.core.review import lean_view, review_path
 from memoir_tui.core.review_file import load_review, loaded_key, well_formed_review_items
-from memoir_tui.core.store import Store
 from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.filter_bar import FilterBar
@@ -90,7 +90,7 @@ def audit_time(value: str) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, str], set[str]]:
+def item_texts(store: Memoir, ws: WorkingSet | None = None) -> tuple[dict[str, str], set[str]]:
     """Identity hash → current text for what still exists, and the forgotten hashes.
 
     Texts come from the session (goals, next actions, questions and visible
@@ -122,7 +122,7 @@ def item_texts(store: Store, ws: WorkingSet | None = None) -> tuple[dict[str, st
     return texts, forgotten
 
 
-def resolve_rows(store: Store, records: Sequence[AuditRecord]) -> list[AuditRow]:
+def resolve_rows(store: Memoir, records: Sequence[AuditRecord]) -> list[AuditRow]:
     ws = lean_view(store)  # one view serves the texts and the labels (not the history)
     texts, forgotten = item_texts(store, ws)
     labels = {m.id: m.label for m in ws.machines if m.label}
@@ -503,7 +503,7 @@ class ReceiptsScreen(DialogScreen[None]):
     }
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Memoir) -> None:
         super().__init__()
         self.store = store
         self.receipts: tuple[KeptReceipt, ...] = ()

@@ -26,7 +26,8 @@ from memoir_tui.widgets.store_watch import SessionChanged
 
 if TYPE_CHECKING:
     from memoir_tui.core.items import Undo
-    from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.store import Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +46,14 @@ class PaneCommand:
 class StoreHost(Protocol):
     """What a pane may ask of the app hosting it."""
 
-    store: Store
+    store: Memoir
     demo: bool
     all_projects: bool
     closing: bool
 
     def write(
         self,
-        change: Callable[[Store], Outcome],
+        change: Callable[[Memoir], Outcome],
         *,
         on_done: Callable[[Outcome], None] | None = ...,
         on_error: Callable[[str], None] | None = ...,

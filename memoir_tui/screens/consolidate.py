@@ -33,9 +33,10 @@ from memoir_tui.core.consolidate import (
     Report,
 )
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.safeio import read_text_safely
-from memoir_tui.core.store import Outcome, Store
+from memoir_tui.core.store import Outcome
 from memoir_tui.core.trash import TrashRecord
 from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
@@ -688,7 +689,7 @@ class ConsolidatePane(Pane):
     def _apply(self, pairs: list[tuple[Proposal, str]]) -> None:
         results: list[ApplyResult] = []
 
-        def change(store: Store) -> Outcome:
+        def change(store: Memoir) -> Outcome:
             result = store.consolidate.apply(pairs)
             results.append(result)
             return apply_outcome(result, len(pairs))
@@ -719,7 +720,7 @@ class ConsolidatePane(Pane):
             return
         count = len(chosen)
 
-        def change(store: Store) -> Outcome:
+        def change(store: Memoir) -> Outcome:
             added = store.consolidate.dismiss(chosen)
             return Outcome(bool(added), f"Kept {count} proposal(s): not proposed again")
 
@@ -755,7 +756,7 @@ class ConsolidatePane(Pane):
             return
         record_id = record.id
 
-        def change(store: Store) -> Outcome:
+        def change(store: Memoir) -> Outcome:
             latest = store.trash.last_active()
             if latest is None or latest.id != record_id:
                 raise ConsolidateError("the trash changed since you confirmed; press u again")

@@ -33,7 +33,8 @@ from memoir_tui.widgets.windowed_list import LIST_ROWS, ListView, WindowedList, 
 if TYPE_CHECKING:
     from memoir_tui.core.export import ExportTable
     from memoir_tui.core.forget import Scan
-    from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.store import Outcome
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),
@@ -391,7 +392,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
             self.app.push_screen(DecisionDetailScreen(decision))
 
     def action_add(self) -> None:
-        def save(draft: DecisionDraft) -> Callable[[Store], Outcome]:
+        def save(draft: DecisionDraft) -> Callable[[Memoir], Outcome]:
             return lambda store: store.note_decision(draft.text, draft.why, draft.rejected)
 
         self.app.push_screen(AddDecisionScreen(save=save))
@@ -402,7 +403,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
             return
         key = decision.key
 
-        def save(draft: DecisionDraft) -> Callable[[Store], Outcome]:
+        def save(draft: DecisionDraft) -> Callable[[Memoir], Outcome]:
             # The decision keeps its project unless the dialog's Project field moves it.
             return lambda store: store.edit_decision(
                 key, text=draft.text, why=draft.why, rejected=draft.rejected, project=draft.project
@@ -461,7 +462,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                self.host.write(lambda store: hide_decisions(store, keys), on_done=done)
+                self.host.write(lambda store: hide_decisions(store.working, keys), on_done=done)
 
         listed = "\n".join(f"• {d.text}" for d in decisions[:12])
         if count > 12:
@@ -568,7 +569,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
             if confirmed:
                 from memoir_tui.core.receipts import purge_decision_kept
 
-                self.host.write(lambda store: purge_decision_kept(store, key))
+                self.host.write(lambda store: purge_decision_kept(store.working, key))
 
         self.app.push_screen(
             TypeToConfirmScreen(

@@ -1,7 +1,7 @@
 """The dialogs of the working-set and decisions panes.
 
 Each dialog only collects input and dismisses with a small frozen value (or
-``None`` when cancelled); the pane turns that value into one ``Store`` call.
+``None`` when cancelled); the pane turns that value into one ``Memoir`` call.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from memoir_tui.widgets.item_table import long_date
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.store import Outcome
 
 T = TypeVar("T")
 
@@ -119,14 +120,14 @@ def decision_details(decision: Decision, *, with_key: bool = False) -> Renderabl
 
 
 D = TypeVar("D")
-SaveChange = Callable[[D], Callable[["Store"], "Outcome"]]
+SaveChange = Callable[[D], Callable[["Memoir"], "Outcome"]]
 """What a dialog's draft does to the store: the change ``MemoirApp.write`` runs."""
 
 
 class _Writer(Protocol):
     def write(
         self,
-        change: Callable[[Store], Outcome],
+        change: Callable[[Memoir], Outcome],
         *,
         on_done: Callable[[Outcome], None] | None = ...,
         on_error: Callable[[str], None] | None = ...,

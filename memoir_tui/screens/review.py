@@ -25,10 +25,11 @@ from memoir_tui.core import review_file as review
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.labels import GLOBAL, label_of, short_labels
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.review_file import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.scope import same_project
-from memoir_tui.core.store import Outcome, Store
+from memoir_tui.core.store import Outcome
 from memoir_tui.core.transcript_context import TranscriptContext, context_around
 from memoir_tui.screens.base import FilteredPane, PaneCommand
 from memoir_tui.screens.dialogs import DecisionFieldsDialog, form_buttons
@@ -279,7 +280,7 @@ class CandidateDetailScreen(DetailScreen):
         self.query_one("#candidate-context", Static).update(conversation_text(context))
 
 
-def conversation_of(store: Store | None, item: ReviewItem) -> TranscriptContext:
+def conversation_of(store: Memoir | None, item: ReviewItem) -> TranscriptContext:
     """The messages around the candidate in its transcript (its message id is read from
     the queue file; core.transcript_context reads the transcript the safe way)."""
     uuid = ""
@@ -754,7 +755,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         refused: list[NearHidden] = []
         cid = item.id
 
-        def change(store: Store) -> Outcome:
+        def change(store: Memoir) -> Outcome:
             try:
                 return store.review.pin(
                     cid,
@@ -831,7 +832,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         self._bulk("Reject", REJECT_WARNING, lambda store, ids: store.review.reject_all(ids))
 
     def _bulk(
-        self, verb: str, warning: str, change: Callable[[Store, Sequence[str]], Outcome]
+        self, verb: str, warning: str, change: Callable[[Memoir, Sequence[str]], Outcome]
     ) -> None:
         items = self.marked_items()
         if not items:

@@ -29,7 +29,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 SEARCH_COLUMNS = (
     ColumnSpec("pane", "Pane", width=12),
@@ -85,7 +85,7 @@ class SearchScreen(DialogScreen[Hit | None]):
     }
     """
 
-    def __init__(self, state: WorkingSet | None, store: Store | None = None) -> None:
+    def __init__(self, state: WorkingSet | None, store: Memoir | None = None) -> None:
         super().__init__()
         self.state = state
         self.store = store

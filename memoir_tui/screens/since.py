@@ -38,7 +38,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 SINCE_READ = 5000
 """Audit lines read (newest first) to find the previous session's start."""
@@ -79,7 +79,7 @@ def since_row(row: AuditRow) -> TableRow:
     )
 
 
-def read_since(store: Store, opened_at: str | None) -> SinceView:
+def read_since(store: Memoir, opened_at: str | None) -> SinceView:
     try:
         records = read_audit(store.root, limit=SINCE_READ)
         report = since_last_session(records, opened_at=opened_at)
@@ -109,7 +109,7 @@ def arrived_row(n: int, item: Arrived) -> TableRow:
     )
 
 
-def hit_for(store: Store, row: AuditRow, all_projects: bool = True) -> Hit | None:
+def hit_for(store: Memoir, row: AuditRow, all_projects: bool = True) -> Hit | None:
     """Where the row's item is shown now (a live decision, goal, action or question)."""
     key = row.record.identity_hash
     if not key or row.item in (FORGOTTEN, GONE, NO_ITEM):
@@ -148,7 +148,7 @@ class SinceScreen(DialogScreen[Hit | None]):
     }
     """
 
-    def __init__(self, store: Store, *, opened_at: str | None = None) -> None:
+    def __init__(self, store: Memoir, *, opened_at: str | None = None) -> None:
         super().__init__()
         self.store = store
         self.opened_at = opened_at

@@ -16,7 +16,8 @@ from memoir_tui.screens.base import Pane, PaneCommand
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
 
 if TYPE_CHECKING:  # the dialogs are imported when a key first opens one, not for the first screen
-    from memoir_tui.core.store import Outcome, Store
+    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.store import Outcome
     from memoir_tui.screens.dialogs import ItemDraft, SessionEnd
     from memoir_tui.screens.item_dialogs import Answer, Rewording
 
@@ -369,7 +370,7 @@ class WorkingSetPane(Pane):
             kind = SECTIONS.get(self._focused_table_id() or "", ("", "next_action", ""))[1]
         store = self.host.store
 
-        def save(draft: ItemDraft) -> Callable[[Store], Outcome]:
+        def save(draft: ItemDraft) -> Callable[[Memoir], Outcome]:
             text = draft.text
             if draft.kind == "goal":
                 return lambda store: store.add_goal(text)
@@ -395,7 +396,7 @@ class WorkingSetPane(Pane):
         table_id, item = chosen
         list_key, old = TABLE_LISTS[table_id], item.text
 
-        def save(draft: Rewording) -> Callable[[Store], Outcome]:
+        def save(draft: Rewording) -> Callable[[Memoir], Outcome]:
             # The item keeps its project unless the dialog's Project field moves it.
             return lambda store: store.edit_item(list_key, old, draft.text, project=draft.project)
 
@@ -448,7 +449,7 @@ class WorkingSetPane(Pane):
         elif isinstance(item, Item):
             from memoir_tui.screens.item_dialogs import CloseQuestionScreen
 
-            def save(answer: Answer) -> Callable[[Store], Outcome]:
+            def save(answer: Answer) -> Callable[[Memoir], Outcome]:
                 return lambda store: store.close_question(
                     text, answer=answer.text or None, as_decision=answer.as_decision
                 )
@@ -501,7 +502,7 @@ class WorkingSetPane(Pane):
     def action_session_end(self) -> None:
         from memoir_tui.screens.dialogs import SessionEndScreen
 
-        def save(end: SessionEnd) -> Callable[[Store], Outcome]:
+        def save(end: SessionEnd) -> Callable[[Memoir], Outcome]:
             return lambda store: store.record_session_end(
                 end.summary, end.files_touched, end.duration_min
             )

@@ -25,7 +25,7 @@ from memoir_tui.widgets.fields import home_relative
 from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
 
 def session_damage(loaded: LoadedSession) -> str:
@@ -104,7 +104,7 @@ class DamageBanner(Static):
         self._session = session_damage(loaded)
         self._show()
 
-    def check_review(self, store: Store) -> None:
+    def check_review(self, store: Memoir) -> None:
         """Read the review queue once, off the UI thread: its damage, and what waits in
         the scope the header names (this project's and global candidates, or all)."""
         project = None if getattr(self.app, "all_projects", True) else store.project

@@ -40,8 +40,8 @@ from memoir_tui.widgets.latest_read import LatestRead
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import EntryInfo, Hit, Recall
-    from memoir_tui.core.store import Store
     from memoir_tui.core.validate import Finding
     from memoir_tui.widgets.recall_source import RecallSource
 
@@ -225,7 +225,7 @@ def editor_command(env: Mapping[str, str] | None = None) -> list[str] | None:
     return words or None
 
 
-def open_in_editor(app: App[Any], store: Store, path: str) -> bool:
+def open_in_editor(app: App[Any], store: Memoir, path: str) -> bool:
     """Edit ``path`` in ``$EDITOR`` with the app suspended; True when the file changed.
 
     The editor works on a private copy (``store.entries.begin_edit``); what it
@@ -476,7 +476,7 @@ class EntryScreen(DialogScreen[bool]):
     }
     """
 
-    def __init__(self, source: RecallSource, ref: EntryRef, *, store: Store) -> None:
+    def __init__(self, source: RecallSource, ref: EntryRef, *, store: Memoir) -> None:
         super().__init__()
         self.source = source
         self.ref = ref

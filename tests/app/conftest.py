@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.app.helpers import demo_store_in
 from tests.app.tmux import Tmux
 from tests.app.world import World, build_world
@@ -32,7 +32,7 @@ def _every_notification_kept(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def demo_store(tmp_path: Path) -> Store:
+def demo_store(tmp_path: Path) -> Memoir:
     """A fresh copy of the shipped demo store (work-laptop, the July clock, actor app)."""
     return demo_store_in(tmp_path)
 

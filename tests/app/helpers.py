@@ -24,7 +24,7 @@ from textual.worker import WorkerState
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.registry import pane_spec
 from tests.conftest import JulyClock
 from tests.deadlines import SAFETY_NET
@@ -41,22 +41,22 @@ P = TypeVar("P", bound=Widget)
 # --- stores and apps -------------------------------------------------------------------
 
 
-def demo_store_in(directory: Path, **kwargs: Any) -> Store:
+def demo_store_in(directory: Path, **kwargs: Any) -> Memoir:
     """A fresh copy of the shipped demo store under ``directory``, on the July clock."""
     kwargs.setdefault("clock", JulyClock())
     kwargs.setdefault("machine_label", DEMO_MACHINE_LABEL)
     kwargs.setdefault("actor", "app")
-    return Store(create_demo_store(directory / "store"), **kwargs)
+    return Memoir(create_demo_store(directory / "store"), **kwargs)
 
 
-def fixture_store(home: Path) -> Store:
+def fixture_store(home: Path) -> Memoir:
     """The planted store of ``tests/fixtures/consolidate_store``, at ``~/.config/memoir``."""
     root = home / ".config" / "memoir"
     shutil.copytree(CONSOLIDATE_FIXTURE / "store", root)
-    return Store(root, clock=lambda: NOW, machine_label="test-machine")
+    return Memoir(root, clock=lambda: NOW, machine_label="test-machine")
 
 
-def make_app(store: Store, **kwargs: Any) -> MemoirApp:
+def make_app(store: Memoir, **kwargs: Any) -> MemoirApp:
     """The app as the snapshots show it: a fixed header path and no file watcher."""
     kwargs.setdefault("display_path", "~/.config/memoir")
     kwargs.setdefault("poll_interval", None)
@@ -157,7 +157,7 @@ def pressing(*steps: Step) -> Callable[[Pilot[Any]], Awaitable[None]]:
 # --- reading back ----------------------------------------------------------------------
 
 
-def on_disk(store: Store) -> dict[str, Any]:
+def on_disk(store: Memoir) -> dict[str, Any]:
     """``session.json`` as it is on disk now."""
     return json.loads(store.session_path.read_text(encoding="utf-8"))
 
@@ -166,7 +166,7 @@ def texts(items: list[dict[str, Any]]) -> list[str]:
     return [i["text"] for i in items]
 
 
-def decision_on_disk(store: Store, text: str) -> dict[str, Any]:
+def decision_on_disk(store: Memoir, text: str) -> dict[str, Any]:
     """The decision ``text`` in ``session.json``, purged or not."""
     key = text_hash(text)
     for d in on_disk(store)["current"]["decisions"]:

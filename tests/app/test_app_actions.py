@@ -1,6 +1,6 @@
 """Pilot tests for every action of the working-set and decisions panes.
 
-Each test drives the app with keys, waits for the Store write to finish and
+Each test drives the app with keys, waits for the Memoir write to finish and
 then reads ``session.json`` from disk: what the person did must be on disk.
 """
 
@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input, Label, Static
 
 from memoir_tui.core.identity import identity, text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
@@ -44,7 +44,7 @@ NEWEST_ACTION = "Write the Alembic migration that adds updated_at to entries"
 # --- working set ------------------------------------------------------------------
 
 
-async def test_add_next_action_from_the_focused_list(demo_store: Store) -> None:
+async def test_add_next_action_from_the_focused_list(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -66,7 +66,7 @@ async def test_add_next_action_from_the_focused_list(demo_store: Store) -> None:
     assert added[0]["added"].startswith("2026-07-01")
 
 
-async def test_add_goal_from_the_goals_list(demo_store: Store) -> None:
+async def test_add_goal_from_the_goals_list(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -83,7 +83,7 @@ async def test_add_goal_from_the_goals_list(demo_store: Store) -> None:
     assert "Onboard two beta customers" not in texts(on_disk(demo_store)["current"]["next_actions"])
 
 
-async def test_add_question_switching_kind_in_the_dialog(demo_store: Store) -> None:
+async def test_add_question_switching_kind_in_the_dialog(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -98,7 +98,7 @@ async def test_add_question_switching_kind_in_the_dialog(demo_store: Store) -> N
     assert "Who owns the release checklist?" not in texts(current["next_actions"])
 
 
-async def test_add_dialog_refuses_blank_text_and_escape_cancels(demo_store: Store) -> None:
+async def test_add_dialog_refuses_blank_text_and_escape_cancels(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -114,7 +114,7 @@ async def test_add_dialog_refuses_blank_text_and_escape_cancels(demo_store: Stor
 
 
 @pytest.mark.parametrize("key", ["x"])
-async def test_complete_next_action(demo_store: Store, key: str) -> None:
+async def test_complete_next_action(demo_store: Memoir, key: str) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -135,7 +135,7 @@ async def test_complete_next_action(demo_store: Store, key: str) -> None:
     assert len(done) == 1 and done[0]["done_at"].startswith("2026-07-01")
 
 
-async def test_space_marks_and_never_completes(demo_store: Store) -> None:
+async def test_space_marks_and_never_completes(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -145,7 +145,7 @@ async def test_space_marks_and_never_completes(demo_store: Store) -> None:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_record_session_end(demo_store: Store) -> None:
+async def test_record_session_end(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -164,7 +164,7 @@ async def test_record_session_end(demo_store: Store) -> None:
     assert len(history) == 13
 
 
-async def test_session_end_requires_a_summary(demo_store: Store) -> None:
+async def test_session_end_requires_a_summary(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -181,7 +181,7 @@ async def test_session_end_requires_a_summary(demo_store: Store) -> None:
 # --- decisions ------------------------------------------------------------------------
 
 
-async def test_add_decision_with_why_and_rejected(demo_store: Store) -> None:
+async def test_add_decision_with_why_and_rejected(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -203,7 +203,7 @@ async def test_add_decision_with_why_and_rejected(demo_store: Store) -> None:
     assert "hidden" not in saved
 
 
-async def test_add_decision_nudges_for_why_then_saves_without(demo_store: Store) -> None:
+async def test_add_decision_nudges_for_why_then_saves_without(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await open_pane(pilot, DecisionsPane)
@@ -222,7 +222,7 @@ async def test_add_decision_nudges_for_why_then_saves_without(demo_store: Store)
     assert "why" not in saved and "rejected" not in saved
 
 
-async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Store) -> None:
+async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -260,7 +260,7 @@ async def test_filter_as_you_type_over_text_why_and_rejected(demo_store: Store) 
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_detail_view_shows_the_decision_in_full(demo_store: Store) -> None:
+async def test_detail_view_shows_the_decision_in_full(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -275,7 +275,7 @@ async def test_detail_view_shows_the_decision_in_full(demo_store: Store) -> None
         assert app.screen is app.screen_stack[0]
 
 
-async def test_hide_with_y(demo_store: Store) -> None:
+async def test_hide_with_y(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -302,7 +302,7 @@ async def test_hide_with_y(demo_store: Store) -> None:
 
 
 @pytest.mark.parametrize("key", ["n", "escape"])
-async def test_hide_cancelled(demo_store: Store, key: str) -> None:
+async def test_hide_cancelled(demo_store: Memoir, key: str) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -319,7 +319,7 @@ async def test_hide_cancelled(demo_store: Store, key: str) -> None:
     assert "hidden" not in decision_on_disk(demo_store, PIPX)
 
 
-async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Store) -> None:
+async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -332,7 +332,7 @@ async def test_hide_dialog_enter_defaults_to_cancel(demo_store: Store) -> None:
 
 
 @pytest.mark.parametrize("typed", ["purge", "Ship the CLI"])
-async def test_purge_with_the_typed_word_or_first_words(demo_store: Store, typed: str) -> None:
+async def test_purge_with_the_typed_word_or_first_words(demo_store: Memoir, typed: str) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -382,7 +382,7 @@ def test_purge_confirmation_words(typed: str, accepted: bool) -> None:
     assert screen.accepts(typed) is accepted
 
 
-async def test_purge_refuses_without_the_word(demo_store: Store) -> None:
+async def test_purge_refuses_without_the_word(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -407,7 +407,7 @@ async def test_purge_refuses_without_the_word(demo_store: Store) -> None:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
+async def test_tombstone_toggle_is_read_only(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -440,7 +440,7 @@ async def test_tombstone_toggle_is_read_only(demo_store: Store) -> None:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_core_errors_become_notifications(demo_store: Store) -> None:
+async def test_core_errors_become_notifications(demo_store: Memoir) -> None:
     """Noting a forgotten decision again is refused by the core; the app says why."""
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
@@ -465,7 +465,7 @@ async def test_core_errors_become_notifications(demo_store: Store) -> None:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_working_set_pane_never_shows_completed_as_live(demo_store: Store) -> None:
+async def test_working_set_pane_never_shows_completed_as_live(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

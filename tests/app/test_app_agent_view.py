@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.identity import identity
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.agent_view import AgentViewPane
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.registry import pane_spec
@@ -70,8 +70,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def store(project: Path, tmp_path: Path) -> Store:
-    return Store.for_directory(tmp_path / "store", actor="app", cwd=project)
+def store(project: Path, tmp_path: Path) -> Memoir:
+    return Memoir.for_directory(tmp_path / "store", actor="app", cwd=project)
 
 
 def lines(pane: AgentViewPane) -> list[tuple[str, str]]:
@@ -90,7 +90,7 @@ async def open_view(pilot: Any) -> AgentViewPane:
     return pane
 
 
-async def test_claude_code_shows_the_brief_and_marks_what_memory_md_cuts(store: Store) -> None:
+async def test_claude_code_shows_the_brief_and_marks_what_memory_md_cuts(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_view(pilot)
@@ -104,7 +104,7 @@ async def test_claude_code_shows_the_brief_and_marks_what_memory_md_cuts(store: 
         assert any("250 lines / 200 lines" in line for _, line in shown)
 
 
-async def test_each_host_loads_what_it_loads(store: Store) -> None:
+async def test_each_host_loads_what_it_loads(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_view(pilot)
@@ -122,7 +122,7 @@ async def test_each_host_loads_what_it_loads(store: Store) -> None:
         assert "install-hooks codex" in status  # no brief without our hook, and it says so
 
 
-async def test_enter_on_a_brief_line_goes_to_the_item(store: Store) -> None:
+async def test_enter_on_a_brief_line_goes_to_the_item(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_view(pilot)
@@ -148,7 +148,7 @@ async def test_enter_on_a_brief_line_goes_to_the_item(store: Store) -> None:
         assert working.table("goals").cursor_key == identity("Ship the CSV importer")
 
 
-async def test_the_brief_follows_the_disk(store: Store, project: Path) -> None:
+async def test_the_brief_follows_the_disk(store: Memoir, project: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_view(pilot)
@@ -161,5 +161,5 @@ async def test_the_brief_follows_the_disk(store: Store, project: Path) -> None:
         assert "Ship the CSV importer" not in "\n".join(line for _, line in lines(pane))
 
 
-def test_agent_view_snapshot(snap_compare: Any, store: Store) -> None:
+def test_agent_view_snapshot(snap_compare: Any, store: Memoir) -> None:
     assert snap_compare(make_app(store), terminal_size=SIZE, run_before=pressing(PANE_KEY))

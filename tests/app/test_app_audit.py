@@ -1,6 +1,6 @@
 """Pilot tests for the Audit pane: newest first, filters, resolved text, forgotten items.
 
-The log is written by real ``Store`` mutations from several faces (actors) on
+The log is written by real ``Memoir`` mutations from several faces (actors) on
 one store and one clock; the pane must list them newest first, resolve each
 identity hash to the item's current text, and never show a forgotten text.
 """
@@ -15,7 +15,7 @@ import pytest
 from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
@@ -39,13 +39,13 @@ CANDIDATE = "We are going with Grafana for dashboards"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """A demo store with a log written by four faces; returns the app's Store."""
+def store(tmp_path: Path) -> Memoir:
+    """A demo store with a log written by four faces; returns the app's Memoir."""
     app = demo_store_in(tmp_path)
     root, clock = app.root, app.clock
 
-    def face(actor: str) -> Store:
-        return Store(root, clock=clock, machine_label=DEMO_MACHINE_LABEL, actor=actor)
+    def face(actor: str) -> Memoir:
+        return Memoir(root, clock=clock, machine_label=DEMO_MACHINE_LABEL, actor=actor)
 
     cli, mcp, capture = face("cli"), face("mcp"), face("capture")
     cli.add_next_action(CHANGELOG)  # 1
@@ -89,7 +89,7 @@ def table_text(pane: AuditPane) -> str:
     )
 
 
-async def test_lists_mutations_newest_first_with_resolved_text(store: Store) -> None:
+async def test_lists_mutations_newest_first_with_resolved_text(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, AuditPane)
         assert shown(pane) == [
@@ -120,7 +120,7 @@ async def test_lists_mutations_newest_first_with_resolved_text(store: Store) -> 
         assert "11 of 11 records" in status
 
 
-async def test_filters_by_actor_operation_and_text(store: Store) -> None:
+async def test_filters_by_actor_operation_and_text(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, AuditPane)
         assert pane.actors == ("app", "capture", "cli", "mcp")
@@ -162,7 +162,7 @@ async def test_filters_by_actor_operation_and_text(store: Store) -> None:
         assert pilot.app.focused is pane.table
 
 
-async def test_refreshes_after_a_write_from_the_app(store: Store) -> None:
+async def test_refreshes_after_a_write_from_the_app(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, AuditPane)
         pilot.app.write(lambda s: s.add_goal("Ship 1.0 by August"))
@@ -171,7 +171,7 @@ async def test_refreshes_after_a_write_from_the_app(store: Store) -> None:
         assert len(pane.rows) == 12
 
 
-async def test_empty_log_says_so(demo_store: Store) -> None:
+async def test_empty_log_says_so(demo_store: Memoir) -> None:
     async with make_app(demo_store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, AuditPane)
         assert pane.table.row_count == 0
@@ -190,7 +190,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert len({NO_ITEM, GONE, FORGOTTEN}) == 3  # a != b != c never compared a with c
 
 
-def test_audit_pane_snapshot(snap_compare: Any, store: Store) -> None:
+def test_audit_pane_snapshot(snap_compare: Any, store: Memoir) -> None:
     assert snap_compare(
         make_app(store), terminal_size=SIZE, run_before=pressing(pane_spec("audit").key)
     )
@@ -212,7 +212,7 @@ def test_parked_and_archived_items_keep_their_text_in_the_log(store_dir: Path) -
 
 
 async def test_in_a_project_the_status_says_the_log_is_every_projects(store_dir: Path) -> None:
-    store = Store(store_dir, project="git:" + "a" * 32, project_label="acme/shop")
+    store = Memoir(store_dir, project="git:" + "a" * 32, project_label="acme/shop")
     store.add_goal("Ship it")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:

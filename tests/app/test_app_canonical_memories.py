@@ -67,11 +67,11 @@ def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> Non
     import pytest
 
     from memoir_tui.core.entries import EntryError
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.places import parse_canonical
-    from memoir_tui.core.store import Store
 
     plant(store_dir)
-    store = Store(store_dir, actor="app")
+    store = Memoir(store_dir, actor="app")
     path = store_dir / "memories" / f"{hashlib.sha256(b'pinecone').hexdigest()}.md"
     before = path.read_bytes()
     edit = store.entries.begin_edit(path)

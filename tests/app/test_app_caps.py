@@ -6,14 +6,14 @@ from pathlib import Path
 
 from textual.widgets import Label
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.app.helpers import SIZE, make_app, settle
 
 
 async def test_the_header_names_the_javascript_caps_and_why(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")
-    app = make_app(Store(store_dir, machine_label="test-machine", actor="app"))
+    app = make_app(Memoir(store_dir, machine_label="test-machine", actor="app"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         bar = app.query_one(StoreBar)
@@ -26,7 +26,7 @@ async def test_the_header_names_the_javascript_caps_and_why(store_dir: Path) -> 
 
 
 async def test_the_header_shows_no_caps_note_on_our_defaults(store_dir: Path) -> None:
-    app = make_app(Store(store_dir, machine_label="test-machine", actor="app"))
+    app = make_app(Memoir(store_dir, machine_label="test-machine", actor="app"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert not app.query_one("#store-bar-caps", Label).display

@@ -22,7 +22,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from memoir_tui.core import consolidate as core
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
@@ -54,7 +54,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def store(home: Path) -> Store:
+def store(home: Path) -> Memoir:
     return fixture_store(home)
 
 
@@ -88,7 +88,7 @@ def proposal(pane: ConsolidatePane, kind: str) -> core.Proposal:
 
 
 async def test_scan_runs_in_a_worker_and_lists_groups(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Memoir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[threading.Thread] = []
     real_scan = core.scan
@@ -134,7 +134,7 @@ async def test_scan_runs_in_a_worker_and_lists_groups(
 # --- apply and undo ----------------------------------------------------------------------
 
 
-async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home: Path) -> None:
+async def test_apply_two_marked_then_undo_restores_every_byte(store: Memoir, home: Path) -> None:
     memory = store.memory_dir
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -190,7 +190,7 @@ async def test_apply_two_marked_then_undo_restores_every_byte(store: Store, home
         assert any("Undone: trash " + record.id in m for m in messages(app))
 
 
-async def test_u_undoes_an_apply_files_and_session_alike(store: Store, home: Path) -> None:
+async def test_u_undoes_an_apply_files_and_session_alike(store: Memoir, home: Path) -> None:
     before = tree_digests(home)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -212,7 +212,7 @@ async def test_u_undoes_an_apply_files_and_session_alike(store: Store, home: Pat
     assert not [p for p in changed if p.endswith(".md")], changed
 
 
-async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Path) -> None:
+async def test_a_wrong_count_refuses_and_changes_nothing(store: Memoir, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
@@ -234,7 +234,7 @@ async def test_a_wrong_count_refuses_and_changes_nothing(store: Store, home: Pat
 
 
 async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
-    store: Store,
+    store: Memoir,
 ) -> None:
     memory = store.memory_dir
     keeper = (memory / "fact_api-base-url.md").read_bytes()
@@ -262,7 +262,7 @@ async def test_apply_uses_the_action_chosen_with_c_and_undo_can_be_refused(
     assert store.trash.records()[0].status == "active"
 
 
-async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home: Path) -> None:
+async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Memoir, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await open_consolidate(pilot)
@@ -284,7 +284,7 @@ async def test_apply_and_undo_with_nothing_to_do_only_explain(store: Store, home
 # --- keep ----------------------------------------------------------------------------------
 
 
-async def test_keep_dismisses_the_marked_proposal(store: Store, home: Path) -> None:
+async def test_keep_dismisses_the_marked_proposal(store: Memoir, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
@@ -314,7 +314,7 @@ async def test_keep_dismisses_the_marked_proposal(store: Store, home: Path) -> N
 # --- details -------------------------------------------------------------------------------
 
 
-async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Store) -> None:
+async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
@@ -355,7 +355,7 @@ async def test_near_duplicate_detail_shows_a_side_by_side_diff(store: Store) -> 
         assert pane.marked == {near.id}
 
 
-async def test_other_details_show_why_and_evidence(store: Store) -> None:
+async def test_other_details_show_why_and_evidence(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_consolidate(pilot)
@@ -374,7 +374,7 @@ async def test_other_details_show_why_and_evidence(store: Store) -> None:
         assert app.screen is app.screen_stack[0] and pane.marked == set()
 
 
-async def test_palette_offers_consolidate_commands_with_keys(store: Store) -> None:
+async def test_palette_offers_consolidate_commands_with_keys(store: Memoir) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -411,7 +411,7 @@ def test_align_pairs_lines_and_fills_gaps() -> None:
 # --- snapshot --------------------------------------------------------------------------------
 
 
-def test_consolidate_pane_snapshot(snap_compare: Any, store: Store) -> None:
+def test_consolidate_pane_snapshot(snap_compare: Any, store: Memoir) -> None:
     app = make_app(store)
     assert snap_compare(
         app, terminal_size=(100, 30), run_before=pressing(PANE_KEY, "space", "j", "j")

@@ -1,7 +1,7 @@
 """Pilot tests for the Entries pane: browse by tool, type and project; detail; $EDITOR.
 
 The scratch home of ``tests/app/world.py`` (store entries, Claude Code memory and
-instructions, a second project, a decision hidden through ``Store``) is
+instructions, a second project, a decision hidden through ``Memoir``) is
 browsed here. An ``EDITOR`` script stands in for a person editing a file.
 """
 

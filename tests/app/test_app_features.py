@@ -17,7 +17,7 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.export import ExportScreen
 from memoir_tui.screens.review import ReviewPane
@@ -43,7 +43,7 @@ SQLITE = "Use SQLite in WAL mode for the CLI's local cache"
 TAILWIND = "Style the web app with Tailwind"
 
 
-def live_texts(store: Store) -> set[str]:
+def live_texts(store: Memoir) -> set[str]:
     return {
         d["text"]
         for d in on_disk(store)["current"]["decisions"]
@@ -54,7 +54,7 @@ def live_texts(store: Store) -> set[str]:
 # --- sort -----------------------------------------------------------------------------
 
 
-async def test_sort_by_a_key_and_by_a_header_click(demo_store: Store) -> None:
+async def test_sort_by_a_key_and_by_a_header_click(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -95,7 +95,7 @@ def _column_x(pane: DecisionsPane, key: str) -> int:
 # --- mark and hide many ---------------------------------------------------------------
 
 
-async def test_space_marks_and_d_hides_the_marked_after_a_typed_count(demo_store: Store) -> None:
+async def test_space_marks_and_d_hides_the_marked_after_a_typed_count(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -139,7 +139,7 @@ async def test_space_marks_and_d_hides_the_marked_after_a_typed_count(demo_store
     assert ops.count("hide_decision") == 2
 
 
-async def test_escape_clears_the_marks_and_hides_nothing(demo_store: Store) -> None:
+async def test_escape_clears_the_marks_and_hides_nothing(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -170,7 +170,7 @@ async def export_to(pilot: Any, app: MemoirApp, path: Path) -> None:
     await settle(pilot)
 
 
-async def test_export_writes_exactly_the_filtered_rows(demo_store: Store, tmp_path: Path) -> None:
+async def test_export_writes_exactly_the_filtered_rows(demo_store: Memoir, tmp_path: Path) -> None:
     app = make_app(demo_store)
     md = tmp_path / "out" / "cli.md"
     md.parent.mkdir()
@@ -198,7 +198,7 @@ async def test_export_writes_exactly_the_filtered_rows(demo_store: Store, tmp_pa
 
 
 async def test_export_asks_before_replacing_and_refuses_a_link_out(
-    demo_store: Store, tmp_path: Path
+    demo_store: Memoir, tmp_path: Path
 ) -> None:
     mine = tmp_path / "mine.md"
     mine.write_text("my own notes\n")
@@ -237,7 +237,7 @@ async def test_export_asks_before_replacing_and_refuses_a_link_out(
 
 
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
-def test_export_dialog(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+def test_export_dialog(snap_compare: Any, demo_store: Memoir, size: tuple[int, int]) -> None:
     app = make_app(demo_store)
     assert snap_compare(app, terminal_size=size, run_before=pressing("2", "E"))
 
@@ -246,7 +246,7 @@ def test_export_dialog(snap_compare: Any, demo_store: Store, size: tuple[int, in
 
 
 async def test_search_lists_matches_from_every_pane_and_jumps_to_the_row(
-    demo_store: Store,
+    demo_store: Memoir,
 ) -> None:
     from memoir_tui.screens.search import SearchScreen
     from memoir_tui.screens.working_set import WorkingSetPane
@@ -307,7 +307,7 @@ async def test_search_lists_matches_from_every_pane_and_jumps_to_the_row(
 
 
 async def test_since_last_session_lists_what_changed_after_the_last_open(
-    demo_store: Store,
+    demo_store: Memoir,
 ) -> None:
     from memoir_tui.core.since import record_open
     from memoir_tui.screens.since import SinceScreen
@@ -316,7 +316,7 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
     record_open(demo_store)  # the previous session opened here
     demo_store.note_decision("Noted from the CLI since")
     demo_store.hide_decision(text_hash(TAILWIND))
-    cli = Store(demo_store.root, clock=demo_store.clock, actor="mcp")
+    cli = Memoir(demo_store.root, clock=demo_store.clock, actor="mcp")
     cli.add_next_action("Asked by an agent since")
     # what a sync brought from home-desktop (the audit logs one line for a whole pull)
     data = on_disk(demo_store)
@@ -361,7 +361,7 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
         assert pane.table.cursor_key == text_hash("Noted from the CLI since")
 
 
-def _since_store(store: Store) -> Store:
+def _since_store(store: Memoir) -> Memoir:
     from memoir_tui.core.since import record_open
 
     record_open(store)
@@ -371,7 +371,7 @@ def _since_store(store: Store) -> Store:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
-def test_since_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+def test_since_view(snap_compare: Any, demo_store: Memoir, size: tuple[int, int]) -> None:
     app = make_app(_since_store(demo_store))
     assert snap_compare(app, terminal_size=size, run_before=pressing("W"))
 
@@ -382,7 +382,7 @@ async def test_search_keeps_to_the_scope_the_header_names(store_dir: Path) -> No
 
     here, there = "git:" + "a" * 32, "git:" + "b" * 32
     for project in (here, there):
-        Store(store_dir).review.enqueue(
+        Memoir(store_dir).review.enqueue(
             [
                 {
                     "text": f"Adopt pipx in {project[4:8]}",
@@ -392,7 +392,7 @@ async def test_search_keeps_to_the_scope_the_header_names(store_dir: Path) -> No
                 }
             ]
         )
-    store = Store(store_dir, actor="app", project=here, project_label="alpha")
+    store = Memoir(store_dir, actor="app", project=here, project_label="alpha")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -412,7 +412,7 @@ async def test_search_keeps_to_the_scope_the_header_names(store_dir: Path) -> No
 
 
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
-def test_search_view(snap_compare: Any, demo_store: Store, size: tuple[int, int]) -> None:
+def test_search_view(snap_compare: Any, demo_store: Memoir, size: tuple[int, int]) -> None:
     async def search_cli(pilot: Any) -> None:
         await type_text(pilot, "cli")
 
@@ -446,7 +446,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
     index = memory / "MEMORY.md"
     index.write_text("- [Launch](launch.md) — launch notes\n- [Style](style.md) — tabs\n")
     (memory / "style.md").write_text("Use tabs.\n")
-    store = Store(store_dir, machine_label="test-machine", actor="app")
+    store = Memoir(store_dir, machine_label="test-machine", actor="app")
     store.note_decision(f"Ship {CODENAME} behind a flag")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -478,7 +478,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
     assert CODENAME.lower() not in kept.lower() and "MEMORY.md" in kept
 
 
-async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Store) -> None:
+async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Memoir) -> None:
     from memoir_tui.core.receipts import read_receipts
     from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
 
@@ -520,7 +520,7 @@ def _record(kind: str, uuid: str, parent: str | None, text: str) -> str:
     )
 
 
-async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store: Store) -> None:
+async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store: Memoir) -> None:
     import os
 
     from memoir_tui.screens.review import CandidateDetailScreen
@@ -564,7 +564,7 @@ async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store:
     assert len(lines) == 5  # two before, the candidate, two after
 
 
-async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Store) -> None:
+async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Memoir) -> None:
     from memoir_tui.screens.review import CandidateDetailScreen
 
     demo_store.review.enqueue(
@@ -590,7 +590,7 @@ async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Sto
 
 
 async def test_audit_export_writes_the_records_the_filters_show(
-    demo_store: Store, tmp_path: Path
+    demo_store: Memoir, tmp_path: Path
 ) -> None:
     from memoir_tui.screens.audit import AuditPane
 
@@ -610,20 +610,20 @@ async def test_audit_export_writes_the_records_the_filters_show(
     assert data["note"] == "operation: hide_decision"
 
 
-def test_receipts_view(snap_compare: Any, demo_store: Store) -> None:
+def test_receipts_view(snap_compare: Any, demo_store: Memoir) -> None:
     from memoir_tui.core.receipts import purge_decision_kept
 
-    purge_decision_kept(demo_store, text_hash(PIPX))
+    purge_decision_kept(demo_store.working, text_hash(PIPX))
     app = make_app(demo_store)
     assert snap_compare(app, terminal_size=(100, 30), run_before=pressing("9", "R"))
 
 
-async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Store) -> None:
+async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Memoir) -> None:
     from memoir_tui.screens.audit import AuditPane
 
     demo_store.note_decision("Zebra crossing first")
     demo_store.note_decision("Aardvark second")
-    cli = Store(demo_store.root, clock=demo_store.clock, actor="cli")
+    cli = Memoir(demo_store.root, clock=demo_store.clock, actor="cli")
     cli.note_decision("Middle by the CLI")
     app = make_app(demo_store)
     async with app.run_test(size=(130, 30)) as pilot:
@@ -652,7 +652,7 @@ async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Store) -> Non
         assert items == sorted(items)
 
 
-async def test_search_finds_memory_files_once_entries_is_read(demo_store: Store) -> None:
+async def test_search_finds_memory_files_once_entries_is_read(demo_store: Memoir) -> None:
     from memoir_tui.screens.entries import EntriesPane
     from memoir_tui.screens.search import SearchScreen
 
@@ -681,7 +681,7 @@ async def test_search_finds_memory_files_once_entries_is_read(demo_store: Store)
         assert entries.table.cursor_key == hits[0].ref.key
 
 
-async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: Store) -> None:
+async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: Memoir) -> None:
     from memoir_tui.core.audit import read_audit
 
     app = make_app(demo_store)
@@ -732,7 +732,7 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     root = tmp_path / "store"
-    here = Store.for_directory(root, actor="cli", cwd=project)
+    here = Memoir.for_directory(root, actor="cli", cwd=project)
     for text in ("Keep this one", "Hide the second", "Hide the first"):
         here.note_decision(text)
     tmpdir = tmp_path / "tmp"
@@ -765,7 +765,7 @@ def hidden_in(root: Path) -> set[str]:
     return {d["text"] for d in current["decisions"] if d.get("hidden")}
 
 
-async def test_slash_searches_everything_where_a_pane_has_no_filter(demo_store: Store) -> None:
+async def test_slash_searches_everything_where_a_pane_has_no_filter(demo_store: Memoir) -> None:
     from memoir_tui.screens.search import SearchScreen
 
     app = make_app(demo_store)

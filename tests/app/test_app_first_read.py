@@ -19,7 +19,7 @@ import pytest
 
 import memoir_tui.app as app_module
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.working_set import SECTIONS, WorkingSetPane
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.item_table import ItemTable
@@ -65,10 +65,10 @@ def large_session(decisions: int = 1200) -> dict[str, Any]:
     }
 
 
-def write_session(root: Path, session: dict[str, Any]) -> Store:
+def write_session(root: Path, session: dict[str, Any]) -> Memoir:
     root.mkdir(parents=True, exist_ok=True)
     (root / "session.json").write_text(json.dumps(session), encoding="utf-8")
-    return Store(root, machine_label="laptop", actor="app")
+    return Memoir(root, machine_label="laptop", actor="app")
 
 
 class Gate:

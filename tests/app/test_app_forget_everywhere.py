@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.widgets.confirm import TypeToConfirmScreen
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
@@ -23,7 +23,7 @@ async def test_forget_everywhere_lists_the_places_and_needs_the_typed_word(
     agents = project / "AGENTS.md"
     agents.write_text("# Agents\nNever say quillfeather in commits.\nBe brief.\n")
     (store_dir / "memoir-tui.toml").write_text(f'[recall]\nproject_roots = ["{project}"]\n')
-    store = Store(store_dir, machine_label="test-machine", actor="app")
+    store = Memoir(store_dir, machine_label="test-machine", actor="app")
     store.note_decision(TEXT)
     store.note_decision("Use tabs")
     store.review.enqueue([{"text": "Rename Quillfeather", "source": "user", "extractor": "t"}])

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from memoir_tui.core.identity import iso_now
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.widgets.confirm import TypeToConfirmScreen
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
@@ -22,7 +22,7 @@ async def test_forgetting_a_pasted_token_from_the_filter_keeps_the_app_up(
     decision = {"text": f"Deploy with {TOKEN}", "date": iso_now(), "id": "d1"}
     state = {"version": 1, "current": {"decisions": [decision]}, "history": []}
     (store_dir / "session.json").write_text(json.dumps(state))
-    store = Store(store_dir, machine_label="test-machine", actor="app")
+    store = Memoir(store_dir, machine_label="test-machine", actor="app")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await open_pane(pilot, DecisionsPane)

@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen
@@ -58,7 +58,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def store(home: Path) -> Store:
+def store(home: Path) -> Memoir:
     return fixture_store(home)
 
 
@@ -82,7 +82,7 @@ def row_cells(pane: InjectPane, path: Path) -> list[str]:
     return [str(c) for c in pane.table.get_row(str(path))]
 
 
-async def test_inject_writes_the_block_and_keeps_the_user_text(store: Store, home: Path) -> None:
+async def test_inject_writes_the_block_and_keeps_the_user_text(store: Memoir, home: Path) -> None:
     claude = home / ".claude" / "CLAUDE.md"
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -123,7 +123,7 @@ async def test_inject_writes_the_block_and_keeps_the_user_text(store: Store, hom
     assert claude.read_text(encoding="utf-8") == written
 
 
-async def test_inject_cancelled_writes_nothing(store: Store, home: Path) -> None:
+async def test_inject_cancelled_writes_nothing(store: Memoir, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await open_inject(pilot)
@@ -134,7 +134,7 @@ async def test_inject_cancelled_writes_nothing(store: Store, home: Path) -> None
     assert (home / ".claude" / "CLAUDE.md").read_text(encoding="utf-8") == USER_TEXT
 
 
-async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> None:
+async def test_limits_errors_and_the_dry_run_diff(store: Memoir, home: Path) -> None:
     add_windsurf_and_damaged_gemini(home)
     windsurf = home / ".codeium" / "windsurf" / "memories" / "global_rules.md"
     gemini = home / ".gemini" / "GEMINI.md"
@@ -182,7 +182,7 @@ async def test_limits_errors_and_the_dry_run_diff(store: Store, home: Path) -> N
     assert gemini.read_text(encoding="utf-8") == DAMAGED  # left untouched
 
 
-async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path) -> None:
+async def test_no_targets_explains_where_the_block_goes(store: Memoir, home: Path) -> None:
     shutil.rmtree(home / ".claude")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -194,7 +194,7 @@ async def test_no_targets_explains_where_the_block_goes(store: Store, home: Path
         assert app.screen is app.screen_stack[0]
 
 
-async def test_session_change_replans_the_block(store: Store, home: Path) -> None:
+async def test_session_change_replans_the_block(store: Memoir, home: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_inject(pilot)
@@ -206,13 +206,13 @@ async def test_session_change_replans_the_block(store: Store, home: Path) -> Non
         assert "Ship the CSV export" in preview.text
 
 
-def test_inject_pane_snapshot(snap_compare: Any, store: Store, home: Path) -> None:
+def test_inject_pane_snapshot(snap_compare: Any, store: Memoir, home: Path) -> None:
     add_windsurf_and_damaged_gemini(home)
     assert snap_compare(make_app(store), terminal_size=SIZE, run_before=pressing(PANE_KEY))
 
 
 async def test_an_item_holding_a_secret_is_left_out_and_the_pane_says_so(
-    store: Store, home: Path
+    store: Memoir, home: Path
 ) -> None:
     # Another tool wrote a decision holding a token into session.json.
     token = "gh" + "p_" + "q7Xk2Lm9VtR4wZp8NcYh3JsGd6BfTu1EaWn5HyKe"[:36]

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.review import ReviewPane
 from memoir_tui.screens.working_set import WorkingSetPane
@@ -51,7 +51,7 @@ def _decision(n: int, project: str) -> dict[str, Any]:
     }
 
 
-def similar_projects(tmp_path: Path) -> Store:
+def similar_projects(tmp_path: Path) -> Memoir:
     """A store with decisions in three projects whose labels share a prefix, opened
     inside the first."""
     root = tmp_path / "store"
@@ -82,7 +82,7 @@ def similar_projects(tmp_path: Path) -> Store:
         "history": [],
     }
     (root / "session.json").write_text(json.dumps(session))
-    return Store(
+    return Memoir(
         root,
         clock=JulyClock(),
         machine_label="laptop",
@@ -225,6 +225,6 @@ def test_news_banner_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[int
     (root / "memoir-tui.toml").write_text(
         "[caps]\ngoals = 5\nnext_actions = 20\nopen_questions = 10\ndecisions = 1000\n"
     )
-    store = Store(root, clock=JulyClock(), machine_label="laptop", actor="app")
+    store = Memoir(root, clock=JulyClock(), machine_label="laptop", actor="app")
     app = make_app(store)
     assert snap_compare(app, terminal_size=size, run_before=pressing(_trim_like_memoir, "2"))

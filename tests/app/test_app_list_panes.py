@@ -20,7 +20,7 @@ from textual.widgets import Input, Label
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.audit import AUDIT_READ, AuditPane
 from memoir_tui.screens.history import HistoryPane
 from memoir_tui.screens.registry import pane_spec
@@ -112,7 +112,7 @@ def write_review(root: Path, waiting: int, rejected: int = 0) -> Path:
 
 
 def make(root: Path) -> MemoirApp:
-    store = Store(root, machine_label="m", actor="app")
+    store = Memoir(root, machine_label="m", actor="app")
     return MemoirApp(store, display_path="store", poll_interval=None)
 
 

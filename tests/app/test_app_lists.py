@@ -20,8 +20,8 @@ from textual.widgets import Input, Label
 import memoir_tui.widgets.windowed_list as windowed_list
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import Decision
-from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane, decision_text
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY
 from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text
@@ -69,7 +69,7 @@ def on_disk(root: Path, *, word: str = "", project: str | None = None) -> set[st
 
 
 def make(root: Path, *, project: str | None = None) -> MemoirApp:
-    store = Store(root, machine_label="m", actor="app", project=project)
+    store = Memoir(root, machine_label="m", actor="app", project=project)
     return MemoirApp(store, display_path="store", poll_interval=None)
 
 

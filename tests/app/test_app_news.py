@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.widgets.news_banner import NewsBanner, is_news
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.app.helpers import SIZE, make_app, settle
@@ -55,7 +55,7 @@ def _write_like_memoir(root: Path, session: dict[str, Any]) -> None:
         fh.write(json.dumps({"type": "note", "at": "2026-07-02T00:00:00.000Z"}) + "\n")
 
 
-def _store(tmp_path: Path, *, caps: int | None = None) -> Store:
+def _store(tmp_path: Path, *, caps: int | None = None) -> Memoir:
     root = tmp_path / "store"
     root.mkdir()
     live = [_decision(n) for n in range(815)]
@@ -65,7 +65,7 @@ def _store(tmp_path: Path, *, caps: int | None = None) -> Store:
         (root / "memoir-tui.toml").write_text(
             f"[caps]\ngoals = 5\nnext_actions = 20\nopen_questions = 10\ndecisions = {caps}\n"
         )
-    return Store(root, clock=JulyClock(), machine_label="work-laptop", actor="app")
+    return Memoir(root, clock=JulyClock(), machine_label="work-laptop", actor="app")
 
 
 def test_a_handful_is_not_news_more_is() -> None:
@@ -133,7 +133,7 @@ async def test_another_memoir_tui_is_named_by_its_audit_lines_and_our_own_writes
         await settle(pilot)
         banner = app.query_one(NewsBanner)
         # Another memoir-tui (the CLI, on the desktop) adds eight decisions.
-        other = Store(store.root, clock=JulyClock(), machine_label="home-desktop", actor="cli")
+        other = Memoir(store.root, clock=JulyClock(), machine_label="home-desktop", actor="cli")
         for n in range(8):
             other.note_decision(f"Desktop decision {n}", why="measured")
         assert app.poll_store()
@@ -156,7 +156,7 @@ async def test_a_list_pushed_into_the_archive_says_so_as_the_way_back(tmp_path: 
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        other = Store(store.root, clock=JulyClock(), machine_label="home-desktop", actor="mcp")
+        other = Memoir(store.root, clock=JulyClock(), machine_label="home-desktop", actor="mcp")
         other.note_decision("One more from the agent", why="asked")
         assert app.poll_store()
         await settle(pilot)
@@ -203,7 +203,7 @@ async def test_news_read_just_before_a_write_of_ours_is_still_said(tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         banner = app.query_one(NewsBanner)
-        other = Store(store.root, clock=JulyClock(), machine_label="home-desktop", actor="mcp")
+        other = Memoir(store.root, clock=JulyClock(), machine_label="home-desktop", actor="mcp")
         for n in range(6):
             other.note_decision(f"Agent decision {n}", why="asked")
         theirs = store.load().state
@@ -226,7 +226,7 @@ async def test_a_review_queue_that_jumps_is_news(tmp_path: Path) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        capture = Store(store.root, clock=JulyClock(), actor="capture")
+        capture = Memoir(store.root, clock=JulyClock(), actor="capture")
         capture.review.enqueue(
             [
                 {"text": f"Use tool number {n} for the build", "source": "transcript"}

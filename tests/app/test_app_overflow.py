@@ -15,13 +15,13 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import identity, text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle
 
 
-def _full_store(store_dir: Path) -> Store:
+def _full_store(store_dir: Path) -> Memoir:
     (store_dir / "config.json").write_text("{}")  # the JavaScript tool shares this store
     ticks = iter(range(10_000))
 
@@ -29,14 +29,14 @@ def _full_store(store_dir: Path) -> Store:
         n = next(ticks)
         return f"2026-07-01T{9 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
 
-    store = Store(store_dir, machine_label="test-machine", actor="app", clock=clock)
+    store = Memoir(store_dir, machine_label="test-machine", actor="app", clock=clock)
     for n in range(10):
         store.add_next_action(f"step {n}")
     for n in range(12):
         store.note_decision(f"choice {n}", why=f"reason {n}")
     for n in range(4):
         store.add_goal(f"goal {n}")
-    return Store(store_dir, machine_label="test-machine", actor="app")
+    return Memoir(store_dir, machine_label="test-machine", actor="app")
 
 
 async def test_parked_and_archived_rows_are_shown_and_reachable(store_dir: Path) -> None:

@@ -11,7 +11,7 @@ from textual.widgets import Tab, TabbedContent
 
 from memoir_tui.core.config import load_config
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.help import HelpScreen
 from memoir_tui.screens.history import HistoryDetailScreen, HistoryPane
@@ -35,7 +35,7 @@ def files_holding(root: Path, text: str) -> list[str]:
     return found
 
 
-async def test_d_capital_purges_a_decision_hidden_earlier(demo_store: Store) -> None:
+async def test_d_capital_purges_a_decision_hidden_earlier(demo_store: Memoir) -> None:
     assert files_holding(demo_store.root, HIDDEN)  # hidden, but its text is still there
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -52,7 +52,7 @@ async def test_d_capital_purges_a_decision_hidden_earlier(demo_store: Store) -> 
     assert files_holding(demo_store.root, HIDDEN) == []
 
 
-async def test_history_pane_lists_and_filters_summaries(demo_store: Store) -> None:
+async def test_history_pane_lists_and_filters_summaries(demo_store: Memoir) -> None:
     total = len(demo_store.working_set(all_projects=True).history)
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -68,8 +68,8 @@ async def test_history_pane_lists_and_filters_summaries(demo_store: Store) -> No
         assert "pipx" in app.screen.entry.summary
 
 
-async def test_review_tab_counts_what_is_waiting(demo_store: Store) -> None:
-    capture = Store(demo_store.root, clock=JulyClock(), actor="capture")
+async def test_review_tab_counts_what_is_waiting(demo_store: Memoir) -> None:
+    capture = Memoir(demo_store.root, clock=JulyClock(), actor="capture")
     capture.review.enqueue(
         [{"text": t, "source": "transcript"} for t in ("Use uv for Python", "Pin Node 20")]
     )
@@ -83,20 +83,20 @@ async def test_review_tab_counts_what_is_waiting(demo_store: Store) -> None:
 
 
 async def test_a_theme_chosen_is_remembered_for_the_next_run(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store", machine_label="laptop")
+    store = Memoir(tmp_path / "store", machine_label="laptop")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.theme = "nord"
         await settle(pilot)
     assert load_config(store.root).theme == "nord"
-    again = make_app(Store(store.root, machine_label="laptop"))
+    again = make_app(Memoir(store.root, machine_label="laptop"))
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert again.theme == "nord"
 
 
-async def test_help_scrolls_with_j_k_g_and_capital_g(demo_store: Store) -> None:
+async def test_help_scrolls_with_j_k_g_and_capital_g(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -5,7 +5,7 @@ session), Claude Code's global instructions and one project's memory (its
 transcript names the project's directory), and a second project. The app's
 Recall is attached with that home, environment, working directory and a cache
 under ``tmp_path``. The negative tests of issue 5 for the app surface are
-here: a hidden decision (hidden through ``Store``) and another project's entry
+here: a hidden decision (hidden through ``Memoir``) and another project's entry
 are never listed (the latter only once ``A`` asks for every project).
 """
 
@@ -131,7 +131,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         pane = await open_pane(pilot, RecallPane)
         await search(pilot, pane, "kubernetes")
         found = names(pane)
-        # Hidden through Store: neither the session decision nor its entry file.
+        # Hidden through Memoir: neither the session decision nor its entry file.
         assert HIDDEN_DECISION not in found
         assert not any("ocelot" in h.passage for h in pane.hits)
         # Another project's entry is out of scope.

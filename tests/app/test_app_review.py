@@ -1,6 +1,6 @@
 """Pilot tests for the Review pane: pin, reject, near-hidden, bulk acts, badges, snapshot.
 
-Every test drives the app with keys, waits for the Store write (and the queue
+Every test drives the app with keys, waits for the Memoir write (and the queue
 re-read) to finish, then reads ``session.json`` and ``review.json`` from disk.
 """
 
@@ -14,8 +14,8 @@ import pytest
 from textual.widgets import Input
 
 from memoir_tui.core.identity import text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review import review_path
-from memoir_tui.core.store import Store
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.review import (
@@ -66,7 +66,7 @@ def candidate(text: str, source: str = "assistant", *, minute: int = 0, **extra:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(tmp_path: Path) -> Memoir:
     store = demo_store_in(tmp_path)
     store.review.enqueue(
         [
@@ -79,24 +79,24 @@ def store(tmp_path: Path) -> Store:
     return store
 
 
-def queue_states(store: Store) -> dict[str, str]:
+def queue_states(store: Memoir) -> dict[str, str]:
     items = json.loads(review_path(store).read_text(encoding="utf-8"))["items"]
     return {i["text"]: i["state"] for i in items}
 
 
-def queue_item(store: Store, text: str) -> dict[str, Any]:
+def queue_item(store: Memoir, text: str) -> dict[str, Any]:
     items = json.loads(review_path(store).read_text(encoding="utf-8"))["items"]
     return next(i for i in items if i["text"] == text)
 
 
-def decisions_with(store: Store, text: str) -> list[dict[str, Any]]:
+def decisions_with(store: Memoir, text: str) -> list[dict[str, Any]]:
     return [d for d in on_disk(store)["current"]["decisions"] if d.get("text") == text]
 
 
 # --- the queue --------------------------------------------------------------------------
 
 
-async def test_queue_lists_candidates_with_provenance_badges(store: Store) -> None:
+async def test_queue_lists_candidates_with_provenance_badges(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         table = pane.table
@@ -117,7 +117,7 @@ async def test_queue_lists_candidates_with_provenance_badges(store: Store) -> No
         assert "4 waiting" in status and "1 near a forgotten decision" in status
 
 
-async def test_detail_shows_full_provenance(store: Store) -> None:
+async def test_detail_shows_full_provenance(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         await select_text(pilot, pane, REDUX)
@@ -143,7 +143,7 @@ async def test_detail_shows_full_provenance(store: Store) -> None:
 # --- pin and reject -------------------------------------------------------------------------
 
 
-async def test_pin_with_edited_text_why_and_rejected(store: Store) -> None:
+async def test_pin_with_edited_text_why_and_rejected(store: Memoir) -> None:
     edited = "Use Postgres for the reporting API"
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
@@ -175,7 +175,7 @@ async def test_pin_with_edited_text_why_and_rejected(store: Store) -> None:
     assert item["pinned_key"] == text_hash(edited)
 
 
-async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
+async def test_reject_asks_first_then_writes_a_tombstone(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         await select_text(pilot, pane, PLAYWRIGHT_CI)
@@ -204,7 +204,7 @@ async def test_reject_asks_first_then_writes_a_tombstone(store: Store) -> None:
     assert decisions_with(store, PLAYWRIGHT_CI) == []
 
 
-async def test_near_hidden_pin_is_refused_until_confirmed(store: Store) -> None:
+async def test_near_hidden_pin_is_refused_until_confirmed(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         await select_text(pilot, pane, REDUX)
@@ -238,7 +238,7 @@ async def test_near_hidden_pin_is_refused_until_confirmed(store: Store) -> None:
 # --- bulk ------------------------------------------------------------------------------------
 
 
-async def test_bulk_reject_needs_the_typed_count(store: Store) -> None:
+async def test_bulk_reject_needs_the_typed_count(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         await pilot.press("space", "space", "space")  # marks the first three, moving down
@@ -271,7 +271,7 @@ async def test_bulk_reject_needs_the_typed_count(store: Store) -> None:
     }
 
 
-async def test_bulk_pin_skips_near_hidden_and_escape_clears_marks(store: Store) -> None:
+async def test_bulk_pin_skips_near_hidden_and_escape_clears_marks(store: Memoir) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
         await pilot.press("space", "space")
@@ -301,12 +301,12 @@ async def test_bulk_pin_skips_near_hidden_and_escape_clears_marks(store: Store) 
     assert ruff["source"] == "user" and ruff["extractor"] == "instruction.remember"
 
 
-async def test_queue_follows_captures_made_elsewhere(store: Store) -> None:
+async def test_queue_follows_captures_made_elsewhere(store: Memoir) -> None:
     """`memoir-tui capture` in another terminal changes only review.json; the pane sees it."""
     app = make_app(store, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, ReviewPane)
-        capture = Store(store.root, clock=JulyClock(), actor="capture")
+        capture = Memoir(store.root, clock=JulyClock(), actor="capture")
         capture.review.enqueue([candidate("Use uv to manage the Python toolchain", minute=9)])
         await eventually(
             pilot,
@@ -331,12 +331,12 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert all(c.binding_id in ids for c in ReviewPane.COMMANDS)
 
 
-def test_review_pane_snapshot(snap_compare: Any, store: Store) -> None:
+def test_review_pane_snapshot(snap_compare: Any, store: Memoir) -> None:
     app = make_app(store)
     assert snap_compare(app, terminal_size=SIZE, run_before=pressing(REVIEW_KEY, "j", "space"))
 
 
-async def test_near_hidden_flags_hold_through_a_filter_and_follow_a_new_hide(store: Store) -> None:
+async def test_near_hidden_flags_hold_through_a_filter_and_follow_a_new_hide(store: Memoir) -> None:
     """The near-hidden checks a read remembers are the ones a fresh read gives: the flagged
     candidate keeps its badge in the filtered window, and a decision hidden elsewhere while
     the pane is open flags the candidate close to it (the remembered checks are dropped)."""
@@ -350,7 +350,7 @@ async def test_near_hidden_flags_hold_through_a_filter_and_follow_a_new_hide(sto
         assert pane.table.row_keys == [text_hash(t) for t in (RUFF, REDUX)]
         assert str(pane.table.get_row(text_hash(REDUX))[1]).startswith("[near-hidden] ")
         assert not str(pane.table.get_row(text_hash(RUFF))[1]).startswith("[near-hidden]")
-        other = Store(store.root, clock=JulyClock(), actor="cli")
+        other = Memoir(store.root, clock=JulyClock(), actor="cli")
         other.hide_decision(other.note_decision("Use ruff for linting and formatting code").key)
         ruff = text_hash(RUFF)
         for _ in range(80):  # a safety net: the loop ends when the pane shows the new flag

@@ -22,7 +22,7 @@ from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import identity, text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane
 from memoir_tui.screens.dialogs import (
     AddDecisionScreen,
@@ -81,7 +81,7 @@ def test_binding_ids_are_unique_per_class_and_namespaced() -> None:
         assert all(i and "." in i for i in ids)
 
 
-async def test_footer_shows_at_most_seven_keys_per_pane(demo_store: Store) -> None:
+async def test_footer_shows_at_most_seven_keys_per_pane(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         for number, pane in enumerate(PANE_CLASSES, start=1):
@@ -100,7 +100,7 @@ async def test_footer_shows_at_most_seven_keys_per_pane(demo_store: Store) -> No
 # --- navigation and header ----------------------------------------------------------
 
 
-async def test_number_keys_switch_panes_and_focus_their_list(demo_store: Store) -> None:
+async def test_number_keys_switch_panes_and_focus_their_list(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -119,7 +119,7 @@ async def test_number_keys_switch_panes_and_focus_their_list(demo_store: Store) 
         assert tabs.active == "decisions" and app.focused is app.query_one("#decisions-table")
 
 
-async def test_list_keys_j_k_g_G(demo_store: Store) -> None:
+async def test_list_keys_j_k_g_G(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -141,7 +141,7 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
     root.mkdir()
     (root / "session.json").write_text(json.dumps({"version": 99, "current": {}}))
     before = (root / "session.json").read_bytes()
-    store = Store(root, machine_label="laptop-7")
+    store = Memoir(root, machine_label="laptop-7")
     app = MemoirApp(store, poll_interval=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -168,7 +168,7 @@ async def test_header_names_store_machine_and_read_only(tmp_path: Path) -> None:
     assert (root / "session.json").read_bytes() == before
 
 
-async def test_writable_store_has_no_read_only_badge(demo_store: Store) -> None:
+async def test_writable_store_has_no_read_only_badge(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -184,7 +184,7 @@ def test_display_path_abbreviates_home(monkeypatch: pytest.MonkeyPatch, tmp_path
 # --- help, palette, themes ----------------------------------------------------------
 
 
-async def test_help_lists_keys_grouped_by_pane(demo_store: Store) -> None:
+async def test_help_lists_keys_grouped_by_pane(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -219,7 +219,7 @@ async def test_help_lists_keys_grouped_by_pane(demo_store: Store) -> None:
         assert app.screen is app.screen_stack[0]
 
 
-async def test_palette_lists_area_verb_commands_with_keys(demo_store: Store) -> None:
+async def test_palette_lists_area_verb_commands_with_keys(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -251,7 +251,7 @@ async def test_palette_lists_area_verb_commands_with_keys(demo_store: Store) -> 
         assert "app: change theme" in commands
 
 
-async def test_palette_runs_a_pane_command(demo_store: Store) -> None:
+async def test_palette_runs_a_pane_command(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -276,7 +276,7 @@ async def test_palette_runs_a_pane_command(demo_store: Store) -> None:
         await settle(pilot)
 
 
-async def test_palette_add_goal_opens_the_dialog_on_goal(demo_store: Store) -> None:
+async def test_palette_add_goal_opens_the_dialog_on_goal(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -285,7 +285,7 @@ async def test_palette_add_goal_opens_the_dialog_on_goal(demo_store: Store) -> N
         assert isinstance(app.screen, AddItemScreen) and app.screen.kind == "goal"
 
 
-async def test_themes_including_ansi(demo_store: Store) -> None:
+async def test_themes_including_ansi(demo_store: Memoir) -> None:
     app = make_app(demo_store, theme="ansi-dark")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -297,7 +297,7 @@ async def test_themes_including_ansi(demo_store: Store) -> None:
             assert app.theme == theme
 
 
-async def test_unknown_theme_is_a_warning_not_a_crash(demo_store: Store) -> None:
+async def test_unknown_theme_is_a_warning_not_a_crash(demo_store: Memoir) -> None:
     app = make_app(demo_store, theme="no-such-theme")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -308,7 +308,7 @@ async def test_unknown_theme_is_a_warning_not_a_crash(demo_store: Store) -> None
 # --- quitting -----------------------------------------------------------------------------
 
 
-async def test_q_quits_from_the_top(demo_store: Store) -> None:
+async def test_q_quits_from_the_top(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -318,7 +318,7 @@ async def test_q_quits_from_the_top(demo_store: Store) -> None:
     assert not app.is_running
 
 
-async def test_q_does_not_quit_from_a_dialog_or_an_input(demo_store: Store) -> None:
+async def test_q_does_not_quit_from_a_dialog_or_an_input(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
@@ -345,9 +345,9 @@ async def test_q_does_not_quit_from_a_dialog_or_an_input(demo_store: Store) -> N
 
 
 async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
-    demo_store: Store,
+    demo_store: Memoir,
 ) -> None:
-    other = Store(demo_store.root, clock=JulyClock(), machine_label="home-desktop")
+    other = Memoir(demo_store.root, clock=JulyClock(), machine_label="home-desktop")
     app = make_app(demo_store, poll_interval=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -373,8 +373,8 @@ async def test_reloads_when_another_process_writes_and_keeps_the_cursor(
         assert text_hash("Use Playwright for end-to-end tests") not in keys
 
 
-async def test_ctrl_r_reloads(demo_store: Store) -> None:
-    other = Store(demo_store.root, clock=JulyClock(), machine_label="home-desktop")
+async def test_ctrl_r_reloads(demo_store: Memoir) -> None:
+    other = Memoir(demo_store.root, clock=JulyClock(), machine_label="home-desktop")
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -451,7 +451,7 @@ async def test_a_big_store_opens_with_full_lists(tmp_path: Path) -> None:
     root = tmp_path / "big"
     root.mkdir()
     (root / "session.json").write_text(json.dumps(big_session()))
-    app = MemoirApp(Store(root, machine_label="bench"), display_path="big", poll_interval=None)
+    app = MemoirApp(Memoir(root, machine_label="bench"), display_path="big", poll_interval=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.query_one("#next-actions", ItemTable).row_count == 20
@@ -530,11 +530,11 @@ def test_app_never_imports_mcp(tmp_path: Path) -> None:
         from pathlib import Path
         from memoir_tui.app import MemoirApp
         from memoir_tui.core.demo import create_demo_store
-        from memoir_tui.core.store import Store
+        from memoir_tui.core.memoir import Memoir
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))
-            app = MemoirApp(Store(root), poll_interval=None)
+            app = MemoirApp(Memoir(root), poll_interval=None)
             async with app.run_test(size=(100, 30)) as pilot:
                 await pilot.press("2", "h", "question_mark", "escape", "ctrl+p")
                 await pilot.pause(0.2)
@@ -636,7 +636,7 @@ def footer_keys(app: MemoirApp) -> list[FooterKey]:
     return list(app.query_one(KeyFooter).query(FooterKey))
 
 
-async def test_footer_is_rebuilt_only_when_its_keys_change(demo_store: Store) -> None:
+async def test_footer_is_rebuilt_only_when_its_keys_change(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -659,7 +659,7 @@ async def test_footer_is_rebuilt_only_when_its_keys_change(demo_store: Store) ->
 
 
 def test_animations_are_off_unless_the_user_asks(
-    demo_store: Store, monkeypatch: pytest.MonkeyPatch
+    demo_store: Memoir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
     assert make_app(demo_store).animation_level == "none"
@@ -671,7 +671,7 @@ def tab_labels(app: MemoirApp) -> list[str]:
     return [tab.label_text for tab in app.query_one("#panes", TabbedContent).query(Tab)]
 
 
-async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -> None:
+async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Memoir) -> None:
     named = [f"{spec.key} {spec.title}" for spec in PANES]
     app = make_app(demo_store)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -693,7 +693,7 @@ async def test_every_tab_stays_visible_on_a_narrow_terminal(demo_store: Store) -
         assert tab_labels(app).count("1") == 1 and "8 Sync" in tab_labels(app)
 
 
-async def test_keys_after_a_first_switch_land_in_the_new_pane(demo_store: Store) -> None:
+async def test_keys_after_a_first_switch_land_in_the_new_pane(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -706,7 +706,7 @@ async def test_keys_after_a_first_switch_land_in_the_new_pane(demo_store: Store)
         assert next_actions.cursor_row == before
 
 
-async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Store) -> None:
+async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -718,7 +718,7 @@ async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Store) 
             assert f"{pane_id}-pane" in {node.id for node in app.focused.ancestors_with_self}
 
 
-async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Store) -> None:
+async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Memoir) -> None:
     def import_workers() -> list[Any]:
         return [w for w in app.workers if w.group == "import-panes"]
 
@@ -742,11 +742,11 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
         from pathlib import Path
         from memoir_tui.app import MemoirApp
         from memoir_tui.core.demo import create_demo_store
-        from memoir_tui.core.store import Store
+        from memoir_tui.core.memoir import Memoir
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))
-            app = MemoirApp(Store(root), poll_interval=None)
+            app = MemoirApp(Memoir(root), poll_interval=None)
             async with app.run_test(size=(100, 30)) as pilot:
                 await pilot.pause()
                 print("FIRST:" + str("memoir_tui.screens.sync" in sys.modules))
@@ -764,7 +764,7 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
     assert "FIRST:False" in out.stdout and "LATER:True" in out.stdout, out.stdout
 
 
-async def test_keys_typed_while_a_pane_is_built_reach_it(demo_store: Store) -> None:
+async def test_keys_typed_while_a_pane_is_built_reach_it(demo_store: Memoir) -> None:
     """Type-ahead: the second key is queued before the first has built the pane.
 
     It must not act on the pane left behind (its table is not laid out yet, so

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.app.helpers import make_app, pressing
 
 SIZES = [(100, 30), (80, 24)]
@@ -23,7 +23,7 @@ size_ids = [f"{w}x{h}" for w, h in SIZES]
 
 
 @pytest.fixture
-def snapshot_app(demo_store: Store) -> MemoirApp:
+def snapshot_app(demo_store: Memoir) -> MemoirApp:
     return make_app(demo_store)
 
 
@@ -90,5 +90,5 @@ def test_close_question_dialog(
 
 @pytest.mark.parametrize("size", SIZES, ids=size_ids)
 def test_welcome_on_an_empty_store(snap_compare: Any, tmp_path: Any, size: tuple[int, int]) -> None:
-    empty = Store(tmp_path / "store", machine_label="laptop")
+    empty = Memoir(tmp_path / "store", machine_label="laptop")
     assert snap_compare(make_app(empty), terminal_size=size, run_before=pressing())

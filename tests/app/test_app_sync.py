@@ -16,7 +16,7 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
@@ -54,7 +54,7 @@ def remote_log(remote: Path) -> list[str]:
 
 
 @pytest.fixture
-def store(demo_store: Store) -> Store:
+def store(demo_store: Memoir) -> Memoir:
     return demo_store
 
 
@@ -74,7 +74,7 @@ def log_text(pane: SyncPane) -> str:
 
 
 async def test_not_configured_shows_how_to_set_up_and_no_sync_keys(
-    store: Store, remote: Path
+    store: Memoir, remote: Path
 ) -> None:
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
@@ -97,7 +97,7 @@ async def test_not_configured_shows_how_to_set_up_and_no_sync_keys(
         assert {"S", "P", "L", "F"} <= shown_keys(pilot.app)
 
 
-async def test_sync_pushes_to_a_real_remote(store: Store, remote: Path) -> None:
+async def test_sync_pushes_to_a_real_remote(store: Memoir, remote: Path) -> None:
     init_sync(store, str(remote))
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
@@ -121,13 +121,13 @@ async def test_sync_pushes_to_a_real_remote(store: Store, remote: Path) -> None:
 
 
 async def test_ui_stays_responsive_while_the_worker_runs(
-    store: Store, remote: Path, monkeypatch: pytest.MonkeyPatch
+    store: Memoir, remote: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     init_sync(store, str(remote))
     gate = threading.Event()
     real_sync = sync_core.sync
 
-    def held_sync(store: Store, **kwargs: Any) -> sync_core.SyncResult:
+    def held_sync(store: Memoir, **kwargs: Any) -> sync_core.SyncResult:
         kwargs["progress"]("waiting for the test", 0.01)
         assert gate.wait(30), "the test never released the sync"
         return real_sync(store, **kwargs)
@@ -166,10 +166,10 @@ async def test_ui_stays_responsive_while_the_worker_runs(
 
 
 async def test_fetch_then_pull_shows_what_the_merge_did(
-    store: Store, remote: Path, tmp_path: Path
+    store: Memoir, remote: Path, tmp_path: Path
 ) -> None:
     init_sync(store, str(remote))
-    other = Store(tmp_path / "other", clock=JulyClock(), machine_label="home-desktop")
+    other = Memoir(tmp_path / "other", clock=JulyClock(), machine_label="home-desktop")
     (tmp_path / "other").mkdir()
     init_sync(other, str(remote))
     async with make_app(store).run_test(size=SIZE) as pilot:
@@ -197,7 +197,7 @@ async def test_fetch_then_pull_shows_what_the_merge_did(
         assert any(d.text.startswith("Pin Node") for d in pilot.app.state.decisions)
 
 
-async def test_encrypted_remote_asks_for_the_passphrase(store: Store, remote: Path) -> None:
+async def test_encrypted_remote_asks_for_the_passphrase(store: Memoir, remote: Path) -> None:
     init_sync(store, str(remote), encrypt=True, scrypt_n=2**10, passphrase=PASSPHRASE)
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
@@ -234,7 +234,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
 
 def test_sync_pane_snapshot(
     snap_compare: Any,
-    store: Store,
+    store: Memoir,
     remote: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

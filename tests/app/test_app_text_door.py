@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from tests.app.helpers import SIZE, fill, make_app, on_disk, open_pane, settle, type_text
 
@@ -13,7 +13,7 @@ HOSTILE = "tidy \x1b[2Jthe \x1b]52;c;ZWNobyBwd25lZA==\x07files\x00 \u202etxt.exe
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
 
 
-async def test_pasted_hostile_text_is_stored_clean(demo_store: Store) -> None:
+async def test_pasted_hostile_text_is_stored_clean(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

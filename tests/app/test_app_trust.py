@@ -18,8 +18,8 @@ from textual.widgets import Input, Select
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
-from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import GLOBAL, KEEP, EditDecisionScreen
 from memoir_tui.screens.entries import EntriesPane
@@ -34,20 +34,20 @@ from tests.conftest import JulyClock
 NOTE = "Ship the CLI through pipx"
 
 
-def hidden_texts(store: Store) -> set[str]:
+def hidden_texts(store: Memoir) -> set[str]:
     return {
         d["text"] for d in on_disk(store)["current"]["decisions"] if d.get("hidden") and "text" in d
     }
 
 
-def live_decisions(store: Store) -> set[str]:
+def live_decisions(store: Memoir) -> set[str]:
     return {d.text for d in working_set(on_disk(store), all_projects=True).all_decisions}
 
 
 # --- undo -------------------------------------------------------------------------------
 
 
-async def test_u_after_a_hide_stops_there_and_keeps_the_note(demo_store: Store) -> None:
+async def test_u_after_a_hide_stops_there_and_keeps_the_note(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -80,7 +80,7 @@ async def test_u_after_a_hide_stops_there_and_keeps_the_note(demo_store: Store) 
         assert on_disk(demo_store) == before_u
 
 
-async def test_an_undoable_act_after_an_irreversible_one_is_undone(demo_store: Store) -> None:
+async def test_an_undoable_act_after_an_irreversible_one_is_undone(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, DecisionsPane)
@@ -104,7 +104,7 @@ async def test_an_undoable_act_after_an_irreversible_one_is_undone(demo_store: S
 
 @pytest.mark.parametrize("key", ["tab", "shift+tab"])
 async def test_tab_and_shift_tab_go_round_the_pane_and_never_leave_it(
-    demo_store: Store, key: str
+    demo_store: Memoir, key: str
 ) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -121,7 +121,7 @@ async def test_tab_and_shift_tab_go_round_the_pane_and_never_leave_it(
         assert set(seen) == set(lists)  # every list, round and round
 
 
-async def test_tab_brings_a_stray_focus_back_into_the_pane(demo_store: Store) -> None:
+async def test_tab_brings_a_stray_focus_back_into_the_pane(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -135,7 +135,7 @@ async def test_tab_brings_a_stray_focus_back_into_the_pane(demo_store: Store) ->
 # --- keys -------------------------------------------------------------------------------
 
 
-async def test_option_character_in_a_list_is_escape_then_the_digit(demo_store: Store) -> None:
+async def test_option_character_in_a_list_is_escape_then_the_digit(demo_store: Memoir) -> None:
     """Textual reads escape and 1 arriving together as "¡" (WezTerm's Option+1)."""
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -146,7 +146,7 @@ async def test_option_character_in_a_list_is_escape_then_the_digit(demo_store: S
 
 
 async def test_option_character_typed_in_a_text_box_stays_a_character(
-    demo_store: Store,
+    demo_store: Memoir,
 ) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -161,7 +161,7 @@ async def test_option_character_typed_in_a_text_box_stays_a_character(
 # --- a store this version may not write ----------------------------------------------
 
 
-def make_newer(store: Store) -> bytes:
+def make_newer(store: Memoir) -> bytes:
     """The store's session as a newer memoir would write it: version 99."""
     state = json.loads(store.session_path.read_text(encoding="utf-8"))
     state["version"] = 99
@@ -170,7 +170,7 @@ def make_newer(store: Store) -> bytes:
     return store.session_path.read_bytes()
 
 
-async def test_a_newer_store_lists_what_it_holds_read_only(demo_store: Store) -> None:
+async def test_a_newer_store_lists_what_it_holds_read_only(demo_store: Memoir) -> None:
     expected = live_decisions(demo_store)
     assert expected
     before = make_newer(demo_store)
@@ -190,14 +190,14 @@ async def test_a_damaged_store_does_not_say_it_is_empty(tmp_path: Path) -> None:
     root = tmp_path / "store"
     root.mkdir()
     (root / "session.json").write_text('{"version": 1, "current": {"decisions": [', "utf-8")
-    app = MemoirApp(Store(root, machine_label="laptop"), poll_interval=None)
+    app = MemoirApp(Memoir(root, machine_label="laptop"), poll_interval=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "-empty" not in app.query_one(WorkingSetPane).classes
 
 
 @pytest.fixture
-def newer_store(demo_store: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
+def newer_store(demo_store: Memoir, monkeypatch: pytest.MonkeyPatch) -> Memoir:
     import memoir_tui.core.session as session
 
     monkeypatch.setattr(session, "_now_ms", lambda: 1785542400000)  # the copy's name
@@ -208,7 +208,7 @@ def newer_store(demo_store: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
 def test_newer_store_decisions_snapshot(
-    snap_compare: Any, newer_store: Store, size: tuple[int, int]
+    snap_compare: Any, newer_store: Memoir, size: tuple[int, int]
 ) -> None:
     assert snap_compare(make_app(newer_store), terminal_size=size, run_before=pressing("2"))
 
@@ -221,18 +221,18 @@ GLOBAL_QUESTION = "Should offline edits merge per field?"
 NEXT_HERE = "Write the Alembic migration"
 
 
-def project_store(tmp_path: Path) -> Store:
+def project_store(tmp_path: Path) -> Memoir:
     """A store opened inside a project, holding a global next action (completed) and a
     global question, both written outside any project."""
     root = tmp_path / "store"
-    outside = Store(root, actor="cli", clock=JulyClock())
+    outside = Memoir(root, actor="cli", clock=JulyClock())
     outside.add_next_action(GLOBAL_ACTION)
     outside.complete_next_action(GLOBAL_ACTION)
     outside.ask_question(GLOBAL_QUESTION)
-    return Store(root, actor="app", clock=JulyClock(), project=PROJECT, project_label="alpha")
+    return Memoir(root, actor="app", clock=JulyClock(), project=PROJECT, project_label="alpha")
 
 
-def on_list(store: Store, list_key: str, text: str) -> dict[str, Any]:
+def on_list(store: Memoir, list_key: str, text: str) -> dict[str, Any]:
     items = on_disk(store)["current"][list_key]
     return next(i for i in items if i.get("text") == text)
 
@@ -351,7 +351,7 @@ async def test_moving_a_decision_to_global_is_a_choice_and_u_brings_it_back(
 
 
 def test_editing_a_decision_why_never_moves_it(tmp_path: Path) -> None:
-    outside = Store(tmp_path / "store", actor="cli", clock=JulyClock())
+    outside = Memoir(tmp_path / "store", actor="cli", clock=JulyClock())
     outside.note_decision(DECISION_HERE)  # global
     store = project_store(tmp_path)
     assert store.edit_decision(text_hash(DECISION_HERE), why="one file").changed
@@ -395,7 +395,7 @@ def test_a_pinned_candidate_keeps_the_project_it_was_captured_in(tmp_path: Path)
     assert (pinned["project"], pinned.get("project_label")) == (other, "acme/billing")
 
 
-async def test_ctrl_y_does_again_what_u_took_back_until_a_new_act(demo_store: Store) -> None:
+async def test_ctrl_y_does_again_what_u_took_back_until_a_new_act(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     goals = lambda: [g["text"] for g in on_disk(demo_store)["current"]["goals"]]  # noqa: E731
     async with app.run_test(size=SIZE) as pilot:

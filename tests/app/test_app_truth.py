@@ -1,6 +1,6 @@
 """The screen tells the truth: what a pane shows is on disk now, in the scope the header names.
 
-Another process (a second ``Store`` on the same root) changes the files while
+Another process (a second ``Memoir`` on the same root) changes the files while
 the app runs with its real watcher; the panes, shown or hidden, follow.
 """
 
@@ -13,7 +13,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.review import ReviewPane
 from memoir_tui.widgets.damage_banner import DamageBanner
@@ -31,8 +31,8 @@ OTHER = "Deploy beta with blue-green releases"
 BURST = (("x", "x"), ("q", "q"), ("2", "2"), ("question_mark", "?"), ("a", "a"), ("s", "s"))
 
 
-def project_store(root: Path, project: tuple[str, str], **kwargs: Any) -> Store:
-    return Store(
+def project_store(root: Path, project: tuple[str, str], **kwargs: Any) -> Memoir:
+    return Memoir(
         root,
         clock=JulyClock(),
         machine_label="laptop",
@@ -42,7 +42,7 @@ def project_store(root: Path, project: tuple[str, str], **kwargs: Any) -> Store:
     )
 
 
-def two_projects(root: Path) -> Store:
+def two_projects(root: Path) -> Memoir:
     """Two decisions in alpha (this project), one in beta; the app's store is alpha's."""
     here = project_store(root, HERE, actor="app")
     here.note_decision(KEEP)
@@ -141,7 +141,7 @@ async def test_a_garbage_session_is_a_banner_naming_the_kept_copy(tmp_path: Path
     root = tmp_path / "store"
     root.mkdir()
     (root / "session.json").write_text("not json at all")
-    app = make_app(Store(root, clock=JulyClock(), machine_label="laptop"))
+    app = make_app(Memoir(root, clock=JulyClock(), machine_label="laptop"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         banner = app.query_one(DamageBanner)

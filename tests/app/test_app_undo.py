@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
 from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
-from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.dialogs import AddItemScreen, EditDecisionScreen
 from memoir_tui.screens.item_dialogs import CloseQuestionScreen, ItemDetailScreen, RewordScreen
@@ -28,7 +28,7 @@ ACTION = "Write the Alembic migration that adds updated_at to entries"
 DECISION = "Ship the CLI through pipx, not as a PyInstaller binary"
 
 
-def live(store: Store) -> dict[str, list[str]]:
+def live(store: Memoir) -> dict[str, list[str]]:
     """What each list shows, read from the file on disk."""
     ws = working_set(on_disk(store), all_projects=True)
     return {
@@ -54,7 +54,7 @@ async def undo(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-async def test_remove_a_goal_then_undo(demo_store: Store) -> None:
+async def test_remove_a_goal_then_undo(demo_store: Memoir) -> None:
     before = live(demo_store)
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -72,7 +72,7 @@ async def test_remove_a_goal_then_undo(demo_store: Store) -> None:
     assert sorted(live(demo_store)["goals"]) == sorted(before["goals"])
 
 
-async def test_complete_an_action_then_undo(demo_store: Store) -> None:
+async def test_complete_an_action_then_undo(demo_store: Memoir) -> None:
     before = live(demo_store)
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -89,7 +89,7 @@ async def test_complete_an_action_then_undo(demo_store: Store) -> None:
     assert after["completed"] == before["completed"]
 
 
-async def test_reopen_a_completed_action_then_undo(demo_store: Store) -> None:
+async def test_reopen_a_completed_action_then_undo(demo_store: Memoir) -> None:
     done = live(demo_store)["completed"][0]
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -102,7 +102,7 @@ async def test_reopen_a_completed_action_then_undo(demo_store: Store) -> None:
     assert done not in live(demo_store)["next_actions"]
 
 
-async def test_reword_an_action_then_undo(demo_store: Store) -> None:
+async def test_reword_an_action_then_undo(demo_store: Memoir) -> None:
     before = live(demo_store)
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -128,7 +128,7 @@ async def test_reword_an_action_then_undo(demo_store: Store) -> None:
 
 
 async def test_close_a_question_with_its_answer_as_a_decision_then_undo(
-    demo_store: Store,
+    demo_store: Memoir,
 ) -> None:
     before = live(demo_store)
     app = make_app(demo_store)
@@ -153,7 +153,7 @@ async def test_close_a_question_with_its_answer_as_a_decision_then_undo(
     assert after["decisions"] == before["decisions"]
 
 
-async def test_add_to_a_full_list_names_what_it_pushes_out_first(demo_store: Store) -> None:
+async def test_add_to_a_full_list_names_what_it_pushes_out_first(demo_store: Memoir) -> None:
     config = demo_store.config
     demo_store.config = replace(
         config, caps=replace(config.caps, goals=len(live(demo_store)["goals"]))
@@ -185,7 +185,7 @@ async def test_add_to_a_full_list_names_what_it_pushes_out_first(demo_store: Sto
         assert row[0] == f"[archived] {oldest}"
 
 
-async def test_edit_a_decision_why_in_place_then_undo(demo_store: Store) -> None:
+async def test_edit_a_decision_why_in_place_then_undo(demo_store: Memoir) -> None:
     before = live(demo_store)
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -204,7 +204,7 @@ async def test_edit_a_decision_why_in_place_then_undo(demo_store: Store) -> None
     assert sorted(live(demo_store)["decisions"]) == sorted(before["decisions"])
 
 
-async def test_rewording_a_decision_warns_before_hiding_the_old_text(demo_store: Store) -> None:
+async def test_rewording_a_decision_warns_before_hiding_the_old_text(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -223,7 +223,7 @@ async def test_rewording_a_decision_warns_before_hiding_the_old_text(demo_store:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_u_with_nothing_done_says_so(demo_store: Store) -> None:
+async def test_u_with_nothing_done_says_so(demo_store: Memoir) -> None:
     before = demo_store.session_path.read_bytes()
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -233,7 +233,7 @@ async def test_u_with_nothing_done_says_so(demo_store: Store) -> None:
     assert demo_store.session_path.read_bytes() == before
 
 
-async def test_the_cursor_goes_to_what_was_just_added(demo_store: Store) -> None:
+async def test_the_cursor_goes_to_what_was_just_added(demo_store: Memoir) -> None:
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 from tests.deadlines import SAFETY_NET
 
@@ -43,11 +43,11 @@ def lived_in(tmp_path: Path) -> tuple[Path, Path]:
     alpha = git_project(home / "code" / f"alpha-{tmp_path.name}", "git@example.com:acme/alpha.git")
     beta = git_project(home / "code" / f"beta-{tmp_path.name}", "git@example.com:acme/beta.git")
     root = tmp_path / "store"  # this test's own store, not the worker's shared one
-    here = Store.for_directory(root, actor="cli", cwd=alpha)
+    here = Memoir.for_directory(root, actor="cli", cwd=alpha)
     here.note_decision(KEEP)
     here.note_decision(PURGE)
     here.add_next_action(NEXT)
-    Store.for_directory(root, actor="cli", cwd=beta).note_decision(OTHER)
+    Memoir.for_directory(root, actor="cli", cwd=beta).note_decision(OTHER)
     return alpha, root
 
 

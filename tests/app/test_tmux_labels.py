@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 
 pytestmark = needs_tmux
@@ -37,7 +37,7 @@ def test_labels_sharing_a_prefix_are_told_apart_at_80_columns(tmux: Tmux, tmp_pa
     folders = {}
     for name, remote in REMOTES.items():
         folders[name] = git_project(home / "code" / f"{name}-{tmp_path.name}", remote)
-        Store.for_directory(root, actor="cli", cwd=folders[name]).note_decision(f"Use {name}")
+        Memoir.for_directory(root, actor="cli", cwd=folders[name]).note_decision(f"Use {name}")
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     status = start_app(

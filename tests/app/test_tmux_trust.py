@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 from tests.deadlines import SAFETY_NET
 
@@ -51,11 +51,11 @@ def alpha_store(tmp_path: Path) -> tuple[Path, Path]:
     home = Path(os.environ["HOME"])
     alpha = git_project(home / "code" / f"alpha-{tmp_path.name}", "git@example.com:acme/alpha.git")
     root = tmp_path / "store"
-    here = Store.for_directory(root, actor="cli", cwd=alpha)
+    here = Memoir.for_directory(root, actor="cli", cwd=alpha)
     here.note_decision(KEEP)
     here.note_decision(HIDE)
     here.add_next_action(NEXT)
-    Store(root, actor="cli").ask_question(QUESTION)  # no project: global
+    Memoir(root, actor="cli").ask_question(QUESTION)  # no project: global
     return alpha, root
 
 
@@ -136,7 +136,7 @@ def test_u_after_a_bulk_reject_leaves_the_pin(
     tmux: Tmux, tmp_path: Path, alpha_store: tuple[Path, Path]
 ) -> None:
     alpha, root = alpha_store
-    queued = Store.for_directory(root, actor="cli", cwd=alpha)
+    queued = Memoir.for_directory(root, actor="cli", cwd=alpha)
     queued.review.enqueue(
         [
             {

@@ -1,5 +1,5 @@
 """A scratch home for the Recall and Entries panes: store entries, Claude Code's
-memory and instructions, a second project, and a decision hidden through Store.
+memory and instructions, a second project, and a decision hidden through Memoir.
 
 The app's Recall is attached with that home, environment, working directory
 and a cache under ``tmp_path``. The ``world`` fixture (tests/app/conftest.py)
@@ -16,8 +16,8 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.scope import project_identity
-from memoir_tui.core.store import Store
 from memoir_tui.widgets.recall_source import RecallSource, attach_recall
 from tests.app.helpers import NOW, make_app, write
 
@@ -28,7 +28,7 @@ VISIBLE_DECISION = "Use the capybara queue for kubernetes batch jobs"
 @dataclass
 class World:
     home: Path
-    store: Store
+    store: Memoir
     project: Path  # the working directory: Claude Code's transcripts name it
     other: Path  # another project, known through the store's config
     cache: Path
@@ -103,7 +103,7 @@ def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     write(project / "AGENTS.md", "# Agents\n\nRun `make check` before pushing.\n")
 
     scope = project_identity(project, home=home).id
-    store = Store(root, clock=lambda: NOW, machine_label="test-machine", project=scope)
+    store = Memoir(root, clock=lambda: NOW, machine_label="test-machine", project=scope)
     store.note_decision(VISIBLE_DECISION, why="retries for free")
     store.note_decision(HIDDEN_DECISION, why="audited access")
     assert store.hide_decision(text_hash(HIDDEN_DECISION)).changed

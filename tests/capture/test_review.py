@@ -346,11 +346,11 @@ def test_cli_modules_import_neither_textual_nor_mcp(store_dir, projects):
 
 
 def test_pin_passes_provenance_when_the_store_accepts_it(store_dir, clock):
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     seen = {}
 
-    class ProvenanceStore(Store):
+    class ProvenanceStore(Memoir):
         def note_decision(self, text, why=None, rejected=None, *, provenance=None):
             seen.update(provenance or {})
             return super().note_decision(text, why, rejected)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 
@@ -89,7 +89,7 @@ def test_merge_command(tmp_path):
 
 
 def test_forget_hides_exactly_one(store_dir):
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Use uv for environments", why="fast")
     store.note_decision("Use ruff for linting")
     ambiguous = run("forget", "use", "--yes", store=store_dir)
@@ -122,7 +122,7 @@ def test_config_path_show_and_errors(store_dir):
 
 
 def test_status_never_shows_tombstones(store_dir):
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Secret plan", why="x")
     store.hide_decision(store.resolve_decision("secret").key)
     store.add_next_action("Finish")
@@ -194,7 +194,7 @@ def test_review_list_keeps_to_the_project_it_runs_in(store_dir, tmp_path):
     found = working_project(repo)
     assert found is not None
     here = found.id
-    Store(store_dir).review.enqueue(
+    Memoir(store_dir).review.enqueue(
         [
             {"text": text, "kind": "decision", "source": "user", "project": project}
             for text, project in (

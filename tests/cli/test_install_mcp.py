@@ -15,7 +15,7 @@ import pytest
 from memoir_tui.commands.install_mcp import run_install_cli
 from memoir_tui.core import transaction
 from memoir_tui.core.mcp_install import ServerSpec, backup_path_for
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.core.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
 
 
@@ -36,7 +36,7 @@ def project(tmp_path: Path) -> Path:
 def cli(tool: str, home: Path, project: Path | None = None, **kw: Any) -> tuple[int, str]:
     out = io.StringIO()
     code = run_install_cli(
-        Store(actor="cli"),
+        Memoir(actor="cli"),
         tool,
         project,
         kw.pop("dry_run", False),
@@ -147,7 +147,7 @@ def test_cli_passes_the_server_spec(home: Path) -> None:
 def test_install_and_uninstall_are_audited(home: Path) -> None:
     from memoir_tui.core.audit import read_audit
 
-    store = Store(actor="cli")
+    store = Memoir(actor="cli")
     assert cli("cursor", home)[0] == 0
     assert read_audit(store.root, limit=1)[0].operation == "install_mcp"
     assert cli("cursor", home, uninstall=True)[0] == 0

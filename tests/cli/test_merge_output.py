@@ -17,8 +17,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.session import empty_session
-from memoir_tui.core.store import Store
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
@@ -78,7 +78,7 @@ def test_a_newer_output_file_stays_byte_identical(tmp_path: Path) -> None:
 def test_the_stores_caps_apply_not_the_defaults(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     store_dir.mkdir()
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     (store_dir / "memoir-tui.toml").write_text("[caps]\ndecisions = 200\n", encoding="utf-8")
     texts = [f"Decision number {i}" for i in range(100)]
     local = write_json(tmp_path / "local.json", session_with(texts))
@@ -91,8 +91,8 @@ def test_the_stores_caps_apply_not_the_defaults(tmp_path: Path) -> None:
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from memoir_tui.core.store import Store
-    store = Store(sys.argv[1], actor="holder")
+    from memoir_tui.core.memoir import Memoir
+    store = Memoir(sys.argv[1], actor="holder")
     with store.transaction("hold") as tx:
         tx.session["current"]["decisions"].append(
             {"text": "Written while holding the lock", "date": "2026-03-02T00:00:00.000Z"}
@@ -118,7 +118,7 @@ def _hold(store_dir: Path, seconds: float) -> subprocess.Popen:
 def test_a_lock_held_by_another_process_makes_merge_wait_and_keep_its_write(
     tmp_path: Path,
 ) -> None:
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     store.note_decision("Use uv")
     remote = write_json(tmp_path / "remote.json", session_with(["From the remote"]))
     # the inputs are read now; the holder commits its decision before merge gets the lock
@@ -137,7 +137,7 @@ def test_a_lock_held_by_another_process_makes_merge_wait_and_keep_its_write(
 
 
 def test_a_lock_held_too_long_makes_merge_fail_writing_nothing(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     store.note_decision("Use uv")
     (store.root / "memoir-tui.toml").write_text(
         "[store]\nlock_wait_seconds = 0.5\n", encoding="utf-8"
@@ -171,16 +171,16 @@ MERGER = textwrap.dedent(
 NOTER = textwrap.dedent(
     """
     import sys
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     for i in range(50):
-        Store(sys.argv[1], actor="noter").note_decision(f"noted {i}")
+        Memoir(sys.argv[1], actor="noter").note_decision(f"noted {i}")
     """
 )
 
 
 def test_racing_writers_lose_nothing(tmp_path: Path) -> None:
     (tmp_path / "store").mkdir()
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     (store.root / "memoir-tui.toml").write_text("[caps]\ndecisions = 500\n", encoding="utf-8")
     store.note_decision("first")
     scratch = tmp_path / "scratch"

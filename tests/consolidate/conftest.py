@@ -26,9 +26,9 @@ class Fx:
         return self.store_dir / "memory"
 
     def store(self, clock=lambda: NOW):
-        from memoir_tui.core.store import Store
+        from memoir_tui.core.memoir import Memoir
 
-        return Store(self.store_dir, clock=clock, machine_label="test-machine")
+        return Memoir(self.store_dir, clock=clock, machine_label="test-machine")
 
 
 @pytest.fixture

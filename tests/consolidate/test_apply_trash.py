@@ -8,7 +8,7 @@ import pytest
 
 from memoir_tui.core import consolidate as c
 from memoir_tui.core.entries import read_entry
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.trash import TrashError, parse_duration
 
 from .conftest import tree_state
@@ -101,7 +101,7 @@ def test_merge_rewrites_superseded_by_and_drops_index_lines(tmp_path):
         "---\ntype: decision\nname: X\nwhy: y\nsuperseded_by: b\n---\nSee [[B]] and [[a]].\n"
     )
     (mem / "MEMORY.md").write_text("- [A](a.md) — one\n- [B](b.md) — two\n- [X](decision_x.md)\n")
-    store = Store(tmp_path / "store", clock=lambda: "2026-08-01T00:00:00.000Z")
+    store = Memoir(tmp_path / "store", clock=lambda: "2026-08-01T00:00:00.000Z")
     before = tree_state(home)
     report = c.scan(store, home=home)
     dup = next(p for p in report.proposals if p.kind == "duplicate")
@@ -235,7 +235,7 @@ def test_index_fixes_keep_crlf_and_every_other_line(tmp_path):
         b"# Index\r\n\r\n- [Kept](kept.md) \xe2\x80\x94 stays\r\n- [Gone](gone.md)\r\nnote\r\n"
     )
     (mem / "MEMORY.md").write_bytes(original)
-    store = Store(tmp_path / "store", clock=lambda: "2026-08-01T00:00:00.000Z")
+    store = Memoir(tmp_path / "store", clock=lambda: "2026-08-01T00:00:00.000Z")
     report = c.scan(store, home=tmp_path / "home")
     fixes = [p for p in report.proposals if p.kind.startswith("index_")]
     assert {p.kind for p in fixes} == {"index_dead_lines", "index_missing_files"}

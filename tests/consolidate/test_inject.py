@@ -314,7 +314,7 @@ def test_a_read_only_store_never_blanks_existing_blocks(fx):
 
 
 def test_store_mutations_refresh_the_block_when_enabled(tmp_path, monkeypatch):
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
@@ -323,10 +323,10 @@ def test_store_mutations_refresh_the_block_when_enabled(tmp_path, monkeypatch):
     store_dir.mkdir()
     claude = home / ".claude" / "CLAUDE.md"
     claude.write_text("# Mine\n")
-    Store(store_dir).add_goal("Not injected while disabled")
+    Memoir(store_dir).add_goal("Not injected while disabled")
     assert "memoir:session-block" not in claude.read_text()
     (store_dir / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Ship on Tuesdays", why="quiet day")
     assert "Ship on Tuesdays — why: quiet day" in claude.read_text()
     store.hide_decision(store.resolve_decision("tuesdays").key)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def _cli(store_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_why_and_purge_reach_an_archived_decision(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")  # memoir's caps: 10 live decisions
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Keep the ledger in SQLite", why="one file", rejected="Postgres")
     for n in range(11):
         store.note_decision(f"filler decision {n}")
@@ -40,29 +40,29 @@ def test_why_and_purge_reach_an_archived_decision(store_dir: Path) -> None:
     for path in store_dir.rglob("*"):
         if path.is_file():
             assert b"ledger in SQLite" not in path.read_bytes(), path
-    assert len(Store(store_dir).working_set().all_decisions) == 11
+    assert len(Memoir(store_dir).working_set().all_decisions) == 11
 
 
 def test_done_reaches_a_parked_action(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")  # memoir's caps: 8 live next actions
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     for n in range(9):
         store.add_next_action(f"step {n}")
     assert [a.text for a in store.working_set().parked_actions] == ["step 0"]
     done = _cli(store_dir, "done", "step 0")
     assert done.returncode == 0, done.stderr
-    ws = Store(store_dir).working_set()
+    ws = Memoir(store_dir).working_set()
     assert ws.parked_actions == () and "step 0" in [c.text for c in ws.completed_actions]
 
 
 def test_unpark_brings_a_parked_action_back_and_parks_the_oldest(store_dir: Path) -> None:
     (store_dir / "config.json").write_text("{}")  # memoir's caps: 8 live next actions
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     for n in range(9):
         store.add_next_action(f"step {n}")
     out = _cli(store_dir, "unpark", "step 0")
     assert out.returncode == 0, out.stderr
-    ws = Store(store_dir).working_set()
+    ws = Memoir(store_dir).working_set()
     assert "step 0" in [a.text for a in ws.next_actions]
     # the list stays at its cap: another action is parked instead, nothing is dropped
     assert len(ws.next_actions) == 8 and len(ws.parked_actions) == 1
@@ -76,13 +76,13 @@ def test_adding_the_words_of_a_parked_action_brings_it_back_as_memoir_does(
     """memoir's addNext: the same words only parked come back to the live list (the
     parked copy goes); the same words live change nothing."""
     (store_dir / "config.json").write_text("{}")  # memoir's caps: 8 live next actions
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     for n in range(9):
         store.add_next_action(f"step {n}")
     outcome = store.add_next_action("Step 0")
     assert outcome.changed and "back on the live list" in outcome.message
     assert outcome.undo is None  # undoing would remove it, not park it again
-    ws = Store(store_dir).working_set()
+    ws = Memoir(store_dir).working_set()
     assert "Step 0" in [a.text for a in ws.next_actions]
     assert [a.text for a in ws.parked_actions] == ["step 1"]
     assert len(ws.all_next_actions) == 9
@@ -104,7 +104,7 @@ def test_bad_shapes_are_kept_aside_and_read(store_dir: Path) -> None:
         },
     }
     (store_dir / "session.json").write_text(json.dumps(state))
-    store = Store(store_dir, project="local:" + "c" * 32)
+    store = Memoir(store_dir, project="local:" + "c" * 32)
     loaded = store.load()
     assert loaded.notice and "archived_questions is not a list" in loaded.notice
     assert list(store_dir.glob("session.json.misshapen-*"))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.transaction import JOURNAL_FILE, SET_ASIDE, commit_record_path
 from tests.deadlines import SAFETY_NET
 
@@ -149,7 +149,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from memoir_tui.core import transaction
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     real = transaction._apply
     def apply_one_then_die(writes):
@@ -160,7 +160,7 @@ KILLER = textwrap.dedent(
         os.kill(os.getpid(), signal.SIGKILL)
     transaction._apply = apply_one_then_die
 
-    store = Store(sys.argv[1], actor="cli")
+    store = Memoir(sys.argv[1], actor="cli")
     store.review.enqueue([{"text": "Use SQLite for the cache", "source": "user"}])
     store.note_decision("Use SQLite for the cache", why="local first")
     store.purge_decision(store.working_set().decisions[0].key)
@@ -200,8 +200,8 @@ def test_our_own_journal_is_rolled_forward_once_and_a_replay_is_set_aside(home: 
 def test_a_journal_from_another_store_is_not_applied_here(tmp_path: Path) -> None:
     """Copied from a store it was recorded for: the record names that store, not this."""
     first, second = tmp_path / "a", tmp_path / "b"
-    Store(first).add_goal("One")
-    Store(second).add_goal("Two")
+    Memoir(first).add_goal("One")
+    Memoir(second).add_goal("Two")
     journal = first / JOURNAL_FILE
     journal.write_text("{}")
     digest = hashlib.sha256(b"{}").hexdigest()
@@ -211,7 +211,7 @@ def test_a_journal_from_another_store_is_not_applied_here(tmp_path: Path) -> Non
     record.chmod(0o600)
     shutil.copy(journal, second / JOURNAL_FILE)
     before = (second / "session.json").read_bytes()
-    Store(second).add_next_action("Anything")
+    Memoir(second).add_next_action("Anything")
     assert not (second / JOURNAL_FILE).exists() and aside(second)
     assert (
         json.loads((second / "session.json").read_bytes())["current"]["goals"]
@@ -225,7 +225,7 @@ def test_a_recorded_journal_with_an_undeclared_outside_path_is_set_aside(
     """Defence in depth: even a recorded journal writes outside the store only the files
     it declared."""
     store_dir = tmp_path / "store"
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.add_goal("One")
     outside = tmp_path / "outside.txt"
     outside.write_bytes(b"untouched\n")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.config import load_config
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 JS_NOTE = "caps: JavaScript memoir's (3/8/5/10) — its files are in this store; set [caps] to change"
@@ -103,7 +103,7 @@ def test_what_the_javascript_caps_push_past_the_live_list_is_archived_not_lost(
     store_dir: Path,
 ) -> None:
     (store_dir / "config.json").write_text("{}")
-    store = Store(store_dir, machine_label="test-machine")
+    store = Memoir(store_dir, machine_label="test-machine")
     for n in range(4):
         store.add_goal(f"goal number {n}")
     for n in range(11):
@@ -122,7 +122,7 @@ def test_what_the_javascript_caps_push_past_the_live_list_is_archived_not_lost(
 def test_a_merge_under_the_javascript_caps_parks_and_archives_what_it_pushes_out(
     store_dir: Path, tmp_path: Path
 ) -> None:
-    mine = Store(store_dir, machine_label="test-machine")
+    mine = Memoir(store_dir, machine_label="test-machine")
     for n in range(9):
         mine.add_next_action(f"action number {n}")
     for n in range(12):
@@ -142,7 +142,7 @@ def test_a_merge_under_the_javascript_caps_parks_and_archives_what_it_pushes_out
     session = store_dir / "session.json"
     proc = run("merge", str(session), str(other), "-o", str(session), store=store_dir)
     assert proc.returncode == 0, proc.stderr
-    ws = Store(store_dir).working_set()
+    ws = Memoir(store_dir).working_set()
     live = {i.text for i in ws.next_actions}
     assert len(live) == 8 and "theirs" in live
     # What the caps push past the live list is parked or archived, never dropped.

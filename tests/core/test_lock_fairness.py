@@ -12,8 +12,8 @@ import time
 
 from memoir_tui.core import lock
 from memoir_tui.core.lock import LockTimeoutError, session_lock, store_flock
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.session import empty_session, save_session
-from memoir_tui.core.store import Store
 from tests.paths import REPO
 
 DEADLINE = 120.0  # a safety net only: nothing below decides by time
@@ -177,7 +177,7 @@ def test_a_refusal_names_the_lock_waited_on_and_never_says_to_remove_the_js_lock
 
 
 def test_a_dangling_link_as_the_lock_is_a_sentence_not_a_spin(tmp_path, store_dir, clock):
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     store.note_decision("Use tabs", why="the team does")
     (store_dir / "session.json.lock").symlink_to(store_dir / "nowhere")
     before = (store_dir / "session.json").read_bytes()
@@ -208,7 +208,7 @@ def test_a_dangling_link_as_the_lock_is_a_sentence_not_a_spin(tmp_path, store_di
 
 def test_eight_writers_of_every_kind_are_never_refused(tmp_path):
     """The contention run (bench/bench_lock_contention.py): processes, threads sharing a
-    Store (the app's and the MCP server's write path) and MCP servers, beside a
+    Memoir (the app's and the MCP server's write path) and MCP servers, beside a
     JavaScript-protocol writer. Nothing refused, and that writer never gives up."""
     proc = subprocess.run(
         [

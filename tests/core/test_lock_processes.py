@@ -129,13 +129,13 @@ def test_stale_lock_is_broken_after_the_bound(tmp_path):
 
 
 def test_never_writes_without_the_lock(tmp_path, store_dir, clock):
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     (store_dir / "memoir-tui.toml").write_text("[store]\nlock_wait_seconds = 0.3\n")
     holder = _spawn("import time; time.sleep(3600)")
     try:
         (store_dir / "session.json.lock").write_text(str(holder.pid))
-        store = Store(store_dir, clock=clock)
+        store = Memoir(store_dir, clock=clock)
         with pytest.raises(LockTimeoutError):
             store.add_goal("must not land")
         assert not (store_dir / "session.json").exists()

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from memoir_tui.core.lock import STALE_SECONDS
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 # A real writer, stopped for good between creating its temp file and writing its PID.
@@ -50,7 +50,7 @@ def _age(path: Path, seconds: float) -> None:
 
 
 def test_a_stale_empty_temp_left_by_a_kill_is_swept_by_the_next_transaction(store_dir):
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Use SQLite", why="simple")
     leftover = _leave_a_temp_by_sigkill(store_dir)
     fresh = store_dir / ".session.json.lock.4242.99"  # a writer mid-create, just now
@@ -72,7 +72,7 @@ def test_a_stale_empty_temp_left_by_a_kill_is_swept_by_the_next_transaction(stor
 
 
 def test_a_fresh_temp_is_left_alone(store_dir):
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     leftover = _leave_a_temp_by_sigkill(store_dir)
     store.note_decision("Use SQLite", why="simple")
     assert leftover.exists()  # younger than the stale threshold: maybe a live writer's

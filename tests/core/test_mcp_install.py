@@ -45,9 +45,9 @@ FIXTURES = TEST_FIXTURES / "mcp_configs"
 def apply_change(change: ConfigChange) -> Path | None:
     """The one write, through a scratch store's door (as the command does)."""
     from memoir_tui.core.mcp_install import apply_change as apply_through
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
-    return apply_through(Store(actor="cli"), change)
+    return apply_through(Memoir(actor="cli"), change)
 
 
 NO_ENV: dict[str, str] = {}

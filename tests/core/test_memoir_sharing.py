@@ -77,23 +77,23 @@ def test_the_doctor_names_who_shares_the_store_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memoir_tui.core.doctor import check_sharing
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     store_dir = tmp_path / "store"
     store_dir.mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     config_module.installed_memoir_version.cache_clear()
     try:
-        (alone,) = check_sharing(Store(store_dir))
+        (alone,) = check_sharing(Memoir(store_dir))
         assert alone.status == "pass" and "no sign of the JavaScript memoir" in alone.line()
         (store_dir / "events.jsonl").write_text("")
-        store = Store(store_dir)
+        store = Memoir(store_dir)
         for n in range(12):
             store.note_decision(f"choice {n}")
         monkeypatch.setenv("PATH", str(_fake_memoir(tmp_path, "3.12.0")))
         config_module.installed_memoir_version.cache_clear()
         before = _files(store_dir)
-        (shared,) = check_sharing(Store(store_dir))
+        (shared,) = check_sharing(Memoir(store_dir))
         assert _files(store_dir) == before
     finally:
         config_module.installed_memoir_version.cache_clear()

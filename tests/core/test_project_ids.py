@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.items import empty_session
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
 from memoir_tui.core.scope import _legacy_id, project_identity, same_project
-from memoir_tui.core.store import Store
 
 
 def _id(kind: str, key: str) -> str:
@@ -152,11 +152,11 @@ def test_a_store_with_old_ids_keeps_every_item_in_its_project(
     store_dir.mkdir()
     (store_dir / "session.json").write_text(json.dumps(state))
     new_repo = project_identity(repo, home=home)
-    store = Store(store_dir, project=new_repo.id, project_label=new_repo.label)
+    store = Memoir(store_dir, project=new_repo.id, project_label=new_repo.label)
     # Read: the old stamp is the same project (nothing orphaned, nothing leaks).
     assert [g.text for g in store.working_set().goals] == ["ship widget"]
     assert same_project(old_repo, new_repo.id)
-    elsewhere = Store(store_dir, project=_id("git", "github.com/Other/x"))
+    elsewhere = Memoir(store_dir, project=_id("git", "github.com/Other/x"))
     assert elsewhere.working_set().goals == ()
     # Write: the next write of this project re-stamps its items in today's form, and a
     # folder named by its label is re-stamped too; the audit log says so.

@@ -51,8 +51,8 @@ def wrap(name):
 for name in ("replace", "rename", "link", "fsync", "unlink"):
     wrap(name)
 if sys.argv[1] == "pin":
-    from memoir_tui.core.store import Store
-    store = Store(actor="cli")
+    from memoir_tui.core.memoir import Memoir
+    store = Memoir(actor="cli")
     item = next(i for i in store.review.list_items() if "Quillfeather" in i.text)
     store.review.pin(item.id)
     code = 0

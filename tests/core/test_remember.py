@@ -8,6 +8,7 @@ import pytest
 
 from memoir_tui.core.adapters import get_adapter
 from memoir_tui.core.adapters.guard import PathRefused, normalise_filename
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.remember import (
     IndexLine,
     for_host,
@@ -16,7 +17,6 @@ from memoir_tui.core.remember import (
     index_position,
     with_index_line,
 )
-from memoir_tui.core.store import Store
 from memoir_tui.core.transaction import FileExistsRefusal
 
 
@@ -113,7 +113,7 @@ def test_index_position_honours_the_hosts_lines_and_bytes() -> None:
 
 
 def test_create_with_an_index_is_one_commit_or_nothing(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     folder = tmp_path / "claude" / "memory"
     folder.mkdir(parents=True)
     index = folder / "MEMORY.md"

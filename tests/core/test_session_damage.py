@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.session import MISSHAPEN, NEWER_VERSION, UNREADABLE, load_session
-from memoir_tui.core.store import Store
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ from memoir_tui.core.store import Store
     ],
 )
 def test_a_wrong_shape_is_copied_aside_before_the_next_write(
-    store: Store, raw: dict, problem: str
+    store: Memoir, raw: dict, problem: str
 ) -> None:
     data = json.dumps(raw).encode()
     store.session_path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,14 +35,16 @@ def test_a_wrong_shape_is_copied_aside_before_the_next_write(
     assert len(list(store.root.glob("session.json.misshapen-*"))) == 1
 
 
-def test_a_string_version_above_ours_is_newer_not_zero(store: Store) -> None:
+def test_a_string_version_above_ours_is_newer_not_zero(store: Memoir) -> None:
     store.session_path.parent.mkdir(parents=True, exist_ok=True)
     store.session_path.write_text('{"version": "2", "current": {}}')
     assert load_session(store.session_path).damage == NEWER_VERSION
 
 
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
-def test_non_finite_numbers_are_refused_on_read_and_never_written(store: Store, token: str) -> None:
+def test_non_finite_numbers_are_refused_on_read_and_never_written(
+    store: Memoir, token: str
+) -> None:
     text = '{"version": 1, "current": {}, "x": ' + token + "}"
     store.session_path.parent.mkdir(parents=True, exist_ok=True)
     store.session_path.write_text(text)

@@ -46,7 +46,7 @@ def test_unparseable_is_copied_aside_and_three_newest_kept(tmp_path):
 
 
 def test_newer_version_goes_read_only_and_is_never_replaced(tmp_path, store_dir, clock):
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     path = store_dir / "session.json"
     newer = {"version": 2, "current": {"decisions": [{"text": "from the future"}]}, "x": 1}
@@ -57,7 +57,7 @@ def test_newer_version_goes_read_only_and_is_never_replaced(tmp_path, store_dir,
     assert loaded.state["current"]["decisions"] == []  # not interpreted
     assert loaded.backup.read_bytes() == raw
     assert load_session(path).notice is None  # told once
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     with pytest.raises(ReadOnlyStoreError):
         store.add_goal("anything")
     with pytest.raises(ReadOnlySessionError):

@@ -15,12 +15,13 @@ from memoir_tui.core.errors import (
     TextTooLongError,
 )
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store, default_store_dir
+from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.store import default_store_dir
 
 UUID = re.compile(r"^[0-9a-f-]{36}$")
 
 
-def disk(store: Store) -> dict:
+def disk(store: Memoir) -> dict:
     return json.loads(store.session_path.read_text())
 
 
@@ -132,7 +133,7 @@ def test_text_bounds(store):
 
 def test_caps_rotate_oldest_and_report_it(store_dir, clock):
     (store_dir / "memoir-tui.toml").write_text("[caps]\ngoals = 2\n")
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     store.add_goal("one")
     store.add_goal("two")
     outcome = store.add_goal("three")
@@ -189,7 +190,7 @@ def test_reads_never_create_files(store):
 def test_every_mutation_is_audited_without_text(store_dir, clock):
     from memoir_tui.core.audit import read_audit
 
-    store = Store(store_dir, clock=clock, actor="app")
+    store = Memoir(store_dir, clock=clock, actor="app")
     store.add_goal("Ship the secret project")
     store.add_next_action("Tell nobody")
     store.complete_next_action("nobody")
@@ -258,8 +259,8 @@ def test_provenance_is_kept_as_fields(store):
 
 
 def test_two_projects_never_see_each_other(store_dir, clock):
-    alpha = Store(store_dir, clock=clock, project="path:aaaa")
-    beta = Store(store_dir, clock=clock, project="path:bbbb")
+    alpha = Memoir(store_dir, clock=clock, project="path:aaaa")
+    beta = Memoir(store_dir, clock=clock, project="path:bbbb")
     alpha.add_goal("alpha goal")
     alpha.note_decision("alpha decision")
     beta.add_next_action("beta step")
@@ -272,7 +273,7 @@ def test_two_projects_never_see_each_other(store_dir, clock):
 
 
 def test_validity_window(store_dir, clock):
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     store.note_decision("Freeze deploys", valid_from="2000-01-01", valid_until="2000-12-31")
     store.note_decision("Use the new API", valid_from="2999-01-01")
     store.note_decision("Always true", valid_until="2999-01-01")
@@ -307,7 +308,7 @@ def test_dates_in_messages_read_as_a_person_reads_them(store) -> None:
 
 def test_a_note_names_only_what_it_archives_not_what_was_archived_before(store_dir, clock):
     (store_dir / "memoir-tui.toml").write_text("[caps]\ndecisions = 2\n")
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     for i in range(1, 5):
         store.note_decision(f"decision {i}")
     assert [d.text for d in store.working_set().archived_decisions] == ["decision 2", "decision 1"]

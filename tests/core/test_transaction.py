@@ -1,6 +1,6 @@
 """The one door: every change is one transaction — locked, atomic, audited, refusable.
 
-These tests drive ``Store.transaction`` and the services through their public
+These tests drive ``Memoir.transaction`` and the services through their public
 faces and read the files on disk afterwards. Kills are real processes.
 """
 
@@ -19,8 +19,8 @@ import pytest
 from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import ReadOnlyStoreError
 from memoir_tui.core.items import FILES, REVIEW, SESSION
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.secrets import SecretFoundError
-from memoir_tui.core.store import Store
 from memoir_tui.core.transaction import (
     JOURNAL_FILE,
     FileExistsRefusal,
@@ -33,18 +33,18 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
 
 
-def audit_ops(store: Store) -> list[str]:
+def audit_ops(store: Memoir) -> list[str]:
     return [r.operation for r in reversed(read_audit(store.root))]
 
 
-def test_a_change_is_written_and_audited_once(store: Store) -> None:
+def test_a_change_is_written_and_audited_once(store: Memoir) -> None:
     store.add_goal("Ship the importer")
     on_disk = json.loads(store.session_path.read_text())
     assert [g["text"] for g in on_disk["current"]["goals"]] == ["Ship the importer"]
     assert audit_ops(store) == ["add_goals"]
 
 
-def test_nothing_changed_writes_nothing_and_audits_nothing(store: Store) -> None:
+def test_nothing_changed_writes_nothing_and_audits_nothing(store: Memoir) -> None:
     store.add_goal("Ship the importer")
     before = store.session_path.read_bytes()
     assert not store.add_goal("ship the importer ").changed  # same identity
@@ -52,7 +52,7 @@ def test_nothing_changed_writes_nothing_and_audits_nothing(store: Store) -> None
     assert audit_ops(store) == ["add_goals"]
 
 
-def test_an_exception_inside_writes_nothing(store: Store) -> None:
+def test_an_exception_inside_writes_nothing(store: Memoir) -> None:
     store.add_goal("Keep me")
     before = store.session_path.read_bytes()
     with pytest.raises(RuntimeError), store.transaction("boom") as tx:
@@ -61,7 +61,7 @@ def test_an_exception_inside_writes_nothing(store: Store) -> None:
     assert store.session_path.read_bytes() == before
 
 
-def test_files_must_be_declared(store: Store) -> None:
+def test_files_must_be_declared(store: Memoir) -> None:
     with (
         pytest.raises(TransactionError, match="did not declare 'review'"),
         store.transaction("x", files=(SESSION,)) as tx,
@@ -69,7 +69,7 @@ def test_files_must_be_declared(store: Store) -> None:
         tx.review  # noqa: B018 - the access is the point
 
 
-def test_a_newer_session_refuses_every_transaction(store: Store) -> None:
+def test_a_newer_session_refuses_every_transaction(store: Memoir) -> None:
     newer = b'{"version": 99, "current": {}}'
     store.session_path.parent.mkdir(parents=True, exist_ok=True)
     store.session_path.write_bytes(newer)
@@ -88,7 +88,7 @@ def test_a_newer_session_refuses_every_transaction(store: Store) -> None:
     assert not (store.memory_dir / "fact_x.md").exists()
 
 
-def test_files_of_one_commit_land_together(store: Store) -> None:
+def test_files_of_one_commit_land_together(store: Memoir) -> None:
     a, b = store.root / "memory" / "a.md", store.root / "memory" / "b.md"
     with store.transaction("two", files=(SESSION, FILES)) as tx:
         tx.write_text(a, "A\n")
@@ -99,7 +99,7 @@ def test_files_of_one_commit_land_together(store: Store) -> None:
     assert audit_ops(store) == ["two"]
 
 
-def test_a_new_secret_is_refused_an_old_one_is_not_copied_in_again(store: Store) -> None:
+def test_a_new_secret_is_refused_an_old_one_is_not_copied_in_again(store: Memoir) -> None:
     path = store.memory_dir / "fact_token.md"
     with (
         pytest.raises(SecretFoundError, match=r"fact_token\.md"),
@@ -115,7 +115,7 @@ def test_a_new_secret_is_refused_an_old_one_is_not_copied_in_again(store: Store)
     assert path.read_text().endswith("new line\n")
 
 
-def test_an_exclusive_create_never_replaces(store: Store) -> None:
+def test_an_exclusive_create_never_replaces(store: Memoir) -> None:
     path = store.memory_dir / "fact_a.md"
     with pytest.raises(FileExistsRefusal), store.transaction("create", files=(FILES,)) as tx:
         tx.create(path, b"mine\n")
@@ -124,7 +124,7 @@ def test_an_exclusive_create_never_replaces(store: Store) -> None:
     assert path.read_bytes() == b"theirs\n"
 
 
-def test_a_symlinked_file_is_written_through_its_link(store: Store, tmp_path: Path) -> None:
+def test_a_symlinked_file_is_written_through_its_link(store: Memoir, tmp_path: Path) -> None:
     real = tmp_path / "dotfiles" / "CLAUDE.md"
     real.parent.mkdir()
     real.write_text("# mine\n")
@@ -135,7 +135,7 @@ def test_a_symlinked_file_is_written_through_its_link(store: Store, tmp_path: Pa
     assert link.is_symlink() and real.read_text() == "# mine\nblock\n"
 
 
-def test_an_inner_transaction_joins_the_outer_one(store: Store) -> None:
+def test_an_inner_transaction_joins_the_outer_one(store: Memoir) -> None:
     with store.transaction("outer", files=(REVIEW,)) as tx:
         assert open_transaction(store.root) is tx
         store.add_goal("Inside")  # joins, taking the session's lock
@@ -146,7 +146,7 @@ def test_an_inner_transaction_joins_the_outer_one(store: Store) -> None:
     assert not (store.root / "session.json.lock").exists()
 
 
-def test_a_pin_is_one_commit(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pin_is_one_commit(store: Memoir, monkeypatch: pytest.MonkeyPatch) -> None:
     store.review.enqueue([{"text": "Use SQLite for the cache", "source": "user"}])
     (item,) = store.review.list_items()
     review_before = (store.root / "review.json").read_bytes()
@@ -180,7 +180,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from memoir_tui.core import transaction
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     real = transaction._apply
     def apply_one_then_die(writes):
@@ -191,7 +191,7 @@ KILLER = textwrap.dedent(
         os.kill(os.getpid(), signal.SIGKILL)
     transaction._apply = apply_one_then_die
 
-    store = Store(sys.argv[1], actor="cli")
+    store = Memoir(sys.argv[1], actor="cli")
     store.review.enqueue([{"text": "Use SQLite for the cache", "source": "user"}])
     store.note_decision("Use SQLite for the cache", why="local first")
     key = store.working_set().decisions[0].key
@@ -214,7 +214,7 @@ def test_a_commit_killed_half_way_is_completed_by_the_next(store_dir: Path) -> N
     # Killed half way: the queue is redacted, the session not yet.
     assert "Use SQLite for the cache" not in (store_dir / "review.json").read_text()
     assert "Use SQLite for the cache" in (store_dir / "session.json").read_text()
-    store = Store(store_dir, actor="cli")
+    store = Memoir(store_dir, actor="cli")
     store.add_goal("Next change")  # any transaction rolls the journal forward first
     assert not journal.exists()
     for name in ("session.json", "review.json"):
@@ -223,7 +223,7 @@ def test_a_commit_killed_half_way_is_completed_by_the_next(store_dir: Path) -> N
     assert "recover_commit" in audit_ops(store)
 
 
-def test_an_unreadable_journal_was_never_published_and_is_dropped(store: Store) -> None:
+def test_an_unreadable_journal_was_never_published_and_is_dropped(store: Memoir) -> None:
     store.add_goal("Before")
     before = store.session_path.read_bytes()
     (store.root / JOURNAL_FILE).write_text('{"version": 1, "writes": [')
@@ -236,17 +236,17 @@ def test_an_unreadable_journal_was_never_published_and_is_dropped(store: Store) 
 
 
 def test_after_commit_hooks_run_outside_the_locks(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Memoir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memoir_tui.core import hooks
 
     seen = []
 
-    def hook(s: Store, commit) -> None:
+    def hook(s: Memoir, commit) -> None:
         seen.append((commit.op, commit.session_changed, open_transaction(s.root)))
 
     spec = hooks.AfterCommitHook("probe", "x:y", enabled=lambda config: True)
-    monkeypatch.setattr(hooks, "AFTER_COMMIT_HOOKS", (spec,))
+    monkeypatch.setattr(store, "after_commit_hooks", (spec,))
     monkeypatch.setattr(hooks.AfterCommitHook, "load", lambda self: hook)
     store.add_goal("Hooked")
     assert not store.add_goal("Hooked").changed  # nothing changed: no hook

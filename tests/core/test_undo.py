@@ -20,12 +20,12 @@ from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import ForgottenDecisionError, MemoirError
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.items import Outcome
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.merge import merge_sessions
-from memoir_tui.core.store import Store
 from tests.conftest import TickingClock
 
 
-def live(store: Store) -> dict[str, Any]:
+def live(store: Memoir) -> dict[str, Any]:
     ws = store.working_set(all_projects=True)
     return {
         "goals": sorted(i.text for i in ws.goals),
@@ -35,8 +35,8 @@ def live(store: Store) -> dict[str, Any]:
     }
 
 
-def seeded(root: Path) -> Store:
-    store = Store(root, clock=TickingClock(), machine_label="test-machine")
+def seeded(root: Path) -> Memoir:
+    store = Memoir(root, clock=TickingClock(), machine_label="test-machine")
     store.add_goal("Ship the importer")
     store.add_next_action("Write the migration")
     store.add_next_action("Benchmark the parser")
@@ -93,7 +93,7 @@ def test_acts_that_cannot_be_undone_say_so(tmp_path: Path) -> None:
 def test_a_full_list_archives_what_it_pushes_out_and_undo_brings_it_back(tmp_path: Path) -> None:
     store = seeded(tmp_path / "store")
     (tmp_path / "store" / "memoir-tui.toml").write_text("[caps]\ngoals = 1\n")
-    store = Store(tmp_path / "store", clock=TickingClock(2_000_000_000_000))
+    store = Memoir(tmp_path / "store", clock=TickingClock(2_000_000_000_000))
     assert store.would_rotate("goals") == ("Ship the importer",)
     outcome = store.add_goal("A second goal")
     assert outcome.rotated == ("Ship the importer",)

@@ -98,9 +98,9 @@ def test_config_errors_name_key_and_line(tmp_path, text, key, line):
 def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
     from memoir_tui.core.audit import read_audit
     from memoir_tui.core.config import load_config, remember_setting
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     remember_setting(store, "app", "theme", "gruvbox")
     assert load_config(store.root).theme == "gruvbox"
     path = store.root / "memoir-tui.toml"

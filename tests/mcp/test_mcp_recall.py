@@ -25,7 +25,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.adapters.guard import claude_slug
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp import recall_tools
 from memoir_tui.mcp.server import build_server
 from tests.paths import REPO
@@ -178,7 +178,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     for key, value in w.env().items():
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(w.proj)
-    store = Store(w.store)
+    store = Memoir(w.store)
     store.note_decision(HIDDEN_DECISION, why="fine-grained checks")
     store.note_decision("Keep the capybara queue", why="at-least-once delivery")
     store.add_next_action("Finish the narwhal dashboard")
@@ -188,7 +188,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
 
 
 def hide(w: World, text: str) -> None:
-    store = Store(w.store)
+    store = Memoir(w.store)
     store.hide_decision(store.resolve_decision(text).key)
 
 

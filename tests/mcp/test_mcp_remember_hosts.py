@@ -21,7 +21,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core import frontmatter
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp import recall_tools
 from memoir_tui.mcp.server import build_server
 from tests.mcp.test_mcp_recall import World, ok, refused, seed
@@ -34,7 +34,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     for key, value in w.env().items():
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(w.proj)
-    Store(w.store)  # the store exists
+    Memoir(w.store)  # the store exists
     yield w
     recall_tools.close_all()
 

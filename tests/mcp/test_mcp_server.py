@@ -23,7 +23,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.paths import FIXTURES, REPO
 
 SNAPSHOT = FIXTURES / "mcp_tools_snapshot.json"
@@ -337,7 +337,7 @@ async def _assert_absent(s: ClientSession, needles: list[str], queries: list[str
 
 
 async def test_forget_hides_from_every_read_surface(
-    store_dir: Path, store: Store, tmp_path: Path
+    store_dir: Path, store: Memoir, tmp_path: Path
 ) -> None:
     store.note_decision("Cache in SQLite", why="token sk-live-123 made it fast", rejected="Redis")
     store.note_decision("Session file stays JSON", why="the JS tool reads it")
@@ -398,7 +398,7 @@ async def test_forget_hides_from_every_read_surface(
 # --- refusals -------------------------------------------------------------------------------
 
 
-async def test_refusals_change_nothing(store_dir: Path, store: Store, tmp_path: Path) -> None:
+async def test_refusals_change_nothing(store_dir: Path, store: Memoir, tmp_path: Path) -> None:
     store.add_next_action("write tests")
     store.add_next_action("write docs")
     store.note_decision("use ruff for lint")
@@ -500,7 +500,7 @@ async def test_two_servers_and_a_store_writer_lose_nothing(store_dir: Path, tmp_
 
     def store_writer() -> None:
         try:
-            store = Store(store_dir)
+            store = Memoir(store_dir)
             for i in range(writes):
                 assert store.add_next_action(f"store write {i}").changed
         except BaseException as exc:  # reported below

@@ -18,7 +18,7 @@ from mcp import Client
 
 from memoir_tui.core.errors import AmbiguousMatchError, EmptyTextError, MemoirError
 from memoir_tui.core.identity import JS_WHITESPACE, text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp import tools
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
@@ -39,7 +39,7 @@ def write_config(store_dir: Path, body: str) -> None:
     (store_dir / "memoir-tui.toml").write_text(body, encoding="utf-8")
 
 
-async def test_state_and_config_are_reread_on_every_call(store_dir: Path, store: Store) -> None:
+async def test_state_and_config_are_reread_on_every_call(store_dir: Path, store: Memoir) -> None:
     async with Client(build_server(store_dir)) as client:
         first = await client.call_tool("memoir_session", {})
         assert first.structured_content["goals"] == []
@@ -59,9 +59,9 @@ async def test_state_and_config_are_reread_on_every_call(store_dir: Path, store:
         assert '"Goal written by another process"' in reply.content[0].text
 
 
-async def test_add_next_names_what_rotated_out(store_dir: Path, store: Store) -> None:
+async def test_add_next_names_what_rotated_out(store_dir: Path, store: Memoir) -> None:
     write_config(store_dir, "[caps]\nnext_actions = 2\n")
-    store = Store(store_dir, clock=store.clock)
+    store = Memoir(store_dir, clock=store.clock)
     store.add_next_action("oldest")
     store.add_next_action("middle")
     reply = await text_of(store_dir, "memoir_add_next", {"text": "newest"})
@@ -72,7 +72,7 @@ async def test_add_next_names_what_rotated_out(store_dir: Path, store: Store) ->
     assert [i.text for i in store.working_set().next_actions] == ["newest", "middle"]
 
 
-async def test_resume_filters_by_project(store_dir: Path, store: Store) -> None:
+async def test_resume_filters_by_project(store_dir: Path, store: Memoir) -> None:
     from memoir_tui.core.scope import current_project, project_identity
 
     home = Path.home()
@@ -103,7 +103,7 @@ async def test_resume_filters_by_project(store_dir: Path, store: Store) -> None:
     assert "alpha" not in mine and "beta" not in mine
 
 
-async def test_resume_is_compact_and_points_to_the_rest(store_dir: Path, store: Store) -> None:
+async def test_resume_is_compact_and_points_to_the_rest(store_dir: Path, store: Memoir) -> None:
     for n in range(8):
         store.note_decision(f"decision {n}", why="w" * 1000)
     store.record_session_end("did the first part", ["a.py", "b.py"], 42)
@@ -138,7 +138,7 @@ async def test_broken_config_is_a_clear_tool_error(store_dir: Path) -> None:
     assert "caps.goals" in result.content[0].text
 
 
-async def test_forget_by_identity_hash_then_purge_by_hash(store_dir: Path, store: Store) -> None:
+async def test_forget_by_identity_hash_then_purge_by_hash(store_dir: Path, store: Memoir) -> None:
     store.note_decision("Use the hash as identity")
     key = text_hash("Use the hash as identity")
     reply = await text_of(store_dir, "memoir_forget", {"text": key.upper()})
@@ -154,7 +154,7 @@ async def test_forget_by_identity_hash_then_purge_by_hash(store_dir: Path, store
 
 
 async def test_forgotten_decisions_are_not_purged_by_substring(
-    store_dir: Path, store: Store
+    store_dir: Path, store: Memoir
 ) -> None:
     """Purging a forgotten decision needs its exact text: no candidate list can leak it."""
     store.note_decision("secret sauce recipe")
@@ -163,7 +163,7 @@ async def test_forgotten_decisions_are_not_purged_by_substring(
     assert result.is_error and "secret" not in result.content[0].text
 
 
-async def test_why_matches_phrases_and_all_words(store_dir: Path, store: Store) -> None:
+async def test_why_matches_phrases_and_all_words(store_dir: Path, store: Memoir) -> None:
     store.note_decision("Use SQLite for the local cache", why="fast", rejected="Redis")
     store.note_decision("Keep the cache warm")
     result = await call(store_dir, "memoir_why", {"query": "sqlite cache"})
@@ -175,7 +175,7 @@ async def test_why_matches_phrases_and_all_words(store_dir: Path, store: Store) 
     assert len(result.structured_content["decisions"]) == 2
 
 
-async def test_note_again_updates_and_duplicates_are_no_ops(store_dir: Path, store: Store) -> None:
+async def test_note_again_updates_and_duplicates_are_no_ops(store_dir: Path, store: Memoir) -> None:
     store.note_decision("Ship on Fridays")
     reply = await text_of(store_dir, "memoir_note", {"text": "ship on fridays", "why": "rested"})
     assert reply == "Decision updated: ship on fridays (why: rested)"
@@ -216,7 +216,7 @@ WRITERS = [
 
 @settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blank=BLANK)
-def test_blank_text_is_refused_by_every_tool(store: Store, blank: str) -> None:
+def test_blank_text_is_refused_by_every_tool(store: Memoir, blank: str) -> None:
     """Whitespace-only arguments are refused before anything is read or written."""
     for writer in WRITERS:
         with pytest.raises(MemoirError, match="empty"):

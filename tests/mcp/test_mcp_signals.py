@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
@@ -109,7 +109,7 @@ def store(tmp_path: Path) -> Path:
     root = tmp_path / "store"
     root.mkdir()
     (root / "memoir-tui.toml").write_text("[caps]\ndecisions = 1000\n", encoding="utf-8")
-    Store(root).note_decision("Written before the server started")
+    Memoir(root).note_decision("Written before the server started")
     return root
 
 

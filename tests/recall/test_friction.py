@@ -53,7 +53,7 @@ def test_outside_any_project_every_project_is_searched_and_inside_a_miss_says_wh
 def served(world: World, monkeypatch: pytest.MonkeyPatch):
     for key, value in world.cli_env().items():
         monkeypatch.setenv(key, value)
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     warms: list[recall_tools.WarmRecall] = []
 
@@ -62,7 +62,7 @@ def served(world: World, monkeypatch: pytest.MonkeyPatch):
         warms.append(warm)
         return warm
 
-    yield Store(world.store), make
+    yield Memoir(world.store), make
     for warm in warms:
         warm.close()
 

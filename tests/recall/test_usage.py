@@ -84,14 +84,14 @@ def test_search_records_its_entry_hits(world):
 
 def test_consolidate_skips_an_old_entry_recall_returned(tmp_path):
     from memoir_tui.core import consolidate as c
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import Recall
-    from memoir_tui.core.store import Store
 
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"
     shutil.copytree(fixture, tmp_path / "fx")
     store_dir, home = tmp_path / "fx" / "store", tmp_path / "fx" / "home"
     env = {"HOME": str(home), "XDG_STATE_HOME": str(tmp_path / "state")}
-    store = Store(store_dir, clock=lambda: "2026-08-01T00:00:00.000Z")
+    store = Memoir(store_dir, clock=lambda: "2026-08-01T00:00:00.000Z")
     old = "store:memory/fact_old-staging-host.md"
 
     def stale() -> set[tuple[str, ...]]:

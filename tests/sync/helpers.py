@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.identity import iso_from_ms
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, pull, push, sync
 from memoir_tui.core.sync.git import git_env
 from tests.deadlines import SAFETY_NET
@@ -66,11 +66,11 @@ class Machine:
     clock: SharedClock
     encrypted: bool = False
     passphrase: str = PASSPHRASE
-    store: Store = field(init=False)
+    store: Memoir = field(init=False)
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        self.store = Store(self.root, clock=self.clock, machine_label=self.name)
+        self.store = Memoir(self.root, clock=self.clock, machine_label=self.name)
 
     @property
     def kw(self) -> dict[str, Any]:

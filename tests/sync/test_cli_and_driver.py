@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync.driver import merge_files
 from tests.deadlines import SAFETY_NET
 
@@ -68,7 +68,7 @@ def test_cli_init_sync_status_and_secret_refusal(tmp_path, run):
     assert config["encrypt"] is True and config["remote"] == str(remote)
     assert (a / "sync.json").stat().st_mode & 0o777 == 0o600
 
-    Store(a, machine_label="A").add_goal("goal typed on A")
+    Memoir(a, machine_label="A").add_goal("goal typed on A")
     proc = cli("--store", str(a), "sync", env=env)
     assert proc.returncode == 0 and proc.stdout.startswith("pushed"), proc.stderr
     proc = run("--store", str(b), "sync", "pull", "--json", env=env)
@@ -122,7 +122,7 @@ def test_merge_driver_in_a_store_kept_in_git(tmp_path, run):
     repo = tmp_path / "store"
     repo.mkdir()
     git("init", "--quiet", "-b", "main", cwd=repo)
-    store = Store(repo, machine_label="M")
+    store = Memoir(repo, machine_label="M")
     store.add_goal("shared goal")
     proc = run("--store", str(repo), "sync", "init", "--driver-only")
     assert proc.returncode == 0, proc.stderr

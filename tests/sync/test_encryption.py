@@ -199,9 +199,9 @@ def test_mode_mismatch_is_refused(tmp_path):
     a, _b = make_machines(tmp_path, "AB", encrypted=True)
     a.store.add_goal("x")
     a.sync()
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
-    plain = Store(tmp_path / "plain", machine_label="P")
+    plain = Memoir(tmp_path / "plain", machine_label="P")
     with pytest.raises(ModeMismatchError, match="--encrypt"):
         init_sync(plain, str(a.remote), work_dir=str(tmp_path / "work-P"))
     assert not (tmp_path / "plain" / "sync.json").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 
 from .helpers import make_remote
 
@@ -47,7 +47,7 @@ def idle(tmp_path: Path, capsys, monkeypatch):
 
     init = cli("sync", "init", str(remote), "--encrypt", "--scrypt-n", "1024")
     assert init.returncode == 0, init.stderr
-    Store(root, machine_label="A").add_goal("a goal to carry")
+    Memoir(root, machine_label="A").add_goal("a goal to carry")
     first = cli("sync")
     assert first.returncode == 0 and first.stdout.startswith("pushed"), first.stderr
     again = cli("sync")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import (
     NotConfiguredError,
     RemoteQuarantinedError,
@@ -90,7 +90,7 @@ def test_secrets_block_the_push_naming_file_and_rule_only(tmp_path):
 
 
 def test_status_before_and_after(tmp_path):
-    store = Store(tmp_path / "lonely", machine_label="L")
+    store = Memoir(tmp_path / "lonely", machine_label="L")
     status = sync_status(store)
     assert not status.configured and "sync init" in status.lines()[0]
     with pytest.raises(NotConfiguredError):
@@ -180,7 +180,7 @@ def test_init_rejects_foreign_branch_and_masks_urls(tmp_path):
     git("add", "README", cwd=work)
     git("commit", "--quiet", "-m", "x", cwd=work)
     git("push", "--quiet", "origin", "HEAD:refs/heads/main", cwd=work)
-    store = Store(tmp_path / "s", machine_label="S")
+    store = Memoir(tmp_path / "s", machine_label="S")
     with pytest.raises(SyncError, match="git init --bare"):
         init_sync(store, str(tmp_path / "missing.git"))
     with pytest.raises(ModeMismatchError, match="other files"):

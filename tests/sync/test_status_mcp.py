@@ -7,12 +7,12 @@ from pathlib import Path
 
 from mcp import Client
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, sync
 from memoir_tui.mcp.server import build_server
 
 
-async def test_sync_status_tool(tmp_path: Path, store_dir: Path, store: Store) -> None:
+async def test_sync_status_tool(tmp_path: Path, store_dir: Path, store: Memoir) -> None:
     async with Client(build_server(store_dir)) as client:
         text = (await client.call_tool("memoir_sync_status", {})).content[0].text
     assert "not set up" in text

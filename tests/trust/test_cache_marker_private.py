@@ -6,12 +6,12 @@ import stat
 from pathlib import Path
 from types import SimpleNamespace
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.purge import scrub_marker, stage_cache_scrub
-from memoir_tui.core.store import Store
 
 
 def test_the_scrub_marker_is_0600(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store", actor="cli")
+    store = Memoir(tmp_path / "store", actor="cli")
     stage_cache_scrub(SimpleNamespace(store=store))  # type: ignore[arg-type]
     marker = scrub_marker(store)
     try:

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import given, settings
 
 from memoir_tui.core.identity import text_hash
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.merge import merge_sessions
-from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import withhold_secrets
 from tests.conftest import examples
 from tests.core.strategies import sessions
@@ -119,7 +119,7 @@ def test_merge_to_stdout_or_a_file_leaves_the_secret_behind(tmp_path):
 
 def test_merge_onto_a_store_copies_in_no_secret(tmp_path):
     store_dir = tmp_path / "store"
-    store = Store(store_dir)
+    store = Memoir(store_dir)
     store.note_decision("Use uv")
     remote = tmp_path / "remote.json"
     remote.write_text(json.dumps(_dirty()))

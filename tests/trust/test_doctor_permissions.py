@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.doctor import FAIL, PASS, WARN, check_permissions
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
@@ -27,8 +27,8 @@ def modes(root: Path) -> dict[str, int]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    s = Store(tmp_path / "store")
+def store(tmp_path: Path) -> Memoir:
+    s = Memoir(tmp_path / "store")
     s.note_decision("Use SQLite", why="simple")
     return s
 
@@ -42,13 +42,13 @@ def js_made(root: Path) -> None:
             os.chmod(p, 0o644)
 
 
-def test_a_store_we_made_passes(store: Store) -> None:
+def test_a_store_we_made_passes(store: Memoir) -> None:
     (check,) = check_permissions(store)
     assert check.status == PASS and "0700" in check.detail
 
 
 def test_a_store_the_javascript_tool_made_warns_names_it_and_prints_the_fix(
-    store: Store,
+    store: Memoir,
 ) -> None:
     js_made(store.root)
     before = modes(store.root)
@@ -60,7 +60,7 @@ def test_a_store_the_javascript_tool_made_warns_names_it_and_prints_the_fix(
     assert modes(store.root) == before  # never fixed silently
 
 
-def test_the_printed_fix_fixes_it(store: Store) -> None:
+def test_the_printed_fix_fixes_it(store: Memoir) -> None:
     js_made(store.root)
     (check,) = check_permissions(store)
     command = check.detail.split("fix: ", 1)[1]
@@ -69,21 +69,21 @@ def test_the_printed_fix_fixes_it(store: Store) -> None:
     assert after.status == PASS
 
 
-def test_a_folder_others_may_write_fails(store: Store) -> None:
+def test_a_folder_others_may_write_fails(store: Memoir) -> None:
     os.chmod(store.root, 0o777)
     checks = check_permissions(store)
     assert [c.status for c in checks] == [FAIL]
     assert "others may write" in checks[0].detail and "chmod -R go-rwx" in checks[0].detail
 
 
-def test_a_writable_file_inside_fails_even_in_a_private_folder(store: Store) -> None:
+def test_a_writable_file_inside_fails_even_in_a_private_folder(store: Memoir) -> None:
     os.chmod(store.session_path, 0o666)
     (check,) = check_permissions(store)
     assert check.status == FAIL and "session.json (0666)" in check.detail
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_and_a_link_out_are_named(store: Store, tmp_path: Path) -> None:
+def test_a_fifo_and_a_link_out_are_named(store: Memoir, tmp_path: Path) -> None:
     os.mkfifo(store.root / "machine.id.fifo")
     (store.root / "outside.md").symlink_to("/etc/hostname")
     checks = {c.area + c.status: c for c in check_permissions(store)}
@@ -92,7 +92,7 @@ def test_a_fifo_and_a_link_out_are_named(store: Store, tmp_path: Path) -> None:
     assert "outside.md → /etc/hostname" in checks["store files" + WARN].detail
 
 
-def test_the_doctor_command_prints_it(store: Store, tmp_path: Path) -> None:
+def test_the_doctor_command_prints_it(store: Memoir, tmp_path: Path) -> None:
     js_made(store.root)
     env = {
         **os.environ,

@@ -14,7 +14,7 @@ import pytest
 
 from memoir_tui.core.audit import read_audit
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"
 
@@ -25,14 +25,14 @@ def ops(store_root: Path) -> list[str]:
 
 
 @pytest.fixture
-def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, Path]:
+def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Memoir, Path]:
     root = tmp_path / "fx"
     shutil.copytree(FIXTURE, root)
     monkeypatch.setenv("HOME", str(root / "home"))
-    return Store(root / "store", machine_label="test-machine"), root / "home"
+    return Memoir(root / "store", machine_label="test-machine"), root / "home"
 
 
-def test_consolidate_apply_and_undo_and_trash_restore(planted: tuple[Store, Path]) -> None:
+def test_consolidate_apply_and_undo_and_trash_restore(planted: tuple[Memoir, Path]) -> None:
     store, home = planted
     report = store.consolidate.scan(home=home)
     empty = next(p for p in report.proposals if p.kind == "empty")
@@ -53,7 +53,7 @@ def test_consolidate_apply_and_undo_and_trash_restore(planted: tuple[Store, Path
     assert all(r.actor == "cli" and r.machine_id == store.machine.id for r in records)
 
 
-def test_inject_writes_are_audited_per_file(planted: tuple[Store, Path]) -> None:
+def test_inject_writes_are_audited_per_file(planted: tuple[Memoir, Path]) -> None:
     from memoir_tui.core.inject import apply_inject, plan_inject
 
     store, home = planted
@@ -89,7 +89,7 @@ async def test_mcp_remember_is_audited(store_dir: Path) -> None:
     assert (store_dir / "memory" / "staging-host.md").is_file()
 
 
-def test_an_editor_edit_is_written_through_the_door_and_audited(store: Store) -> None:
+def test_an_editor_edit_is_written_through_the_door_and_audited(store: Memoir) -> None:
     entry = store.memory_dir / "fact_host.md"
     entry.parent.mkdir(parents=True)
     entry.write_text("---\ntype: fact\nname: host\n---\nstaging-1\n")
@@ -103,7 +103,7 @@ def test_an_editor_edit_is_written_through_the_door_and_audited(store: Store) ->
     assert ops(store.root) == ["edit_entry"]
 
 
-def test_an_edit_racing_another_writer_is_refused_and_kept(store: Store) -> None:
+def test_an_edit_racing_another_writer_is_refused_and_kept(store: Memoir) -> None:
     entry = store.memory_dir / "fact_host.md"
     entry.parent.mkdir(parents=True)
     entry.write_text("one\n")
@@ -117,7 +117,7 @@ def test_an_edit_racing_another_writer_is_refused_and_kept(store: Store) -> None
     store.entries.discard_edit(edit)
 
 
-def test_an_unchanged_edit_writes_nothing(store: Store) -> None:
+def test_an_unchanged_edit_writes_nothing(store: Memoir) -> None:
     entry = store.memory_dir / "fact_host.md"
     entry.parent.mkdir(parents=True)
     entry.write_text("one\n")

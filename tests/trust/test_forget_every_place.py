@@ -263,7 +263,7 @@ async def test_the_same_over_real_stdio_mcp(tmp_path: Path) -> None:
 async def test_the_same_in_the_app_filter_F_and_the_typed_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     from memoir_tui.screens.decisions import DecisionsPane
     from memoir_tui.widgets.confirm import TypeToConfirmScreen
     from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
@@ -274,7 +274,7 @@ async def test_the_same_in_the_app_filter_F_and_the_typed_word(
         if key != "PYTHONPATH":
             monkeypatch.setenv(key, value)
     monkeypatch.chdir(project)
-    store = Store(home / ".config" / "memoir", actor="app")
+    store = Memoir(home / ".config" / "memoir", actor="app")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await open_pane(pilot, DecisionsPane)

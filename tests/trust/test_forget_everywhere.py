@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, sync
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, git, make_remote
@@ -99,8 +99,8 @@ def build_world(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> di
     (root / "memoir-tui.toml").write_text(f'[recall]\nproject_roots = ["{project}"]\n')
     env = env_for(home)
     code = (
-        "from memoir_tui.core.store import Store\n"
-        "s = Store(actor='cli')\n"
+        "from memoir_tui.core.memoir import Memoir\n"
+        "s = Memoir(actor='cli')\n"
         # captured before it was noted: the queue holds its words too
         f"s.review.enqueue([{{'text': 'Pay {OTHER} from the reserve', 'source': 'user',"
         " 'extractor': 'test'}])\n"
@@ -140,7 +140,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[s
     # recall has read it: the index holds it
     assert "Quillfeather" in memoir(home, "recall", CODENAME).stdout
     # a sync remote, outside the home, holds it in its history
-    store = Store(home / ".config" / "memoir", actor="cli")
+    store = Memoir(home / ".config" / "memoir", actor="cli")
     remote = make_remote(tmp_path)
     init_sync(store, str(remote), scrypt_n=TEST_SCRYPT_N)
     sync(store)
@@ -431,7 +431,7 @@ def test_the_javascript_tools_event_log_loses_the_lines_and_other_store_files_ar
     )
     notes = store_dir / "notes.txt"  # not ours to edit: named, left as it is
     notes.write_text(f"{CODENAME}\n")
-    store = Store(store_dir, actor="cli")
+    store = Memoir(store_dir, actor="cli")
     store.note_decision(f"Ship {CODENAME} behind a flag")
     receipt = store.forget.apply(CODENAME, purge=True)
     assert events.read_text() == '{"type":"goal","text":"start"}\n{"type":"done"}\n'

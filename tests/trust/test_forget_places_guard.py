@@ -109,7 +109,7 @@ def test_every_registered_place_is_covered() -> None:
 def test_the_receipt_names_every_place_kind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: KeptPlace, needle: str, via: str
 ) -> None:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     home = tmp_path / "home"
     store_root = home / ".config" / "memoir"
@@ -130,7 +130,7 @@ def test_the_receipt_names_every_place_kind(
     assert holders(home, needle), "the needle was planted"
 
     monkeypatch.chdir(project if via == "cwd" else home)  # home: no project of its own
-    store = Store(store_root, actor="cli")
+    store = Memoir(store_root, actor="cli")
     forget = store.forget.within([project] if via == "roots" else [])
     found = forget.apply(needle, purge=True, dry_run=True)
     shown = found.render()
@@ -161,7 +161,7 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
     """The app shows the receipt in a toast: its summary comes first and the whole fits a
     small terminal, each place still holding the text named with its owner's remedy."""
     from memoir_tui.core.forget import forget_everywhere
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
     from tests.trust.test_forget_every_place import build
     from tests.trust.test_forget_everywhere import env_for
 
@@ -171,7 +171,7 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
         if key != "PYTHONPATH":
             monkeypatch.setenv(key, value)
     monkeypatch.chdir(project)
-    outcome = forget_everywhere(Store(home / ".config" / "memoir", actor="app"), TOKEN, purge=True)
+    outcome = forget_everywhere(Memoir(home / ".config" / "memoir", actor="app"), TOKEN, purge=True)
     lines = outcome.message.splitlines()
     assert outcome.changed and TOKEN not in outcome.message
     assert lines[0].startswith("forgot '[REDACTED:github-token]' in ")
@@ -225,7 +225,7 @@ def test_the_receipt_names_every_host_tools_file(
     and its lines removed, from inside the project and through an MCP client's roots."""
     from memoir_tui.core.adapters import BY_NAME
     from memoir_tui.core.adapters.guard import claude_slug
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.memoir import Memoir
 
     home = tmp_path / "home"
     store_root = home / ".config" / "memoir"
@@ -255,7 +255,7 @@ def test_the_receipt_names_every_host_tools_file(
     path.write_text(f"# Notes\n{WORD} ships in CI\nAnother line.\n")
 
     monkeypatch.chdir(project if via == "cwd" else home)
-    store = Store(store_root, actor="cli")
+    store = Memoir(store_root, actor="cli")
     receipt = store.forget.within([project] if via == "roots" else []).apply(WORD, purge=True)
     text = receipt.render()
     assert "nowhere" not in text

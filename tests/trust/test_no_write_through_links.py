@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.safeio import LinkOutsideError
-from memoir_tui.core.store import Store
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
@@ -185,7 +185,7 @@ def test_purge_marker_never_written_through_a_linked_cache_folder(world: World) 
 def test_editor_never_opens_an_entry_linked_out(world: World, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(world.home))
     link = world.link(world.store / "memory" / "fact_zebra.md")
-    store = Store(world.store)
+    store = Memoir(world.store)
     with pytest.raises(LinkOutsideError) as caught:
         store.entries.begin_edit(link)
     assert str(link) in str(caught.value) and str(world.victim) in str(caught.value)

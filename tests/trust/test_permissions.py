@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review_file import load_review
 from memoir_tui.core.session import load_session
-from memoir_tui.core.store import Store
 from tests.deadlines import SAFETY_NET
 
 
@@ -33,7 +33,7 @@ def loose_umask():
 
 
 def test_a_store_folder_we_create_is_0700(tmp_path, loose_umask):
-    store = Store(tmp_path / "fresh" / "store")
+    store = Memoir(tmp_path / "fresh" / "store")
     store.note_decision("Use SQLite", why="simple")
     assert mode(store.root) == 0o700
     assert mode(store.session_path) == 0o600

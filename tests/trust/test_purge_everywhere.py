@@ -19,7 +19,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.identity import text_hash
-from memoir_tui.core.store import Store
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, sync
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, make_remote
@@ -70,13 +70,13 @@ def holders(home: Path) -> list[str]:
 
 
 @pytest.fixture
-def lived_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Store]:
+def lived_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Memoir]:
     home = tmp_path / "home"
     home.mkdir()
     for key, value in env_for(home).items():
         if key != "PYTHONPATH":
             monkeypatch.setenv(key, value)
-    store = Store(home / ".config" / "memoir", actor="cli")
+    store = Memoir(home / ".config" / "memoir", actor="cli")
     # A candidate pinned from the queue: the queue keeps the words too.
     store.review.enqueue([{"text": TEXT, "source": "user", "extractor": "test"}])
     (item,) = store.review.list_items()

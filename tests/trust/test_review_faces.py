@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mcp import Client
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review import review_path
-from memoir_tui.core.store import Store
 from memoir_tui.mcp.server import build_server
 
 
@@ -24,7 +24,7 @@ def candidate(text: str, source: str = "assistant") -> dict:
     }
 
 
-async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Store) -> None:
+async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Memoir) -> None:
     store.review.enqueue(
         [candidate("We are going with FastAPI for the API"), candidate("Use ruff", "user")]
     )
@@ -51,7 +51,7 @@ async def test_review_pin_and_reject_over_mcp(store_dir: Path, store: Store) -> 
     assert store.review.enqueue([candidate("We are going with FastAPI for the API")]).added == ()
 
 
-async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path, store: Store):
+async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path, store: Memoir):
     store.note_decision("Deploy on Fridays with the blue pipeline")
     store.hide_decision(store.resolve_decision("fridays").key)
     store.review.enqueue([candidate("Deploy on Fridays using the blue pipeline")])
@@ -64,7 +64,7 @@ async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path
     assert store.working_set().decisions == ()
 
 
-def test_purge_removes_the_text_from_the_review_queue_too(store: Store) -> None:
+def test_purge_removes_the_text_from_the_review_queue_too(store: Memoir) -> None:
     from memoir_tui.core.review_file import merge_review
 
     secret_plan = "We are going with the Falcon vendor for billing"
@@ -83,7 +83,7 @@ def test_purge_removes_the_text_from_the_review_queue_too(store: Store) -> None:
     assert len(merged["items"]) == 2
 
 
-def test_interrupted_writes_leave_no_temp_file_behind(store: Store) -> None:
+def test_interrupted_writes_leave_no_temp_file_behind(store: Memoir) -> None:
     store.add_goal("first")
     stale = store.root / ".session.json.abc123.tmp"
     stale.write_text('{"text": "purged long ago"}')
@@ -111,19 +111,19 @@ def test_the_review_answer_keeps_to_the_scope_and_counts_the_rest(store_dir: Pat
     from memoir_tui.core.answers import review_list
 
     here, there = "git:" + "a" * 32, "git:" + "b" * 32
-    Store(store_dir).review.enqueue(
+    Memoir(store_dir).review.enqueue(
         [
             {**candidate("Use SQS for invoices"), "project": here},
             {**candidate("Static export for marketing"), "project": there},
             candidate("Prefer ripgrep everywhere"),
         ]
     )
-    scoped = review_list(Store(store_dir, project=here))
+    scoped = review_list(Memoir(store_dir, project=here))
     assert {c.text for c in scoped.data.candidates} == {
         "Use SQS for invoices",
         "Prefer ripgrep everywhere",
     }
     assert scoped.data.elsewhere == 1 and "1 more from other projects" in scoped.text
-    every = review_list(Store(store_dir, project=here), all_projects=True)
+    every = review_list(Memoir(store_dir, project=here), all_projects=True)
     assert every.data.total == 3 and every.data.elsewhere == 0
-    assert review_list(Store(store_dir)).data.total == 3  # outside any project: all
+    assert review_list(Memoir(store_dir)).data.total == 3  # outside any project: all

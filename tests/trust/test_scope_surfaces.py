@@ -2,7 +2,7 @@
 
 Each surface is opened the way a person or an agent opens it: the CLI and the
 MCP server run as real processes whose working directory is the project, and
-the app runs on a Store opened for the project.
+the app runs on a Memoir opened for the project.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.scope import project_identity
-from memoir_tui.core.store import Store
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,14 +38,14 @@ def two_projects(tmp_path: Path, store_dir: Path):
     home = Path(os.environ["HOME"])
     alpha = make_project(home / "code", "alpha", "git@github.com:me/alpha.git")
     beta = make_project(home / "code", "beta", None)
-    a = Store.for_directory(store_dir, actor="cli", cwd=alpha)
-    b = Store.for_directory(store_dir, actor="cli", cwd=beta)
+    a = Memoir.for_directory(store_dir, actor="cli", cwd=alpha)
+    b = Memoir.for_directory(store_dir, actor="cli", cwd=beta)
     a.add_goal("ALPHA-GOAL")
     a.add_next_action("ALPHA-STEP")
     a.note_decision("ALPHA-DECISION", why="alpha reasons")
     b.add_goal("BETA-GOAL")
     b.note_decision("BETA-DECISION", why="beta reasons")
-    Store.for_directory(store_dir, actor="cli", cwd=home).add_goal("GLOBAL-GOAL")  # everyone's
+    Memoir.for_directory(store_dir, actor="cli", cwd=home).add_goal("GLOBAL-GOAL")  # everyone's
     return alpha, beta
 
 
@@ -206,7 +206,7 @@ async def test_app_shows_only_its_project(two_projects, store_dir):
 
     alpha, _ = two_projects
     home = Path(os.environ["HOME"])
-    app = MemoirApp(Store(store_dir, project=project_identity(alpha, home=home).id, actor="app"))
+    app = MemoirApp(Memoir(store_dir, project=project_identity(alpha, home=home).id, actor="app"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         texts = [g.text for g in app.state.goals] + [d.text for d in app.state.decisions]
@@ -225,7 +225,7 @@ def test_home_directory_is_its_own_project(tmp_path):
 
 
 def test_as_of_shows_what_was_believed_then(store_dir, clock):
-    store = Store(store_dir, clock=clock)
+    store = Memoir(store_dir, clock=clock)
     store.note_decision("Use MySQL")
     store.add_next_action("Benchmark both")
     middle = clock.ms

@@ -19,13 +19,13 @@ from mcp import Client
 
 from memoir_tui.core.brief import render_brief
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.secrets import (
     SecretFoundError,
     ensure_no_secrets_together,
     find_secrets,
     redact,
 )
-from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
@@ -343,7 +343,7 @@ def ensure_no_secrets(text: str, what: str) -> None:
 # --- a key split over two fields of one call ----------------------------------------
 
 
-def test_a_key_split_between_why_and_rejected_is_refused_naming_both(store: Store) -> None:
+def test_a_key_split_between_why_and_rejected_is_refused_naming_both(store: Memoir) -> None:
     before = store.session_path.read_bytes() if store.session_path.exists() else None
     with pytest.raises(SecretFoundError) as refused:
         store.note_decision("Deploy with the bot", why="it uses " + GH[:18], rejected=GH[18:])
@@ -354,7 +354,7 @@ def test_a_key_split_between_why_and_rejected_is_refused_naming_both(store: Stor
     assert after == before
 
 
-def test_fields_that_only_look_busy_together_are_not_refused(store: Store) -> None:
+def test_fields_that_only_look_busy_together_are_not_refused(store: Memoir) -> None:
     store.note_decision("Pin the base image", why="digest 3f786850e3", rejected="87550fdab836ed")
     assert [d.text for d in store.working_set().decisions] == ["Pin the base image"]
 
@@ -362,7 +362,7 @@ def test_fields_that_only_look_busy_together_are_not_refused(store: Store) -> No
 # --- every writing face ----------------------------------------------------------------
 
 
-def _refused_everywhere(store: Store) -> list[tuple[str, object]]:
+def _refused_everywhere(store: Memoir) -> list[tuple[str, object]]:
     return [
         ("goal", store.add_goal),
         ("next action", store.add_next_action),
@@ -374,7 +374,7 @@ def _refused_everywhere(store: Store) -> list[tuple[str, object]]:
     ]
 
 
-def test_every_store_writer_refuses_every_disguise(store: Store) -> None:
+def test_every_store_writer_refuses_every_disguise(store: Memoir) -> None:
     store.add_goal("Ship it")
     before = store.session_path.read_bytes()
     for field, write in _refused_everywhere(store):
@@ -467,7 +467,7 @@ async def test_a_service_account_json_object_comes_back_as_a_sentence(store_dir:
     assert text == "memoir_note was not run: text must be a string."
 
 
-def test_capture_pin_never_stores_a_disguise_in_any_field(store: Store) -> None:
+def test_capture_pin_never_stores_a_disguise_in_any_field(store: Memoir) -> None:
     # Pinning redacts (a candidate keeps its words, the secret goes): nothing of any
     # disguise reaches the session, whichever field carried it.
     cases = [(f, n, s) for f in ("text", "why", "rejected") for n, s in DISGUISES]
@@ -493,7 +493,7 @@ def test_capture_pin_never_stores_a_disguise_in_any_field(store: Store) -> None:
     assert "[REDACTED:" in stored  # pinned, with the secret gone
 
 
-def test_the_editor_path_refuses_every_disguise(store: Store) -> None:
+def test_the_editor_path_refuses_every_disguise(store: Memoir) -> None:
     entry = store.memory_dir / "notes.md"
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text("---\nname: notes\ntype: project\n---\nThe queue is bounded.\n")
@@ -553,7 +553,7 @@ def planted(store_dir: Path) -> Path:
     return store_dir
 
 
-def test_the_brief_never_hands_on_a_planted_secret(planted: Path, store: Store) -> None:
+def test_the_brief_never_hands_on_a_planted_secret(planted: Path, store: Memoir) -> None:
     brief = render_brief(store.working_set(), limit=8_000)
     assert brief.text and "Use SQLite — why: simple" in brief.text
     assert _leaks(brief.text) == []
@@ -750,7 +750,7 @@ async def test_the_stdio_server_refuses_a_service_account_object_in_a_sentence(
 
 
 def test_the_agent_view_shows_a_loaded_file_with_its_secret_withheld(
-    store: Store, tmp_path: Path
+    store: Memoir, tmp_path: Path
 ) -> None:
     from memoir_tui.core.agent_view import host_view
 

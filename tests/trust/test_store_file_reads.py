@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review_file import load_review
 from memoir_tui.core.session import load_session
-from memoir_tui.core.store import Store
 from tests.deadlines import HANG_NET
 from tests.paths import REPO
 
@@ -79,7 +79,7 @@ def test_a_fifo_named_session_json_hangs_no_command(tmp_path: Path, args) -> Non
 @pytest.mark.parametrize("args", [("status",), ("review", "list"), ("note", "Use uv")])
 def test_a_fifo_named_review_json_hangs_no_command(tmp_path: Path, args) -> None:
     store = tmp_path / "store"
-    Store(store).note_decision("Use ruff")
+    Memoir(store).note_decision("Use ruff")
     os.mkfifo(store / "review.json")
     proc = _run(tmp_path, store, *args)
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -131,9 +131,9 @@ def test_a_symlink_leading_out_of_the_store_is_not_followed(tmp_path: Path) -> N
 
 
 @pytest.fixture
-def half_purged(tmp_path: Path) -> Store:
+def half_purged(tmp_path: Path) -> Memoir:
     """A store whose session has purged a decision that review.json still holds as text."""
-    store = Store(tmp_path / "store")
+    store = Memoir(tmp_path / "store")
     store.note_decision(SECRET_WORDS, why="cheap")
     key = store.resolve_decision(SECRET_WORDS).key
     review = {
@@ -157,7 +157,7 @@ def half_purged(tmp_path: Path) -> Store:
     return store
 
 
-def test_loading_the_queue_drops_a_purged_decisions_text(half_purged: Store) -> None:
+def test_loading_the_queue_drops_a_purged_decisions_text(half_purged: Memoir) -> None:
     loaded = load_review(half_purged.root / "review.json")
     assert loaded.redacted
     blob = json.dumps(loaded.state)
@@ -169,13 +169,13 @@ def test_loading_the_queue_drops_a_purged_decisions_text(half_purged: Store) -> 
     assert "Adopt the wobbegong vendor for invoices" in texts  # only its note is redacted
 
 
-def test_the_next_queue_write_removes_it_from_disk(half_purged: Store) -> None:
+def test_the_next_queue_write_removes_it_from_disk(half_purged: Memoir) -> None:
     half_purged.review.enqueue([{"text": "Ship the narwhal exporter"}])
     text = (half_purged.root / "review.json").read_text()
     assert SECRET_WORDS not in text and "Ship the narwhal exporter" in text
 
 
-def test_sync_never_sends_the_queues_copy(half_purged: Store) -> None:
+def test_sync_never_sends_the_queues_copy(half_purged: Memoir) -> None:
     from memoir_tui.core.sync.apply import local_files
     from memoir_tui.core.sync.layout import REVIEW
 
@@ -184,7 +184,7 @@ def test_sync_never_sends_the_queues_copy(half_purged: Store) -> None:
     assert b"Keep the capybara queue" in files[REVIEW]
 
 
-def test_the_review_command_does_not_show_it(half_purged: Store, tmp_path: Path) -> None:
+def test_the_review_command_does_not_show_it(half_purged: Memoir, tmp_path: Path) -> None:
     proc = _run(tmp_path, half_purged.root, "review", "list", "--all")
     assert proc.returncode == 0, proc.stderr
     assert SECRET_WORDS not in proc.stdout and "capybara" in proc.stdout

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review import ReviewQueue
-from memoir_tui.core.store import Store
 
 CLEAR = "\x1b[2J"
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"
@@ -53,13 +53,13 @@ def _candidate(text: str) -> dict[str, Any]:
     }
 
 
-def _queued(store: Store, text: str) -> str:
+def _queued(store: Memoir, text: str) -> str:
     report = store.review.enqueue([_candidate(text)])
     return report.added[0]
 
 
 # How to call each verb with hostile words (every discovered verb needs one).
-RECIPES: dict[str, Callable[[Store], object]] = {
+RECIPES: dict[str, Callable[[Memoir], object]] = {
     "Store.add_goal": lambda s: s.add_goal(_hostile("goal")),
     "Store.add_next_action": lambda s: s.add_next_action(_hostile("next")),
     "Store.ask_question": lambda s: s.ask_question(_hostile("ask")),
@@ -105,7 +105,7 @@ RECIPES: dict[str, Callable[[Store], object]] = {
 
 def word_verbs() -> Iterator[str]:
     """Every public verb of the store and its queue that takes words to store."""
-    for cls in (Store, ReviewQueue):
+    for cls in (Memoir, ReviewQueue):
         for name, fn in inspect.getmembers(cls, inspect.isfunction):
             if not name.startswith("_") and WORDS & set(inspect.signature(fn).parameters):
                 yield f"{cls.__name__}.{name}"
@@ -142,7 +142,7 @@ def test_every_verb_that_takes_words_has_a_recipe() -> None:
 
 @pytest.mark.parametrize("verb", sorted(word_verbs()))
 def test_hostile_words_are_stored_clean_through_every_verb(
-    verb: str, store: Store, store_dir: Path
+    verb: str, store: Memoir, store_dir: Path
 ) -> None:
     RECIPES[verb](store)
     stored = _stored(store_dir)
