@@ -1219,7 +1219,9 @@ def _base64_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, s
             continue
         key_like = head.lastgroup == "key"
         if text[end : end + 1] in ("\r", "\n", "\\", "="):  # wrapped over lines, or padded
-            end = _B64_RUN.match(text, start).end()  # type: ignore[union-attr]
+            wrapped = _B64_RUN.match(text, start)  # always matches: 20+ base64 characters open here
+            if wrapped is not None:
+                end = wrapped.end()
         pos = mask.find(needle, end)
         run = text[start:end]
         if key_like:
