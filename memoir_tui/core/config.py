@@ -13,9 +13,11 @@ import functools
 import os
 import re
 import tomllib
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.merge import Caps
@@ -294,8 +296,8 @@ def load_config(store_dir: Path) -> Config:
     except RecursionError:
         raise ConfigError(path, "file", "is nested too deeply to read") from None
     except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        line = getattr(exc, "lineno", None) or (int(found.group(1)) if found else None)
+        at_line = re.search(r"at line (\d+)", str(exc))
+        line = getattr(exc, "lineno", None) or (int(at_line.group(1)) if at_line else None)
         raise ConfigError(path, "file", f"is not valid TOML: {exc}", line) from None
 
     def fail(table: str, key: str, message: str) -> ConfigError:
@@ -431,7 +433,29 @@ def with_setting(text: str, table: str, key: str, value: str) -> str:
     return text + prefix + f"[{table}]\n{line}\n"
 
 
-def remember_setting(store: Any, table: str, key: str, value: str) -> Path:
+class _SettingWrite(Protocol):
+    """What ``remember_setting`` does inside a transaction (``core.transaction.Transaction``)."""
+
+    def read_bytes(self, path: Path) -> bytes | None: ...
+
+    def write_text(self, path: Path, text: str) -> None: ...
+
+    def audit(self, operation: str, list_name: str) -> None: ...
+
+
+class SettingsDoor(Protocol):
+    """What ``remember_setting`` needs of a store: its root and its one door
+    (``core.store.Store`` is one), named here so config imports nothing above it."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def transaction(
+        self, op: str, *, files: Iterable[str] = ...
+    ) -> AbstractContextManager[_SettingWrite]: ...
+
+
+def remember_setting(store: SettingsDoor, table: str, key: str, value: str) -> Path:
     """Write one setting into ``memoir-tui.toml`` through the store's door (other lines,
     comments included, kept); the result must still load, or nothing is written."""
     from memoir_tui.core.items import FILES

@@ -34,10 +34,10 @@ _StringDatesLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-_LOADER: type[yaml.SafeLoader] = _StringDatesLoader
+_LOADER: type[yaml.SafeLoader | yaml.CSafeLoader] = _StringDatesLoader
 if getattr(yaml, "__with_libyaml__", False):  # the C parser is ~10x faster on big corpora
 
-    class _CStringDatesLoader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
+    class _CStringDatesLoader(yaml.CSafeLoader):
         pass
 
     _CStringDatesLoader.yaml_implicit_resolvers = _StringDatesLoader.yaml_implicit_resolvers

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 # ECMAScript WhiteSpace + LineTerminator (ECMA-262 §12.2, §12.3): the set
 # String.prototype.trim removes. Python's str.strip() also removes U+001C-U+001F
@@ -55,7 +55,7 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(_utf8_like_node(identity(text))).hexdigest()
 
 
-def is_text_hash(value: Any) -> bool:
+def is_text_hash(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(_HASH_RE.match(value))
 
 

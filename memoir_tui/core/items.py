@@ -85,6 +85,24 @@ def empty_session(now: str | None = None) -> dict[str, Any]:
 # --- item predicates -----------------------------------------------------------------
 
 
+def dict_field(parent: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]`` itself when it is a dict (so writes to it land in ``parent``),
+    else a new empty dict: a missing or damaged field reads as empty."""
+    value = parent.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def list_field(parent: Mapping[str, Any], key: str) -> list[Any]:
+    """``parent[key]`` itself when it is a list, else a new empty list."""
+    value = parent.get(key)
+    return value if isinstance(value, list) else []
+
+
+def current_of(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A session's ``current`` mapping, or an empty dict when it is missing or damaged."""
+    return dict_field(state, "current")
+
+
 def well_formed_items(value: Any) -> list[dict[str, Any]]:
     """The well-formed items of a list: dicts whose ``text`` is a string."""
     if not isinstance(value, list):

@@ -16,7 +16,7 @@ from memoir_tui.core.identity import parse_date_ms
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision
 
-DECISION_SORT_KEYS: dict[str, Callable[[Decision], object]] = {
+DECISION_SORT_KEYS: dict[str, Callable[[Decision], str | int]] = {
     "text": lambda d: d.text.casefold(),
     "why": lambda d: d.why.casefold(),
     "rejected": lambda d: d.rejected.casefold(),
@@ -35,7 +35,7 @@ def sort_decisions(
     key = DECISION_SORT_KEYS.get(column or "")
     if key is None:
         return list(reversed(decisions)) if reverse else list(decisions)
-    return sorted(decisions, key=key, reverse=reverse)  # type: ignore[arg-type]
+    return sorted(decisions, key=key, reverse=reverse)
 
 
 def next_column(current: str | None, columns: Sequence[str]) -> str | None:

@@ -41,11 +41,13 @@ from memoir_tui.core.identity import canonical_json, is_text_hash, iso_now, pars
 from memoir_tui.core.items import (
     LIST_KEYS,
     SESSION_VERSION,
+    current_of,
     decision_key,
     empty_session,
     identity_key,
     is_hidden,
     is_purged,
+    list_field,
     purged_form,
 )
 
@@ -193,7 +195,8 @@ def _merge_copies(copies: list[dict[str, Any]], date_field: str) -> dict[str, An
     tied = [c for c in copies if _content_key(c, date_field) == best]
     tied_hidden = [c for c in tied if is_hidden(c)]
     if tied_hidden:
-        return dict(min(tied_hidden, key=lambda c: (_hidden_at_key(c), canonical_json(c))))
+        first_hidden = min(tied_hidden, key=lambda c: (_hidden_at_key(c), canonical_json(c)))
+        return dict(first_hidden)
     return _with_hiding(max(tied, key=canonical_json), hidden)
 
 
@@ -318,7 +321,8 @@ def merge_history(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if sid:
             key = f"sid:{sid}"
         else:
-            summary = h.get("summary") if isinstance(h.get("summary"), str) else ""
+            raw_summary = h.get("summary")
+            summary = raw_summary if isinstance(raw_summary, str) else ""
             key = canonical_json([h.get("date"), h.get("machine_id"), summary[:50]])
         if key in seen:
             continue
@@ -503,19 +507,14 @@ def merge_sessions(
     stamp = now or iso_now()
     a = copy.deepcopy(sides[0])
     b = copy.deepcopy(sides[1]) if len(sides) > 1 else copy.deepcopy(sides[0])
-    ca = a.get("current") if isinstance(a.get("current"), dict) else {}
-    cb = b.get("current") if isinstance(b.get("current"), dict) else {}
+    ca = current_of(a)
+    cb = current_of(b)
 
     def pooled(*keys: str) -> list[dict[str, Any]]:
         return [i for c in (ca, cb) for key in keys for i in keyed_items(c.get(key))]
 
     def both(key: str) -> list[Any]:
-        return [
-            i
-            for c in (ca, cb)
-            for i in (c.get(key) if isinstance(c.get(key), list) else [])
-            if isinstance(i, dict)
-        ]
+        return [i for c in (ca, cb) for i in list_field(c, key) if isinstance(i, dict)]
 
     completed_goals = union_tombstones(both("completed_goals"))
     completed_actions = union_tombstones(both("completed_actions"))
@@ -566,8 +565,8 @@ def merge_sessions(
         merged["updated_at"] = updated
     merged["machines"] = merge_machines(a.get("machines"), b.get("machines"))
     merged["current"] = {k: current[k] for k in _current_order(current)}
-    hist_a = a.get("history") if isinstance(a.get("history"), list) else []
-    hist_b = b.get("history") if isinstance(b.get("history"), list) else []
+    hist_a = list_field(a, "history")
+    hist_b = list_field(b, "history")
     merged["history"] = merge_history(hist_a + hist_b)
     merged.update(_merge_unknown(a, b, KNOWN_TOP_KEYS))
     return partition(merged, caps)

@@ -18,8 +18,11 @@ from memoir_tui.core.items import (
     HOME_LIST,
     OVERFLOW_LIST,
     PROVENANCE_FIELDS,
+    current_of,
     decision_key,
+    dict_field,
     is_hidden,
+    list_field,
     matches_words,
     well_formed_items,
 )
@@ -267,14 +270,14 @@ def working_set(
             return done
         return [t for t in done if parse_date_ms(t.get("done_at")) <= believed_at_ms]
 
-    machines_raw = state.get("machines") if isinstance(state.get("machines"), dict) else {}
+    machines_raw = dict_field(state, "machines")
     labels = {uid: _str(m.get("label")) for uid, m in machines_raw.items() if isinstance(m, dict)}
 
     def label(item: dict[str, Any]) -> str:
         mid = _str(item.get("machine_id"))
         return labels.get(mid, mid[:8])
 
-    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+    current = current_of(state)
 
     def items(key: str, kind: str, field: str, place: str = "live") -> tuple[Item, ...]:
         home = HOME_LIST.get(key, key)
@@ -321,7 +324,7 @@ def working_set(
         # decision_key, is_hidden, is_purged, label and project_label inlined, and
         # the fields passed in Decision's order.
         get = d.get
-        text_hash_value = get("text_hash")
+        text_hash_value: Any = get("text_hash")  # any JSON value; a str when ``purged``
         purged = is_text_hash(text_hash_value)
         machine_id = get("machine_id")
         machine_id = machine_id if isinstance(machine_id, str) else ""
@@ -395,7 +398,7 @@ def working_set(
         for t in pushed_out
     )
 
-    history_raw = state.get("history") if isinstance(state.get("history"), list) else []
+    history_raw = list_field(state, "history")
     history = tuple(
         HistoryEntry(
             date=_str(h.get("date")),

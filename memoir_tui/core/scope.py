@@ -50,7 +50,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from memoir_tui.core.identity import parse_date_ms, parse_iso_ms
-from memoir_tui.core.items import is_hidden, well_formed_items
+from memoir_tui.core.items import is_hidden, list_field, well_formed_items
 
 __all__ = [
     "LIST_DATE_FIELDS",
@@ -479,8 +479,9 @@ def project_names(
     no label here, and ``readable_project`` says so in words.
     """
     names: dict[str, str] = {HOME_ID: "~ (home)"}
-    current = state.get("current") if isinstance(state.get("current"), Mapping) else {}
-    history = state.get("history") if isinstance(state.get("history"), list) else []
+    raw_current = state.get("current")
+    current: Mapping[str, Any] = raw_current if isinstance(raw_current, Mapping) else {}
+    history = list_field(state, "history")
     pools: list[Any] = [current.get(key) for key in _NAMED_LISTS] + [history]
     for pool in pools:
         for item in well_formed_items(pool) if pool is not history else pool:

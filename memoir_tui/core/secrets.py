@@ -936,6 +936,7 @@ def _decoded(text: str) -> _View | None:
     lo: list[int] = []
     hi: list[int] = []
     pos = 0
+    ch: str | None  # the character an escape spells, None when it spells none
     for m in _ESCAPE.finditer(text):
         start, end = m.span()
         out.append(text[pos:start])
@@ -1218,12 +1219,14 @@ def _base64_candidates(text: str, depth: int = 0) -> list[tuple[int, int, int, s
             continue
         key_like = head.lastgroup == "key"
         if text[end : end + 1] in ("\r", "\n", "\\", "="):  # wrapped over lines, or padded
-            end = _B64_RUN.match(text, start).end()  # type: ignore[union-attr]
+            wrapped = _B64_RUN.match(text, start)  # always matches: 20+ base64 characters open here
+            if wrapped is not None:
+                end = wrapped.end()
         pos = mask.find(needle, end)
         run = text[start:end]
         if key_like:
-            head = _b64decode(run[:32])
-            if head is not None and _is_private_key_der(head):
+            der = _b64decode(run[:32])
+            if der is not None and _is_private_key_der(der):
                 found.append((start, end, _PRIORITY["private-key"], "private-key"))
                 continue
         if _HEX_OR_UUID.fullmatch(run) or not _ASCII_B64.match(run):
