@@ -1,4 +1,4 @@
-"""The Textual app: a shell of panes over one memoir ``Memoir``.
+"""The Textual app: a shell of panes over one memoir store (a ``Memoir``).
 
 The shell owns what every pane shares: the header (store, machine, read-only),
 the tabs and their number keys, help, the command palette, the footer, the
@@ -37,7 +37,7 @@ from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import iso_now
 from memoir_tui.core.items import REVIEW_FILE, Undo
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.memoir import Memoir, open_memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome
@@ -1264,13 +1264,11 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
     if demo:
         return _run_demo(theme)
     try:
-        store = Memoir.for_directory(store_root, actor="app")
+        # a commit or cache drop a killed process left half done is finished first
+        store = open_memoir(store_root, actor="app")
     except MemoirError as err:
         print(f"memoir-tui: {err}", file=sys.stderr)
         return 2
-    from memoir_tui.core.purge import finish_interrupted
-
-    finish_interrupted(store)  # a commit or cache drop a killed process left half done
     app = MemoirApp(store, theme=theme)
     app.log_open = True  # an audit line: the next "since last session" starts here
     app.run()

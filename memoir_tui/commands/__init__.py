@@ -20,14 +20,9 @@ def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Memoir:
     """The store every command works on: ``--store`` (else the default), opened for
     the project of the working directory (every project outside one); a damaged
     or newer-version session is said on stderr, once."""
-    from memoir_tui.core.memoir import Memoir
-    from memoir_tui.core.purge import finish_interrupted
+    from memoir_tui.core.memoir import open_memoir
 
-    store = Memoir.for_directory(ns.store, actor=actor)
-    for warning in store.config.warnings:  # a newer version's settings: read past
-        print(f"memoir-tui: {warning}", file=sys.stderr)
-    finish_interrupted(store)  # a commit or a cache drop a killed process left half done
-    loaded = store.load()
-    if loaded.notice:
-        print(f"memoir-tui: {loaded.notice}", file=sys.stderr)
+    store = open_memoir(ns.store, actor=actor)
+    for notice in store.opening_notices():
+        print(f"memoir-tui: {notice}", file=sys.stderr)
     return store

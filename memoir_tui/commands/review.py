@@ -59,7 +59,8 @@ def format_item(item, labels: dict[str, str] | None = None) -> str:
 
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review_file import STATES, in_review_scope
+    from memoir_tui.core.review_file import STATES
+    from memoir_tui.core.waiting import in_review_scope
 
     store = open_store(ns)
     states = STATES if getattr(ns, "all", False) else ("candidate",)

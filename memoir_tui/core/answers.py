@@ -723,8 +723,8 @@ REVIEW_SHOWN = 20
 
 def review_list(store: Store, all_projects: bool = False) -> Reply:
     from memoir_tui.core.labels import queue_labels
-    from memoir_tui.core.review_file import in_review_scope
     from memoir_tui.core.scope import project_names
+    from memoir_tui.core.waiting import in_review_scope
 
     loaded = store.review.load()
     every = store.review.items_of(loaded)

@@ -74,7 +74,8 @@ def _clip(text: str, limit: int = ITEM_CHARS) -> str:
 
 
 def _waiting_in_scope(store: Store) -> int:
-    from memoir_tui.core.review_file import load_review, waiting_count
+    from memoir_tui.core.review_file import load_review
+    from memoir_tui.core.waiting import waiting_count
 
     path = store.root / REVIEW_FILE
     if not path.exists():

@@ -202,7 +202,8 @@ def check_permissions(store: Store) -> list[Check]:
 
 def check_store(store: Store) -> list[Check]:
     from memoir_tui.core.items import REVIEW_FILE
-    from memoir_tui.core.review_file import load_review, waiting_count
+    from memoir_tui.core.review_file import load_review
+    from memoir_tui.core.waiting import waiting_count
 
     out: list[Check] = []
     root = store.root

@@ -57,10 +57,12 @@ from memoir_tui.core.needle import clean_needle, shown
 from memoir_tui.core.places import Place
 from memoir_tui.core.places import context_line as _context
 from memoir_tui.core.places import git_objects_hold as _git_objects_hold
+from memoir_tui.core.purge_marker import stage_cache_scrub
 
 if TYPE_CHECKING:
     from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.items import Outcome
+    from memoir_tui.core.receipts import KeptReceipt
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
     from memoir_tui.core.trash import Trash
@@ -92,6 +94,30 @@ class Receipt:
     changed: tuple[str, ...] = ()
     remaining: tuple[Place, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def as_kept(self, *, time: str, actor: str) -> KeptReceipt:
+        """This receipt as kept (``core.receipts``): places without context, the text
+        as ``[forgotten]``."""
+        from memoir_tui.core.receipts import KeptReceipt, kept_lines
+
+        mode = "purge" if self.purge else "hide"
+        lines = [f"checked {len(self.checked)} place(s)"]
+        lines.append(f"found in {len(self.found)} place(s):" if self.found else "found nowhere")
+        for p in self.found:
+            where = f" ({p.where})" if p.where else ""
+            lines.append(f"  {p.kind}: {p.path}{where} → {p.action or 'left as it is'}")
+        lines.append(f"changed {len(self.changed)}:" if self.changed else "changed nothing")
+        lines += [f"  {c}" for c in self.changed]
+        if self.remaining:
+            lines.append(f"still there, {len(self.remaining)} place(s):")
+            for p in self.remaining:
+                where = f" ({p.where})" if p.where else ""
+                lines.append(f"  {p.kind}: {p.path}{where}")
+        else:
+            lines.append("still there: in none of the places checked")
+        lines += [f"note: {n}" for n in self.notes]
+        title = f"forget everywhere ({mode}): {len(self.needle)} characters of text"
+        return KeptReceipt(time, "forget_everywhere", actor, title, kept_lines(lines, self.needle))
 
     def render(self) -> str:
         mode = "purge" if self.purge else "hide"
@@ -661,7 +687,7 @@ class Forgetter:
                         f"kept the old bytes of the files changed in the trash ({kept}; "
                         "`memoir-tui trash restore` puts them back)"
                     )
-            caches.stage_cache_scrub(tx)
+            stage_cache_scrub(tx)
             # no hash of the needle: a short codename's hash is a guess away from its text
             tx.audit("forget_everywhere", "files")
         scrubbed = caches.finish_cache_scrub(self.store)
@@ -726,9 +752,7 @@ class Forgetter:
         from memoir_tui.core import receipts
 
         store = self.store
-        unkept = receipts.keep(
-            store, receipts.from_forget(receipt, time=store.clock(), actor=store.actor)
-        )
+        unkept = receipts.keep(store, receipt.as_kept(time=store.clock(), actor=store.actor))
         return replace(receipt, notes=(*receipt.notes, unkept)) if unkept else receipt
 
     def _forget_session(self, tx: Transaction, needle: str, purge: bool) -> list[str]:
@@ -910,12 +934,12 @@ class Forgetter:
         return [f"sync: {getattr(result, 'message', 'done')}"]
 
 
-def forget_everywhere(store: Store, needle: str, *, purge: bool = False) -> Outcome:
+def forget_everywhere(forgetter: Forgetter, needle: str, *, purge: bool = False) -> Outcome:
     """``apply`` as an ``Outcome`` (for the app's one write path): its receipt as the
     message, no undo (a bulk forget is not taken back by ``u``)."""
     from memoir_tui.core.items import Outcome
 
-    receipt = store.forget.apply(needle, purge=purge)  # its receipt kept (core/receipts)
+    receipt = forgetter.apply(needle, purge=purge)  # its receipt kept (core/receipts)
     left = len(receipt.remaining)
     summary = f"forgot {shown(receipt.needle)!r} in {len(receipt.found)} place(s); " + (
         f"still in {left} place(s), each with its remedy (receipt: Audit, R):"

@@ -167,6 +167,12 @@ class Memoir(Store):
 
         return Consolidator(self, self.working, self.trash)
 
+    def opening_notices(self) -> tuple[str, ...]:
+        """What a face says once on opening: settings of a newer version read past, a
+        damaged or newer-format session (read as well as it could be)."""
+        notice = self.load().notice
+        return (*self.config.warnings, *([notice] if notice else []))
+
     def undo(self, undo: Undo) -> Outcome:
         """Take an act back by writing its inverse through the same door (one commit)."""
         from memoir_tui.core.undo import UndoTargets, undo_change

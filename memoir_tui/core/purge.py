@@ -21,20 +21,19 @@ and that process re-creates it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.items import FILES
+from memoir_tui.core.purge_marker import scrub_marker
 from memoir_tui.core.purge_recall import drop_recall_indexes
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Commit, Transaction
+    from memoir_tui.core.transaction import Commit
 
 log = logging.getLogger(__name__)
 
@@ -63,42 +62,6 @@ def drop_sync_copy(store: Store, failures: list[str] | None = None) -> bool:
     return True
 
 
-# --- caches, finished by the next command if this one dies ------------------------------
-#
-# The marker lives with the caches (the user cache directory), not in the store: it is
-# not a store file (like the recall index itself, it is written outside the door), so
-# setting and clearing it adds no commit and no audit line. It is set while the purge's
-# transaction is open, before its commit; cleared once the caches are dropped. A kill
-# before the commit leaves a marker for nothing: the next command drops caches that
-# rebuild from the files, which costs a rebuild and loses nothing.
-
-
-def scrub_marker(store: Store) -> Path:
-    """The marker saying a purge of ``store`` still has its caches to drop (no text)."""
-    from memoir_tui.core.cachedir import cache_dir
-
-    name = hashlib.sha256(os.fsencode(os.path.abspath(store.root))).hexdigest()[:16]
-    return cache_dir() / f"scrub-pending-{name}"
-
-
-def stage_cache_scrub(tx: Transaction) -> None:
-    """Inside the purge's transaction, before it commits: mark the caches (the recall
-    index, the local sync copy's history) as still to let go."""
-    marker = scrub_marker(tx.store)
-    try:
-        from memoir_tui.core.fsutil import private_dir
-        from memoir_tui.core.safeio import create_exclusive, write_target
-
-        write_target(marker, within=marker.parent.parent)  # the cache folder linked out: no
-        private_dir(marker.parent)  # caches are private (0600 in 0700), like the index
-        # Created in place (O_EXCL, never through a link): no temp file a kill could leave
-        # outside the folders the store's sweep knows; one already there says the same.
-        with contextlib.suppress(FileExistsError):
-            create_exclusive(marker, b"recall sync\n", within=marker.parent.parent)
-    except OSError as exc:  # the caches are still dropped after the commit
-        log.warning("could not mark the caches for dropping: %s", exc)
-
-
 # Attempts within one command, and the pauses between them; a drop still failing after
 # them keeps the marker, so every next start of any face tries again.
 DROP_ATTEMPTS = 3
@@ -110,7 +73,7 @@ def finish_cache_scrub(store: Store) -> list[str]:
     few times. The marker goes only once every drop really happened; until then a
     sentence saying what stayed is left for the user (``transaction.take_notices``)
     and every next command tries again."""
-    marker = scrub_marker(store)
+    marker = scrub_marker(store.root)
     if not marker.exists():
         return []
     done = []
@@ -148,7 +111,7 @@ def finish_interrupted(store: Store) -> bool:
     with contextlib.suppress(MemoirError, OSError):
         sweep_temps_at_start(store)  # temp files a killed writer left: swept, not waited on
     pending = os.path.lexists(journal_path(store.root))
-    if not (pending or scrub_marker(store).exists()):
+    if not (pending or scrub_marker(store.root).exists()):
         return False
     try:
         if pending:

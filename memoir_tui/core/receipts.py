@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoir_tui.core.forget import Receipt
     from memoir_tui.core.items import Outcome
     from memoir_tui.core.store import Store
     from memoir_tui.core.working_set import WorkingSetService
@@ -85,33 +84,12 @@ def _redacted_line(line: str, needle: str) -> str:
     return line
 
 
-def _clean(lines: Iterable[str], needle: str) -> tuple[str, ...]:
+def kept_lines(lines: Iterable[str], needle: str) -> tuple[str, ...]:
+    """Lines as a receipt keeps them: the needle and any secret withheld."""
     from memoir_tui.core.withhold import withhold_lines
 
     text = "\n".join(_redacted_line(line, needle) for line in lines)
     return tuple(withhold_lines(text)[0].split("\n")) if text else ()
-
-
-def from_forget(receipt: Receipt, *, time: str, actor: str) -> KeptReceipt:
-    """A forget receipt as kept: places without context, the text as ``[forgotten]``."""
-    mode = "purge" if receipt.purge else "hide"
-    lines = [f"checked {len(receipt.checked)} place(s)"]
-    lines.append(f"found in {len(receipt.found)} place(s):" if receipt.found else "found nowhere")
-    for p in receipt.found:
-        where = f" ({p.where})" if p.where else ""
-        lines.append(f"  {p.kind}: {p.path}{where} → {p.action or 'left as it is'}")
-    lines.append(f"changed {len(receipt.changed)}:" if receipt.changed else "changed nothing")
-    lines += [f"  {c}" for c in receipt.changed]
-    if receipt.remaining:
-        lines.append(f"still there, {len(receipt.remaining)} place(s):")
-        for p in receipt.remaining:
-            where = f" ({p.where})" if p.where else ""
-            lines.append(f"  {p.kind}: {p.path}{where}")
-    else:
-        lines.append("still there: in none of the places checked")
-    lines += [f"note: {n}" for n in receipt.notes]
-    title = f"forget everywhere ({mode}): {len(receipt.needle)} characters of text"
-    return KeptReceipt(time, "forget_everywhere", actor, title, _clean(lines, receipt.needle))
 
 
 def keep(store: Store, kept: KeptReceipt) -> str:

@@ -342,9 +342,10 @@ class ReviewQueue:
                     f"this candidate was rejected on {readable_date(item.get('rejected_at'))}; "
                     "rejections are permanent, so note the decision directly if you mean it"
                 )
+            from memoir_tui.core.secrets import redact
             from memoir_tui.core.textsafe import clean_input
 
-            final_text = clean_input(_redact(text) if text is not None else item["text"])
+            final_text = clean_input(redact(text) if text is not None else item["text"])
             tombstones = self.working.view(tx.session, all_projects=True).tombstones
             match = near_hidden_match(final_text, tombstones, threshold=threshold)
             if match is not None:

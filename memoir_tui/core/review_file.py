@@ -129,24 +129,6 @@ def state_of(item: Mapping[str, Any]) -> str:
     return state if state in _RANK else CANDIDATE
 
 
-def in_review_scope(item_project: Any, project: str | None) -> bool:
-    """Whether a candidate stamped ``item_project`` is shown in ``project``'s scope: its
-    own and global ones (the rule every pane and answer uses); ``None`` shows all."""
-    from memoir_tui.core.scope import same_project
-
-    return project is None or same_project(item_project, project)
-
-
-def waiting_count(loaded: LoadedReview, *, project: str | None = None) -> int:
-    """How many candidates wait for a person (cheap: no near-hidden check, no session);
-    with ``project``, only that project's and the global ones."""
-    return sum(
-        1
-        for raw in well_formed_review_items(loaded.state.get("items"))
-        if state_of(raw) == CANDIDATE and in_review_scope(raw.get("project"), project)
-    )
-
-
 def _winner_key(item: Mapping[str, Any]) -> tuple[bool, int, int, str]:
     # A purged copy wins whatever its state or date, so purged text never returns.
     state = state_of(item)
@@ -380,9 +362,9 @@ class NearHidden:
         score = value.get("score")
         return cls(
             key=value["key"],
-            text=value.get("text") if isinstance(value.get("text"), str) else PURGED_TEXT,
+            text=text if isinstance(text := value.get("text"), str) else PURGED_TEXT,
             score=float(score) if isinstance(score, int | float) else 0.0,
-            hidden_at=value.get("hidden_at") if isinstance(value.get("hidden_at"), str) else "",
+            hidden_at=hidden_at if isinstance(hidden_at := value.get("hidden_at"), str) else "",
             purged=bool(value.get("purged")),
         )
 

@@ -74,7 +74,7 @@ def inject_enabled(root: Path) -> bool | None:
 
 
 def waiting_in_scope(root: Path, project: str | None) -> int:
-    """Candidates waiting for review in ``project`` and global (as ``review.waiting_count``)."""
+    """Candidates waiting for review in ``project`` and global (as ``waiting.waiting_count``)."""
     try:
         data = json.loads(read_file_safely(root / REVIEW_FILE, max_bytes=256 * 1024 * 1024))
     except (OSError, ValueError):

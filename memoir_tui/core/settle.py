@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.items import LIST_KEYS
+from memoir_tui.core.items import LIST_KEYS, current_of
 from memoir_tui.core.merge import Caps, park_overflow, partition
 
 __all__ = ["migrate_project_ids", "settle_session"]
@@ -61,7 +61,7 @@ def migrate_project_ids(state: dict[str, Any], project: str | None) -> int:
         for old in aliases_of(project):
             mapping[old] = (project, "")
     changed = 0
-    current = state.get("current") if isinstance(state.get("current"), dict) else {}
+    current = current_of(state)
     pools = [v for v in current.values() if isinstance(v, list)]
     if isinstance(state.get("history"), list):
         pools.append(state["history"])

@@ -22,10 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memoir_tui.core.config import Config, load_config
+from memoir_tui.core.context import StateFileKind
 from memoir_tui.core.hooks import AfterCommitHook
 from memoir_tui.core.identity import iso_now
 from memoir_tui.core.items import SESSION, Outcome
-from memoir_tui.core.context import StateFileKind
 from memoir_tui.core.machine import Machine, known_machine, load_machine
 from memoir_tui.core.session import SESSION_FILE, LoadedSession, load_session
 from memoir_tui.core.transaction import Transaction, run_transaction

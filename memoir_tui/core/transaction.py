@@ -421,7 +421,7 @@ class Transaction:
 
     # --- committing ------------------------------------------------------------------------
 
-    def _plan(self) -> tuple[list[_Write], bool, bool]:
+    def _plan(self) -> tuple[list[_Write], bool, tuple[str, ...]]:
         writes: list[_Write] = []
         for path, staged in self._staged.items():
             old = _read(path)

@@ -123,7 +123,7 @@ def item_texts(store: Memoir, ws: WorkingSet | None = None) -> tuple[dict[str, s
 
 
 def resolve_rows(store: Memoir, records: Sequence[AuditRecord]) -> list[AuditRow]:
-    ws = lean_view(store)  # one view serves the texts and the labels (not the history)
+    ws = lean_view(store.working)  # one view serves the texts and the labels (not the history)
     texts, forgotten = item_texts(store, ws)
     labels = {m.id: m.label for m in ws.machines if m.label}
     rows: list[AuditRow] = []

@@ -539,7 +539,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
             if confirmed:
                 # No undo: the app marks it as the last act u cannot take back.
-                self.host.write(lambda store: forget_everywhere(store, needle, purge=True))
+                self.host.write(lambda store: forget_everywhere(store.forget, needle, purge=True))
 
         self.app.push_screen(
             TypeToConfirmScreen(

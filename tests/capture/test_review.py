@@ -350,12 +350,14 @@ def test_pin_passes_provenance_when_the_store_accepts_it(store_dir, clock):
 
     seen = {}
 
-    class ProvenanceStore(Memoir):
-        def note_decision(self, text, why=None, rejected=None, *, provenance=None):
-            seen.update(provenance or {})
-            return super().note_decision(text, why, rejected)
+    store = Memoir(store_dir, clock=clock, machine_label="m")
+    noted = store.working.note_decision
 
-    store = ProvenanceStore(store_dir, clock=clock, machine_label="m")
+    def note_decision(text, why=None, rejected=None, *, provenance=None):
+        seen.update(provenance or {})
+        return noted(text, why, rejected)
+
+    store.working.note_decision = note_decision  # what the queue hands the working set
     (cid,) = store.review.enqueue([cand("We'll use uv instead of pip here.", "assistant")]).added
     store.review.pin(cid)
     assert seen["source"] == "assistant" and seen["extractor"] == "decision.we_will"

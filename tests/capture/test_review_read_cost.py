@@ -202,7 +202,7 @@ def test_a_remembered_check_reads_as_a_fresh_one(store):
     ]
     store.review.enqueue([_cand(t, f"2026-03-0{n + 1}T00:00:00.000Z") for n, t in enumerate(texts)])
     tombstones = store.working_set(all_projects=True).tombstones
-    assert review.hidden_decisions(store) == tombstones
+    assert review.hidden_decisions(store.working) == tombstones
 
     def fresh(text: str):
         match = review.near_hidden_match(text, tombstones)

@@ -171,7 +171,9 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
         if key != "PYTHONPATH":
             monkeypatch.setenv(key, value)
     monkeypatch.chdir(project)
-    outcome = forget_everywhere(Memoir(home / ".config" / "memoir", actor="app"), TOKEN, purge=True)
+    outcome = forget_everywhere(
+        Memoir(home / ".config" / "memoir", actor="app").forget, TOKEN, purge=True
+    )
     lines = outcome.message.splitlines()
     assert outcome.changed and TOKEN not in outcome.message
     assert lines[0].startswith("forgot '[REDACTED:github-token]' in ")
