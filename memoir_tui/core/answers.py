@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.dates import day
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
 from memoir_tui.core.items import Outcome, clean_text  # the one door for item text
@@ -174,10 +175,6 @@ def _s(text: str) -> str:
     return shown(text) if text else text
 
 
-def _day(iso: str) -> str:
-    return iso[:10]
-
-
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -245,12 +242,12 @@ def _decision_line(d: DecisionOut, clip: int | None = None) -> str:
     if extras:
         line += " — " + "; ".join(extras)
     if d.date:
-        line += f" ({_day(d.date)})"
+        line += f" ({day(d.date)})"
     return line
 
 
 def _history_line(h: SessionOut, *, detail: bool = False) -> str:
-    line = f"- {_day(h.date) or '?'} {h.machine or '?'}: {h.summary or '—'}"
+    line = f"- {day(h.date) or '?'} {h.machine or '?'}: {h.summary or '—'}"
     if detail:
         extras = []
         if h.duration_min is not None:
@@ -429,7 +426,7 @@ def session(store: Store, all_projects: bool = False) -> Reply:
         "",
         "## Machines sharing this store",
         _bullets(
-            (f"- {m.label} (last seen {_day(m.last_seen) or '?'})" for m in data.machines),
+            (f"- {m.label} (last seen {day(m.last_seen) or '?'})" for m in data.machines),
             "(none yet)",
         ),
     ]
@@ -475,7 +472,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         if d.rejected:
             block.append(f"  rejected: {d.rejected}")
         if d.date:
-            block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
+            block.append(f"  ({day(d.date)}{', ' + d.machine if d.machine else ''})")
         blocks.append("\n".join(block))
     text = (
         f'{len(hits)} decision(s) matching "{_shown(query)}" in {_scope_name(ws)}:\n\n'
