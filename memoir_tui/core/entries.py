@@ -23,6 +23,7 @@ from memoir_tui.core import frontmatter
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms, text_hash
 from memoir_tui.core.items import FILES, Outcome
+from memoir_tui.core.names import is_entry_name
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -40,7 +41,6 @@ _HOW_TO_APPLY_RE = re.compile(
     r"^\s*\*\*How to apply:\*\*\s*(?P<inline>.*?)\s*$(?P<rest>(?:\n(?!\s*\*\*[^*]+:\*\*|#).*)*)",
     re.MULTILINE,
 )
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
 class EntryError(MemoirError):
@@ -195,11 +195,14 @@ def iter_entry_files(directory: Path) -> Iterator[Path]:
             yield full
 
 
-def render_entry(path: str | os.PathLike[str], meta: dict[str, Any], body: str) -> bytes:
-    """An entry's bytes in the frontmatter subset (raises FrontmatterError, EntryError)."""
+def render_entry(
+    path: str | os.PathLike[str], meta: dict[str, Any], body: str, *, suffix: str = ".md"
+) -> bytes:
+    """An entry's bytes in the frontmatter subset (raises FrontmatterError, EntryError).
+    ``suffix``: the ending the file's host reads (``.mdc`` for Cursor's rules)."""
     path = Path(path)
-    if not _SLUG_RE.match(path.name):
-        raise EntryError(f"{path.name}: entry file names are lowercase slugs ending in .md")
+    if not is_entry_name(path.name, suffix):
+        raise EntryError(f"{path.name}: entry file names are lowercase slugs ending in {suffix}")
     return frontmatter.render(meta, body).encode("utf-8")
 
 
@@ -338,13 +341,14 @@ class EntryFiles:
         *,
         op: str = "create_entry",
         index: tuple[Path, Callable[[str], str]] | None = None,
+        suffix: str = ".md",
     ) -> Path:
         """Write a new entry file; refuses (writing nothing) if ``path`` exists, even if it
         appears meanwhile. Secrets are refused by the transaction.
 
         ``index``: (an index file, old text → new text), rewritten in the same commit
         (Claude Code's ``MEMORY.md`` gets the new file's line), read under the lock."""
-        data = render_entry(path, meta, body)
+        data = render_entry(path, meta, body, suffix=suffix)
         with self.store.transaction(op, files=(FILES,)) as tx:
             tx.create(path, data)
             if index is not None:

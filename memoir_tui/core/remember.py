@@ -283,6 +283,7 @@ def remember(
             meta,
             body,
             op="remember",
+            suffix=adapter.write_suffix,
             index=(index.index, lambda old: with_index_line(old, index)) if index else None,
         )
     except FileExistsRefusal:

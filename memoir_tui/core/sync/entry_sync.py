@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
+from memoir_tui.core.sync.layout import MEMORY_PREFIX, SYNCED_NAME_RE, sha256
 from memoir_tui.core.sync.purges import PurgeRecord, Taints
 
 CONFLICT_MARK = ".conflict-"
@@ -65,7 +65,7 @@ def conflict_path(path: str, data: bytes) -> str:
     if CONFLICT_MARK in stem:  # a copy of a copy keeps one mark
         stem = stem[: stem.index(CONFLICT_MARK)]
     out = f"{stem[:180]}{CONFLICT_MARK}{sha256(data)[:10]}.md"
-    assert ENTRY_NAME_RE.match(out), out
+    assert SYNCED_NAME_RE.match(out), out
     return MEMORY_PREFIX + out
 
 
