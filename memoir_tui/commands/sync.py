@@ -138,8 +138,7 @@ def cmd_init(ns: argparse.Namespace) -> int:
 
 
 def cmd_sync(ns: argparse.Namespace) -> int:
-    from memoir_tui.core import sync as sync_api
-    from memoir_tui.core.sync import SecretsFoundError
+    from memoir_tui.core.sync import SecretsFoundError, run_sync
 
     store = _store(ns)
     action = ns.sync_action or "sync"
@@ -147,7 +146,7 @@ def cmd_sync(ns: argparse.Namespace) -> int:
     if action != "pull":
         kwargs["allow_secrets"] = ns.allow_secrets
     try:
-        result = getattr(sync_api, action)(store, **kwargs)
+        result = run_sync(store, action, **kwargs)
     except SecretsFoundError as err:
         print(f"memoir-tui: push blocked: {len(err.findings)} possible secret(s):", file=sys.stderr)
         for finding in err.findings:

@@ -889,10 +889,10 @@ class Forgetter:
     def _push_forgotten_state(self, purge: bool) -> list[str]:
         """Carry the forgotten state to the remote now, so its old commits are left behind
         (with ``purge`` the remote branch is replaced, whatever file held the words)."""
-        from memoir_tui.core.sync import sync
+        from memoir_tui.core.sync import run_sync
 
         try:
-            result = sync(self.store, rewrite_history=purge)
+            result = run_sync(self.store, "sync", rewrite_history=purge)
         except MemoirError as exc:
             return [
                 f"the sync remote still holds the text in its current files: {exc}; "

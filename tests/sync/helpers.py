@@ -10,7 +10,7 @@ from typing import Any
 
 from memoir_tui.core.identity import iso_from_ms
 from memoir_tui.core.store import Store
-from memoir_tui.core.sync import init_sync, pull, push, sync
+from memoir_tui.core.sync import init_sync, run_sync
 from memoir_tui.core.sync.git import git_env
 from tests.deadlines import SAFETY_NET
 
@@ -88,13 +88,13 @@ class Machine:
         )
 
     def sync(self, **extra: Any):
-        return sync(self.store, **self.kw, **extra)
+        return run_sync(self.store, "sync", **self.kw, **extra)
 
     def pull(self, **extra: Any):
-        return pull(self.store, **self.kw, **extra)
+        return run_sync(self.store, "pull", **self.kw, **extra)
 
     def push(self, **extra: Any):
-        return push(self.store, **self.kw, **extra)
+        return run_sync(self.store, "push", **self.kw, **extra)
 
     def view(self) -> dict[str, Any]:
         """What a person sees, for convergence checks."""

@@ -94,9 +94,9 @@ def test_status_before_and_after(tmp_path):
     status = sync_status(store)
     assert not status.configured and "sync init" in status.lines()[0]
     with pytest.raises(NotConfiguredError):
-        from memoir_tui.core.sync import sync
+        from memoir_tui.core.sync import run_sync
 
-        sync(store)
+        run_sync(store, "sync")
 
     a, b = make_machines(tmp_path, "AB")
     status = sync_status(a.store)
@@ -192,3 +192,14 @@ def test_init_rejects_foreign_branch_and_masks_urls(tmp_path):
     assert mask_url("https://tok3n@host/x.git") == "https://***@host/x.git"
     assert mask_url("git@host:me/x.git") == "git@host:me/x.git"
     assert mask_url("/srv/x.git") == "/srv/x.git"
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [("pull", {"allow_secrets": True}), ("push", {"rewrite_history": True}), ("merge", {})],
+)
+def test_a_sync_run_refuses_options_its_mode_cannot_use(tmp_path, mode, extra):
+    from memoir_tui.core.sync import run_sync
+
+    with pytest.raises(ValueError):
+        run_sync(Store(tmp_path / "store"), mode, **extra)
