@@ -12,7 +12,7 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
 # Temp files this process is writing now (by path): removed by ``remove_own_temps`` when
 # the process is stopped by a signal. Each is registered before it is created, and once
@@ -56,24 +56,6 @@ def remove_own_temps() -> list[str]:
             os.unlink(name)
             removed.append(name)
     return removed
-
-
-class FileStamp(NamedTuple):
-    """What says a file changed: its inode, modification time (ns) and size. A tuple in
-    this order, so it compares equal to (and stores as) ``(ino, mtime_ns, size)``."""
-
-    ino: int
-    mtime_ns: int
-    size: int
-
-
-def file_stamp(path: str | os.PathLike[str]) -> FileStamp | None:
-    """The stamp of a file (through a symlink), or None if it cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return FileStamp(st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 class NotRegularFileError(OSError):

@@ -50,13 +50,8 @@ from memoir_tui.core.adapters.walk import (
 )
 from memoir_tui.core.cachedir import cache_dir
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import (
-    FileStamp,
-    file_stamp,
-    open_regular,
-    private_dir,
-    private_file,
-)
+from memoir_tui.core.filestamp import FileStamp, file_stamp
+from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import camel_parts, index_text
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import file_stamp
+from memoir_tui.core.filestamp import file_stamp
 from memoir_tui.core.safeio import read_text_safely
 
 MODEL_ID = "minishlab/potion-base-8M"  # its authors' own repository
