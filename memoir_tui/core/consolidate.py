@@ -31,7 +31,7 @@ from memoir_tui.core import frontmatter
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
 from memoir_tui.core.dates import day
-from memoir_tui.core.entries import (
+from memoir_tui.core.entry_file import (
     Entry,
     EntryError,
     iter_entry_files,

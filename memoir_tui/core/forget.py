@@ -862,7 +862,7 @@ class Forgetter:
             return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
         removed = text.count("\n") - left.count("\n")
         if path.parent == self.store.memory_dir:
-            from memoir_tui.core.entries import stamp_updated
+            from memoir_tui.core.entry_file import stamp_updated
 
             left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
         tx.write_text(path, left, scan=False, within=within)

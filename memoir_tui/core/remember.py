@@ -98,7 +98,7 @@ def meta_for(
     """Frontmatter and body: the content's own block (if any) read for type, name and
     description; the type defaults to fact, the name to the first heading or the file name."""
     from memoir_tui.core import frontmatter
-    from memoir_tui.core.entries import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
+    from memoir_tui.core.entry_file import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
 
     parsed = frontmatter.parse(content)
     if parsed.error:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.entries import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
+from memoir_tui.core.entry_file import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
 from memoir_tui.core.identity import is_iso_date, is_text_hash
 from memoir_tui.core.items import DATE_FIELDS, SESSION_VERSION
 from memoir_tui.core.names import is_entry_name

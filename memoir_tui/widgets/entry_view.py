@@ -136,7 +136,7 @@ def validation_note(ref: EntryRef) -> str:
 def load_entry_document(recall: Recall, ref: EntryRef) -> EntryDocument:
     """Read, parse and validate ``ref`` (blocking: file I/O and YAML; call in a worker)."""
     from memoir_tui.core import frontmatter
-    from memoir_tui.core.entries import parse_entry
+    from memoir_tui.core.entry_file import parse_entry
     from memoir_tui.core.validate import validate_entry
 
     if ref.is_session_item:

@@ -280,7 +280,7 @@ def _read(path: Path) -> bytes | None:
 
 def _local_entries(store: Any) -> dict[str, bytes]:
     """The store's readable entry files with a syncable name, as logical paths."""
-    from memoir_tui.core.entries import iter_entry_files
+    from memoir_tui.core.entry_file import iter_entry_files
     from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     out: dict[str, bytes] = {}
@@ -466,7 +466,7 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
     records = read_local_records(store)
     if records is not None:
         files[PURGES] = records
-    from memoir_tui.core.entries import iter_entry_files
+    from memoir_tui.core.entry_file import iter_entry_files
     from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     for path in iter_entry_files(store.memory_dir):
