@@ -19,7 +19,6 @@ import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from memoir_tui.core.dates import day
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
@@ -28,6 +27,7 @@ from memoir_tui.core.items import Outcome, clean_text  # the one door for item t
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
+from memoir_tui.core.reply import Reply
 from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import secret_in, shown_text, withheld_text
 
@@ -138,14 +138,6 @@ class StatusView:
     caps: dict[str, int]
     scope: ScopeOut
     notice: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What a tool hands back: text for the model, optional structured data."""
-
-    text: str
-    data: Any = None  # a frozen dataclass (the MCP face turns it into its model)
 
 
 # --- helpers ---------------------------------------------------------------------

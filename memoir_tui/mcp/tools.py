@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from memoir_tui.core import answers
-from memoir_tui.core.answers import Reply, package_version, refusal_text
+from memoir_tui.core.answers import package_version, refusal_text
+from memoir_tui.core.reply import Reply
 from memoir_tui.core.store import Store
 
 # --- structured output -------------------------------------------------------------
