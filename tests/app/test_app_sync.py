@@ -16,9 +16,9 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES
+from memoir_tui.core.gitexe import git_env
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
-from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane

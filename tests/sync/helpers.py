@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.gitexe import git_env
 from memoir_tui.core.identity import iso_from_ms
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync, run_sync
-from memoir_tui.core.sync.git import git_env
 from tests.deadlines import SAFETY_NET
 
 PASSPHRASE = "correct horse battery staple"

@@ -203,3 +203,19 @@ def test_a_sync_run_refuses_options_its_mode_cannot_use(tmp_path, mode, extra):
 
     with pytest.raises(ValueError):
         run_sync(Store(tmp_path / "store"), mode, **extra)
+
+
+def test_without_git_sync_refuses_with_a_sync_error_and_forget_finds_no_history(
+    tmp_path, monkeypatch
+):
+    from memoir_tui.core.gitexe import GitNotFoundError, git_executable
+    from memoir_tui.core.places import git_objects_hold
+    from memoir_tui.core.sync.errors import GitError
+    from memoir_tui.core.sync.git import Git
+
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(GitNotFoundError, match="git is not installed"):
+        git_executable()
+    with pytest.raises(GitError, match="git is not installed"):
+        Git(tmp_path / "repo.git", machine_id="m", label="m")
+    assert git_objects_hold(tmp_path / "repo.git", "anything") is False
