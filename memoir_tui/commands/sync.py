@@ -14,8 +14,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from memoir_tui.commands import open_store
+
+if TYPE_CHECKING:
+    from memoir_tui.core.sync import SyncMode
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -141,7 +145,7 @@ def cmd_sync(ns: argparse.Namespace) -> int:
     from memoir_tui.core.sync import SecretsFoundError, run_sync
 
     store = _store(ns)
-    action = ns.sync_action or "sync"
+    action = cast("SyncMode", ns.sync_action or "sync")  # the parser offers only these
     kwargs = {"interactive": True, "key_file": ns.key_file, "progress": _progress(ns)}
     if action != "pull":
         kwargs["allow_secrets"] = ns.allow_secrets

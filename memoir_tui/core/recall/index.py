@@ -506,12 +506,13 @@ class RecallIndex:
             if old is not None and found.stat is None and old[0] == found.ino:
                 report.unchanged += 1
                 continue
+            now: FileStamp | None
             if found.stat is not None:
                 now = FileStamp(found.ino, found.stat[0], found.stat[1])
             else:
                 now = file_stamp(found.path)
-                if now is None:
-                    continue
+            if now is None:
+                continue
             if old is not None and tuple(old) == now:
                 report.unchanged += 1
                 continue
