@@ -45,8 +45,8 @@ def cmd_capture(ns: argparse.Namespace) -> int:
         MAX_BYTES_PER_RUN,
         MAX_FILES_PER_RUN,
         capture,
-        parse_duration,
     )
+    from memoir_tui.core.durations import parse_duration
 
     store = open_store(ns, actor="capture")
     since = parse_duration(ns.since) if ns.since else None

@@ -14,8 +14,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from memoir_tui.commands import open_store
+
+if TYPE_CHECKING:
+    from memoir_tui.core.sync import SyncMode
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -138,16 +142,15 @@ def cmd_init(ns: argparse.Namespace) -> int:
 
 
 def cmd_sync(ns: argparse.Namespace) -> int:
-    from memoir_tui.core import sync as sync_api
-    from memoir_tui.core.sync import SecretsFoundError
+    from memoir_tui.core.sync import SecretsFoundError, run_sync
 
     store = _store(ns)
-    action = ns.sync_action or "sync"
+    action = cast("SyncMode", ns.sync_action or "sync")  # the parser offers only these
     kwargs = {"interactive": True, "key_file": ns.key_file, "progress": _progress(ns)}
     if action != "pull":
         kwargs["allow_secrets"] = ns.allow_secrets
     try:
-        result = getattr(sync_api, action)(store, **kwargs)
+        result = run_sync(store, action, **kwargs)
     except SecretsFoundError as err:
         print(f"memoir-tui: push blocked: {len(err.findings)} possible secret(s):", file=sys.stderr)
         for finding in err.findings:

@@ -19,14 +19,15 @@ import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from memoir_tui.core.dates import day
 from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
 from memoir_tui.core.identity import identity
 from memoir_tui.core.items import Outcome, clean_text  # the one door for item text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
+from memoir_tui.core.reply import Reply
 from memoir_tui.core.store import Store
 from memoir_tui.core.withhold import secret_in, shown_text, withheld_text
 
@@ -139,14 +140,6 @@ class StatusView:
     notice: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """What a tool hands back: text for the model, optional structured data."""
-
-    text: str
-    data: Any = None  # a frozen dataclass (the MCP face turns it into its model)
-
-
 # --- helpers ---------------------------------------------------------------------
 
 
@@ -172,10 +165,6 @@ def _s(text: str) -> str:
     from memoir_tui.core.textsafe import shown
 
     return shown(text) if text else text
-
-
-def _day(iso: str) -> str:
-    return iso[:10]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -245,12 +234,12 @@ def _decision_line(d: DecisionOut, clip: int | None = None) -> str:
     if extras:
         line += " — " + "; ".join(extras)
     if d.date:
-        line += f" ({_day(d.date)})"
+        line += f" ({day(d.date)})"
     return line
 
 
 def _history_line(h: SessionOut, *, detail: bool = False) -> str:
-    line = f"- {_day(h.date) or '?'} {h.machine or '?'}: {h.summary or '—'}"
+    line = f"- {day(h.date) or '?'} {h.machine or '?'}: {h.summary or '—'}"
     if detail:
         extras = []
         if h.duration_min is not None:
@@ -429,7 +418,7 @@ def session(store: Store, all_projects: bool = False) -> Reply:
         "",
         "## Machines sharing this store",
         _bullets(
-            (f"- {m.label} (last seen {_day(m.last_seen) or '?'})" for m in data.machines),
+            (f"- {m.label} (last seen {day(m.last_seen) or '?'})" for m in data.machines),
             "(none yet)",
         ),
     ]
@@ -475,7 +464,7 @@ def why(store: Store, query: str, all_projects: bool = False) -> Reply:
         if d.rejected:
             block.append(f"  rejected: {d.rejected}")
         if d.date:
-            block.append(f"  ({_day(d.date)}{', ' + d.machine if d.machine else ''})")
+            block.append(f"  ({day(d.date)}{', ' + d.machine if d.machine else ''})")
         blocks.append("\n".join(block))
     text = (
         f'{len(hits)} decision(s) matching "{_shown(query)}" in {_scope_name(ws)}:\n\n'

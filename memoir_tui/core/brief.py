@@ -5,7 +5,7 @@ and far below the size at which hosts cut injected context (Claude Code turns
 anything over about 10,000 characters into a preview and a file path). It is
 fenced and labelled as recorded evidence, not instructions: an agent should
 weigh what was decided earlier, not obey it, and a fence lets capture
-recognise our own words when they come back in a transcript (``strip_ours``).
+recognise our own words when they come back in a transcript (``fences.strip_ours``).
 
 What goes in, in order, while it fits: the goals, the next actions (newest
 first), the open questions, the decisions (newest first, with why and what was
@@ -19,10 +19,10 @@ Nothing to say is said as nothing: an empty string.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memoir_tui.core.fences import FENCE_CLOSE, FENCE_OPEN
 from memoir_tui.core.items import REVIEW_FILE
 
 if TYPE_CHECKING:
@@ -35,13 +35,6 @@ ITEM_CHARS = 240
 # Each list's first share of the room, handed out in this order (what an agent most
 # needs first: where it is going, then what constrains it); the rest in list order.
 SHARES = {"goals": 3, "decisions": 3, "next actions": 3, "open questions": 2}
-FENCE_OPEN = "<memoir-brief"
-FENCE_CLOSE = "</memoir-brief>"
-_OURS_RE = re.compile(
-    r"<memoir-brief\b[^>]*>.*?(?:</memoir-brief>|\Z)"
-    r"|<!--\s*memoir:session-block[^>]*-->.*?(?:<!--\s*/memoir:session-block\s*-->|\Z)",
-    re.DOTALL,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +48,6 @@ class Brief:
     @property
     def chars(self) -> int:
         return len(self.text)
-
-
-def strip_ours(text: str) -> str:
-    """``text`` without our own brief or pinned block (never captured back as new)."""
-    return _OURS_RE.sub(" ", text)
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:

@@ -30,7 +30,8 @@ from urllib.parse import unquote
 from memoir_tui.core import frontmatter
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.config import ConsolidateSettings
-from memoir_tui.core.entries import (
+from memoir_tui.core.dates import day
+from memoir_tui.core.entry_file import (
     Entry,
     EntryError,
     iter_entry_files,
@@ -295,10 +296,6 @@ def _age_days(now_ms: int, then_ms: int) -> int:
     return (now_ms - then_ms) // DAY_MS
 
 
-def _day(iso: Any) -> str:
-    return iso[:10] if isinstance(iso, str) else "?"
-
-
 # --- scanning ---------------------------------------------------------------------
 
 
@@ -474,7 +471,7 @@ def _duplicates(live: list[_File], refs: _Refs, s: ConsolidateSettings) -> list[
 
 def _updated(f: _File) -> str:
     e = f.entry
-    return _day(e.meta.get("updated") or e.meta.get("created"))
+    return day(e.meta.get("updated") or e.meta.get("created"), missing="?")
 
 
 def _stale_entries(
@@ -773,7 +770,7 @@ def _stale_session(store: Store, s: ConsolidateSettings, now_ms: int) -> list[Pr
                     id=proposal_id(kind, (f"session:{key}:{identity(item.text)}",)),
                     kind=kind,
                     title=f"{noun} untouched for {age} days: {item.text}",
-                    why=f"Added {_day(item.date)}, more than {days} days ago. {how}",
+                    why=f"Added {day(item.date, missing='?')}, more than {days} days ago. {how}",
                     evidence=f"{item.text}\n{key} · {item.date} · {item.machine_label or '?'}",
                     paths=(),
                     actions=actions,

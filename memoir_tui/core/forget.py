@@ -895,7 +895,7 @@ class Forgetter:
             return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
         removed = text.count("\n") - left.count("\n")
         if path.parent == self.store.memory_dir:
-            from memoir_tui.core.entries import stamp_updated
+            from memoir_tui.core.entry_file import stamp_updated
 
             left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
         tx.write_text(path, left, scan=False, within=within)
@@ -922,10 +922,10 @@ class Forgetter:
     def _push_forgotten_state(self, purge: bool) -> list[str]:
         """Carry the forgotten state to the remote now, so its old commits are left behind
         (with ``purge`` the remote branch is replaced, whatever file held the words)."""
-        from memoir_tui.core.sync import sync
+        from memoir_tui.core.sync import run_sync
 
         try:
-            result = sync(self.store, rewrite_history=purge)
+            result = run_sync(self.store, "sync", rewrite_history=purge)
         except MemoirError as exc:
             return [
                 f"the sync remote still holds the text in its current files: {exc}; "

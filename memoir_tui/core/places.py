@@ -91,7 +91,7 @@ def context_line(text: str, needle: str) -> str:
 
 def git_objects_hold(repo: Path, folded: str) -> bool:
     """Whether any object of the git repository ``repo`` holds the folded text."""
-    from memoir_tui.core.sync.git import git_env, git_executable
+    from memoir_tui.core.gitexe import git_env, git_executable
 
     try:
         proc = subprocess.run(
@@ -574,7 +574,7 @@ def commit_git_folders(
 ) -> tuple[list[str], list[str]]:
     """Commit the removal in each git-tracked memory folder a changed file lies in;
     (changed lines, notes naming the history that still holds it, with the command)."""
-    from memoir_tui.core.sync.git import git_env, git_executable
+    from memoir_tui.core.gitexe import git_env, git_executable
 
     changed: list[str] = []
     notes: list[str] = []

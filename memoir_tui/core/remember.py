@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.reply import Reply
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -98,7 +98,7 @@ def meta_for(
     """Frontmatter and body: the content's own block (if any) read for type, name and
     description; the type defaults to fact, the name to the first heading or the file name."""
     from memoir_tui.core import frontmatter
-    from memoir_tui.core.entries import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
+    from memoir_tui.core.entry_file import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
 
     parsed = frontmatter.parse(content)
     if parsed.error:
@@ -283,6 +283,7 @@ def remember(
             meta,
             body,
             op="remember",
+            suffix=adapter.write_suffix,
             index=(index.index, lambda old: with_index_line(old, index)) if index else None,
         )
     except FileExistsRefusal:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memoir_tui.core.dates import day
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.textsafe import shown
-
-
-def _day(iso: str) -> str:
-    return iso[:10] if iso else "—"
 
 
 def render_working_set(
@@ -63,13 +60,13 @@ def render_working_set(
     if ws.history:
         last = ws.history[0]
         lines.append(
-            f"\nLast session: {_day(last.date)} on {last.machine_label or '?'}: {shown(last.summary)}"
+            f"\nLast session: {day(last.date) or '—'} on {last.machine_label or '?'}: {shown(last.summary)}"
         )
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
 def _where(date: str, machine: str, project: str) -> str:
-    return " · ".join(shown(p) for p in (_day(date), machine or "?", project) if p)
+    return " · ".join(shown(p) for p in (day(date) or "—", machine or "?", project) if p)
 
 
 def scope_line(ws: WorkingSet) -> str:

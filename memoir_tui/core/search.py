@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from memoir_tui.core.dates import day
 from memoir_tui.core.items import folded
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def build_index(
         text = fold(c.text)
         out.append(Indexed(Hit("review", "", "candidate", c.text, c.state, c), text, text))
     for h in ws.history:
-        hit = Hit("history", "", "session", h.summary, h.date[:10], h)
+        hit = Hit("history", "", "session", h.summary, day(h.date), h)
         out.append(Indexed(hit, fold(h.summary, *h.files_touched), fold(h.summary)))
     for e in entries:
         name, about = str(getattr(e, "name", "")), str(getattr(e, "description", ""))

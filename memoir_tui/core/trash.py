@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memoir_tui.core import durations
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.items import FILES, Outcome, Undo
@@ -104,11 +105,13 @@ class TrashRecord:
 
 
 def parse_duration(text: str) -> int:
-    """``30d``, ``12h``, ``45m``, ``90s``, ``2w`` → seconds."""
-    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text or "")
-    if not m:
-        raise TrashError(f"{text!r} is not a duration; use a number and s, m, h, d or w (e.g. 30d)")
-    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}[m.group(2)]
+    """``30d``, ``12h``, ``45m``, ``90s``, ``2w`` (or ``1d12h``) → whole seconds."""
+    try:
+        return int(durations.parse_duration(text))
+    except durations.DurationError:
+        raise TrashError(
+            f"{text!r} is not a duration; use a number and s, m, h, d or w (e.g. 30d)"
+        ) from None
 
 
 def _new_id(now_iso: str) -> str:

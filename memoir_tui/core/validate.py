@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.entries import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
+from memoir_tui.core.entry_file import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
 from memoir_tui.core.identity import is_iso_date, is_text_hash
 from memoir_tui.core.items import DATE_FIELDS, SESSION_VERSION
+from memoir_tui.core.names import is_entry_name
 
 ERROR = "error"
 WARNING = "warning"
@@ -100,7 +101,7 @@ def validate_entry(entry: Entry) -> list[Finding]:
         add(ERROR, "entry.project", "`project` must be a string (absent = global)")
     if "origin" in meta and not isinstance(meta["origin"], dict):
         add(ERROR, "entry.origin", "`origin` must be a mapping (tool, session_id, machine_id)")
-    if not _is_slug(entry.path.name):
+    if not is_entry_name(entry.path.name):
         add(
             WARNING,
             "entry.file-name",
@@ -108,11 +109,6 @@ def validate_entry(entry: Entry) -> list[Finding]:
         )
     _type_rules(entry, add, legacy_severity)
     return out
-
-
-def _is_slug(name: str) -> bool:
-    stem = name[:-3] if name.endswith(".md") else name
-    return bool(stem) and stem == stem.lower() and all(c.isalnum() or c in "-_." for c in stem)
 
 
 def _type_rules(entry: Entry, add: Any, legacy_severity: str) -> None:

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.reply import Reply
 from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:

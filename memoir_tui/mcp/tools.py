@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from memoir_tui.core import answers
-from memoir_tui.core.answers import Reply, package_version, refusal_text
+from memoir_tui.core.answers import package_version, refusal_text
 from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.reply import Reply
 
 # --- structured output -------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
+from memoir_tui.core.dates import day_or_raw
 from memoir_tui.core.items import plural
 from memoir_tui.core.listing import DECISION_SORT_KEYS
 from memoir_tui.core.model import Decision, WorkingSet
@@ -25,7 +26,7 @@ from memoir_tui.screens.dialogs import (
 )
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.widgets.filter_bar import FilterBar
-from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
 from memoir_tui.widgets.windowed_list import LIST_ROWS, ListView, WindowedList, list_bindings
@@ -96,13 +97,13 @@ def decision_row(
         cell(text, style),
         cell(d.why, style),
         cell(d.rejected, style),
-        cell(short_date(d.date), style),
+        cell(day_or_raw(d.date), style),
         cell(d.machine_label, style),
     ]
     if with_project_column:
         cells.append(cell(d.project_label or "global", style))
     if with_hidden_column:
-        cells.append(cell(short_date(d.hidden_at) if d.hidden else "", style))
+        cells.append(cell(day_or_raw(d.hidden_at) if d.hidden else "", style))
     return TableRow(d.key, tuple(cells))
 
 

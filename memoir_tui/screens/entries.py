@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static
 
+from memoir_tui.core.dates import day_or_raw
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
@@ -35,7 +36,7 @@ from memoir_tui.widgets.entry_view import (
 )
 from memoir_tui.widgets.fields import home_relative
 from memoir_tui.widgets.filter_bar import FilterBar
-from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.recall_source import RecallSource, recall_source, release_recall
 from memoir_tui.widgets.status_line import StatusLine
@@ -118,7 +119,7 @@ def entry_row(ref: EntryRef, project: str = "") -> TableRow:
             cell(
                 cut_middle(project or project_label(ref.project), 24), "" if ref.project else "dim"
             ),
-            cell(short_date(ref.updated) or "—", "dim"),
+            cell(day_or_raw(ref.updated) or "—", "dim"),
         ),
     )
 

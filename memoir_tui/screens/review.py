@@ -22,6 +22,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Input, Label, Static
 
 from memoir_tui.core import review_file as review
+from memoir_tui.core.dates import day_or_raw
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.labels import GLOBAL, label_of, short_labels
@@ -47,7 +48,6 @@ from memoir_tui.widgets.item_table import (
     TableRow,
     cell,
     long_date,
-    short_date,
 )
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
@@ -141,7 +141,7 @@ def review_row(
             text,
             cell(source_label(item), source_style),
             cell(item.extractor or "—", base),
-            cell(short_date(item.timestamp or item.captured_at), base),
+            cell(day_or_raw(item.timestamp or item.captured_at), base),
             cell(project or item.project_label or GLOBAL, base),
         ),
     )
@@ -203,7 +203,7 @@ class PinCandidateScreen(DecisionFieldsDialog[PinDraft | None]):
 
     def compose(self) -> ComposeResult:
         item = self.item
-        said = short_date(item.timestamp or item.captured_at)
+        said = day_or_raw(item.timestamp or item.captured_at)
         facts = " · ".join(
             p
             for p in (" ".join(item.badges), item.extractor and f"rule {item.extractor}", said)

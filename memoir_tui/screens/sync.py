@@ -11,7 +11,6 @@ kept in memory for this run of the app only.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol, cast
@@ -465,19 +464,18 @@ class SyncPane(Pane):
 
     @work(thread=True, exclusive=True, group=RUN_GROUP, name="sync-run", exit_on_error=False)
     def _run(self, action: str, passphrase: str | None) -> RunOutcome:
-        functions: dict[str, Callable[..., sync_core.SyncResult]] = {
-            "push": sync_core.push,
-            "pull": sync_core.pull,
-            "sync": sync_core.sync,
-        }
-
         def progress(message: str, fraction: float) -> None:
             # RuntimeError: the app is closing; let the cycle finish on its own.
             with contextlib.suppress(RuntimeError):
                 self.app.call_from_thread(self._progress, action, message, fraction)
 
         try:
-            result = functions[action](self.host.store, passphrase=passphrase, progress=progress)
+            result = sync_core.run_sync(
+                self.host.store,
+                cast(sync_core.SyncMode, action),
+                passphrase=passphrase,
+                progress=progress,
+            )
         except sync_core.PassphraseError as err:
             return RunOutcome(action, error=str(err), needs_passphrase=passphrase is None)
         except sync_core.WrongPassphraseError as err:

@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
+from memoir_tui.core.dates import day_or_raw
 from memoir_tui.core.identity import identity, parse_date_ms
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, short_date
+from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:  # the dialogs are imported when a key first opens one, not for the first screen
     from memoir_tui.core.memoir import Memoir
@@ -92,7 +93,7 @@ def item_rows(items: tuple[Item, ...]) -> list[TableRow]:
             identity(i.text),
             (
                 cell(i.text if i.place == "live" else f"[{i.place}] {i.text}"),
-                cell(short_date(i.date)),
+                cell(day_or_raw(i.date)),
                 cell(i.machine_label),
                 cell(i.project_label or "global"),
             ),
@@ -127,7 +128,7 @@ def completed_rows(items: list[tuple[str, CompletedAction]]) -> list[TableRow]:
                     KIND_OF_LIST[list_key] + HOW.get(c.reason, c.reason),
                     "dim" if c.reason in ("completed", "answered") else "",
                 ),
-                cell(short_date(c.done_at)),
+                cell(day_or_raw(c.done_at)),
             ),
         )
         for list_key, c in items

@@ -31,10 +31,10 @@ from textual.events import Resize
 from textual.widgets import DataTable, Label, Static
 
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX
+from memoir_tui.core.dates import day_or_raw
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.fields import home_relative, theme_colours
-from memoir_tui.widgets.item_table import short_date
 from memoir_tui.widgets.latest_read import LatestRead
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def validation_note(ref: EntryRef) -> str:
 def load_entry_document(recall: Recall, ref: EntryRef) -> EntryDocument:
     """Read, parse and validate ``ref`` (blocking: file I/O and YAML; call in a worker)."""
     from memoir_tui.core import frontmatter
-    from memoir_tui.core.entries import parse_entry
+    from memoir_tui.core.entry_file import parse_entry
     from memoir_tui.core.validate import validate_entry
 
     if ref.is_session_item:
@@ -205,7 +205,7 @@ def findings_view(
 def facts_line(ref: EntryRef) -> Text:
     parts = [ref.tool, ref.type, ref.kind, f"project {project_label(ref.project)}"]
     if ref.updated:
-        parts.append(f"updated {short_date(ref.updated)}")
+        parts.append(f"updated {day_or_raw(ref.updated)}")
     return Text(" · ".join(p for p in parts if p), style="dim")
 
 

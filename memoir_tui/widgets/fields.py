@@ -27,18 +27,6 @@ _FALLBACK_COLOURS = {
 }
 
 
-FileStamp = tuple[int, int, int] | None
-
-
-def file_stamp(path: Path) -> FileStamp:
-    """(inode, mtime, size) of a file, or None: what a pane's watcher compares."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
 def home_relative(path: str) -> str:
     """``path`` with the home directory shown as ``~``; URLs and relative paths unchanged."""
     if not path or not os.path.isabs(path):

@@ -15,7 +15,6 @@ of a hundred costs milliseconds.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -66,18 +65,6 @@ def long_date(value: str) -> str:
     if not ms:
         return value
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]|$)")
-
-
-def short_date(value: str) -> str:
-    """``2026-06-18`` for an ISO date or date-time; the raw text otherwise.
-
-    The day as written (UTC for the ``Z`` stamps every writer uses); cheap,
-    because a table formats thousands of them.
-    """
-    return value[:10] if _ISO_DAY.match(value) else value
 
 
 def _signature(rows: Sequence[TableRow]) -> list[tuple[str, tuple[str, ...]]]:

@@ -9,14 +9,15 @@ disk. ``ctrl+r`` posts all four. Nothing here reads a file's contents.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.message import Message
 
-Stamp = tuple[tuple[int, int, int] | None, ...]
+from memoir_tui.core.filestamp import FileStamp, file_stamp
+
+Stamp = tuple[FileStamp | None, ...]
 
 
 class StoreChanged(Message, bubble=False):
@@ -55,14 +56,6 @@ ALL_CHANGES: tuple[type[StoreChanged], ...] = (
 )
 
 
-def _stat(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
 @dataclass(frozen=True, slots=True)
 class Watched:
     """One part of the store: the message it posts and the paths whose stamps say it changed."""
@@ -71,7 +64,7 @@ class Watched:
     paths: Callable[[], Sequence[Path]]
 
     def stamp(self) -> Stamp:
-        return tuple(_stat(p) for p in self.paths())
+        return tuple(file_stamp(p) for p in self.paths())
 
 
 class StoreWatcher:

@@ -16,9 +16,9 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES
+from memoir_tui.core.gitexe import git_env
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync
-from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.screens.sync import PassphraseScreen, SyncPane
@@ -125,14 +125,15 @@ async def test_ui_stays_responsive_while_the_worker_runs(
 ) -> None:
     init_sync(store, str(remote))
     gate = threading.Event()
-    real_sync = sync_core.sync
+    real_sync = sync_core.run_sync
 
-    def held_sync(store: Memoir, **kwargs: Any) -> sync_core.SyncResult:
+    def held_sync(store: Memoir, mode: sync_core.SyncMode, **kwargs: Any) -> sync_core.SyncResult:
+        assert mode == "sync"
         kwargs["progress"]("waiting for the test", 0.01)
         assert gate.wait(30), "the test never released the sync"
-        return real_sync(store, **kwargs)
+        return real_sync(store, mode, **kwargs)
 
-    monkeypatch.setattr(sync_core, "sync", held_sync)
+    monkeypatch.setattr(sync_core, "run_sync", held_sync)
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
         await pilot.press("S")
@@ -178,9 +179,9 @@ async def test_fetch_then_pull_shows_what_the_merge_did(
         await settle(pilot)
         assert pane.status is not None and pane.status.last_ok
         # another machine pulls, adds a decision and pushes
-        sync_core.pull(other)
+        sync_core.run_sync(other, "pull")
         other.note_decision("Pin Node to the active LTS release", "predictable upgrades")
-        sync_core.push(other)
+        sync_core.run_sync(other, "push")
         await pilot.press("F")
         await settle(pilot)
         assert pane.status.behind == 1

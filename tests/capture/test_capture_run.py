@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.capture.run import capture, default_projects_dir, parse_duration
+from memoir_tui.core.capture.run import capture, default_projects_dir
+from memoir_tui.core.durations import parse_duration
 from memoir_tui.core.errors import MemoirError
 
 from .conftest import (

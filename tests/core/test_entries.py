@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core import frontmatter
-from memoir_tui.core.entries import (
+from memoir_tui.core.entry_file import (
     ENTRY_TYPES,
     OPAQUE,
     EntryError,

@@ -8,7 +8,7 @@ from importlib import resources
 import jsonschema
 from hypothesis import given, settings
 
-from memoir_tui.core.entries import ENTRY_TYPES, new_entry_meta
+from memoir_tui.core.entry_file import ENTRY_TYPES, new_entry_meta
 from memoir_tui.core.identity import _ISO_RE
 from memoir_tui.core.merge import DEFAULT_CAPS, merge_sessions
 from memoir_tui.core.session import normalise_shape

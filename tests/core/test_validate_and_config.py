@@ -111,3 +111,9 @@ def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
     assert read_audit(store.root, limit=1)[0].operation == "remember_setting"
     with pytest.raises(ConfigError):
         remember_setting(store, "app", "theme", 'x"\n[evil]')
+
+
+@pytest.mark.parametrize("name", ["Ünï.md", "-x.md", ".x.md", "a..b.md", "Fact_A.md"])
+def test_names_this_project_would_not_write_are_warned_about(tmp_path, name):
+    text = "---\ntype: fact\nname: a\ndescription: one line\n---\nbody\n"
+    assert findings(tmp_path, name, text) == {(WARNING, "entry.file-name")}

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoir_tui.core.gitexe import git_env
 from memoir_tui.core.identity import iso_from_ms
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.sync import init_sync, pull, push, sync
-from memoir_tui.core.sync.git import git_env
+from memoir_tui.core.sync import init_sync, run_sync
 from tests.deadlines import SAFETY_NET
 
 PASSPHRASE = "correct horse battery staple"
@@ -88,13 +88,13 @@ class Machine:
         )
 
     def sync(self, **extra: Any):
-        return sync(self.store, **self.kw, **extra)
+        return run_sync(self.store, "sync", **self.kw, **extra)
 
     def pull(self, **extra: Any):
-        return pull(self.store, **self.kw, **extra)
+        return run_sync(self.store, "pull", **self.kw, **extra)
 
     def push(self, **extra: Any):
-        return push(self.store, **self.kw, **extra)
+        return run_sync(self.store, "push", **self.kw, **extra)
 
     def view(self) -> dict[str, Any]:
         """What a person sees, for convergence checks."""

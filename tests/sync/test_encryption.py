@@ -14,7 +14,7 @@ from memoir_tui.core.sync import (
     PassphraseError,
     WrongPassphraseError,
     init_sync,
-    pull,
+    run_sync,
     sync_status,
 )
 from memoir_tui.core.sync.crypto import MAGIC, KdfParams, Keys, read_key_file
@@ -178,21 +178,21 @@ def test_passphrase_sources(tmp_path, monkeypatch):
     a.store.add_goal("from A")
     a.sync()
     monkeypatch.setenv("MEMOIR_PASSPHRASE", a.passphrase)
-    pull(b.store)
+    run_sync(b.store, "pull")
     assert "from A" in b.view()["goals"]
     monkeypatch.delenv("MEMOIR_PASSPHRASE")
     with pytest.raises(PassphraseError, match="MEMOIR_PASSPHRASE"):
-        pull(b.store)
+        run_sync(b.store, "pull")
     key = tmp_path / "key"
     key.write_text(a.passphrase + "\n")
     key.chmod(0o644)
     with pytest.raises(PassphraseError, match="too open"):
         read_key_file(key)
     with pytest.raises(PassphraseError, match="too open"):
-        pull(b.store, key_file=str(key))
+        run_sync(b.store, "pull", key_file=str(key))
     key.chmod(0o600)
     assert read_key_file(key) == a.passphrase
-    pull(b.store, key_file=str(key))
+    run_sync(b.store, "pull", key_file=str(key))
 
 
 def test_mode_mismatch_is_refused(tmp_path):

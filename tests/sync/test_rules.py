@@ -94,9 +94,9 @@ def test_status_before_and_after(tmp_path):
     status = sync_status(store)
     assert not status.configured and "sync init" in status.lines()[0]
     with pytest.raises(NotConfiguredError):
-        from memoir_tui.core.sync import sync
+        from memoir_tui.core.sync import run_sync
 
-        sync(store)
+        run_sync(store, "sync")
 
     a, b = make_machines(tmp_path, "AB")
     status = sync_status(a.store)
@@ -192,3 +192,30 @@ def test_init_rejects_foreign_branch_and_masks_urls(tmp_path):
     assert mask_url("https://tok3n@host/x.git") == "https://***@host/x.git"
     assert mask_url("git@host:me/x.git") == "git@host:me/x.git"
     assert mask_url("/srv/x.git") == "/srv/x.git"
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [("pull", {"allow_secrets": True}), ("push", {"rewrite_history": True}), ("merge", {})],
+)
+def test_a_sync_run_refuses_options_its_mode_cannot_use(tmp_path, mode, extra):
+    from memoir_tui.core.sync import run_sync
+
+    with pytest.raises(ValueError):
+        run_sync(Memoir(tmp_path / "store"), mode, **extra)
+
+
+def test_without_git_sync_refuses_with_a_sync_error_and_forget_finds_no_history(
+    tmp_path, monkeypatch
+):
+    from memoir_tui.core.gitexe import GitNotFoundError, git_executable
+    from memoir_tui.core.places import git_objects_hold
+    from memoir_tui.core.sync.errors import GitError
+    from memoir_tui.core.sync.git import Git
+
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(GitNotFoundError, match="git is not installed"):
+        git_executable()
+    with pytest.raises(GitError, match="git is not installed"):
+        Git(tmp_path / "repo.git", machine_id="m", label="m")
+    assert git_objects_hold(tmp_path / "repo.git", "anything") is False

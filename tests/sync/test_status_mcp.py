@@ -8,7 +8,7 @@ from pathlib import Path
 from mcp import Client
 
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.sync import init_sync, sync
+from memoir_tui.core.sync import init_sync, run_sync
 from memoir_tui.mcp.server import build_server
 
 
@@ -20,7 +20,7 @@ async def test_sync_status_tool(tmp_path: Path, store_dir: Path, store: Memoir) 
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     init_sync(store, str(remote))
     store.add_goal("synced goal")
-    sync(store)
+    run_sync(store, "sync")
     before = sorted(p.name for p in store_dir.iterdir())
     async with Client(build_server(store_dir)) as client:
         text = (await client.call_tool("memoir_sync_status", {})).content[0].text

@@ -25,7 +25,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.sync import init_sync, sync
+from memoir_tui.core.sync import init_sync, run_sync
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, git, make_remote
 
@@ -143,7 +143,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[s
     store = Memoir(home / ".config" / "memoir", actor="cli")
     remote = make_remote(tmp_path)
     init_sync(store, str(remote), scrypt_n=TEST_SCRYPT_N)
-    sync(store)
+    run_sync(store, "sync")
     assert WORD in git("log", "--all", "-p", cwd=remote).lower()
     assert len(holders(home)) >= 6  # (git objects are compressed: the sync copy is not seen)
     return home, places, remote

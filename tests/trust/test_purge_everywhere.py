@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.sync import init_sync, sync
+from memoir_tui.core.sync import init_sync, run_sync
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, make_remote
 
@@ -89,7 +89,7 @@ def lived_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Mem
     assert TEXT in memoir(home, "recall", "Falconridge vendor").stdout
     # … and a sync copy has pushed it to a remote outside the home.
     init_sync(store, str(make_remote(tmp_path)), scrypt_n=TEST_SCRYPT_N)
-    sync(store)
+    run_sync(store, "sync")
     store.hide_decision(text_hash(TEXT))
     assert holders(home), "the setup should hold the words somewhere"
     return home, store

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -33,8 +32,7 @@ from memoir_tui.core.adapters.walk import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.fsutil import open_regular
-
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,120}\.md$")
+from memoir_tui.core.names import is_entry_name, slugify
 
 
 class PathRefused(MemoirError):
@@ -105,7 +103,6 @@ def read_file(
         raise PathRefused(f"{found.path}: not UTF-8 text") from None
 
 
-_SLUG_RUN_RE = re.compile(r"[^a-z0-9._-]+")
 _NAME_HELP = (
     'give a bare file name ending in .md, such as "build-notes.md" or "Build Notes.md" '
     "(no directories, no leading dot)"
@@ -129,13 +126,11 @@ def normalise_filename(filename: str) -> str:
         stem = name  # as the JavaScript tool, a name without a suffix gets .md
     else:
         raise PathRefused(f"{filename!r}: {_NAME_HELP}")
-    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
-    slug = _SLUG_RUN_RE.sub("-", ascii_stem.lower())
-    slug = re.sub(r"-{2,}", "-", slug).strip("-._")
-    if not slug or ".." in slug:
+    slug = slugify(stem)
+    if not slug:
         raise PathRefused(f"{filename!r}: {_NAME_HELP}")
-    out = slug[:120].rstrip("-._") + ".md"
-    if not _NAME_RE.match(out):
+    out = slug + ".md"
+    if not is_entry_name(out):
         raise PathRefused(f"{filename!r}: {_NAME_HELP}")
     return out
 
@@ -162,7 +157,7 @@ def writable_file(
     directly inside the tool's target directory; the directory need not exist yet.
     """
     adapter = get_adapter(tool)
-    if not isinstance(filename, str) or not _NAME_RE.match(filename) or ".." in filename:
+    if not is_entry_name(filename):
         raise PathRefused(
             f"{filename!r}: give a bare lowercase file name ending in .md "
             "(letters, digits, '.', '_', '-'; no directories)"

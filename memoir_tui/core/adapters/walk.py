@@ -395,12 +395,3 @@ def walk_source(source: Source, known: Mapping[str, int] | None = None) -> WalkR
     for tool, loc in source.locations:
         walk(source.base, loc.pattern.split("/"), 0, 0, tool, loc)
     return result
-
-
-def stat_file(path: str) -> tuple[int, int, int] | None:
-    """``(mtime_ns, size, inode)`` of a file (through a symlink), or None if it is gone."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino

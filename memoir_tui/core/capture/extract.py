@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.brief import strip_ours
 from memoir_tui.core.capture.transcripts import Message
+from memoir_tui.core.fences import strip_ours
 from memoir_tui.core.identity import text_hash
 
 USER = "user"

@@ -24,7 +24,7 @@ Facts relied on (docs/HOSTS.md has the sources):
 Whatever the host, candidates carry provenance (``tool`` names the host), go to
 the review queue only (never pinned), and the queue's identity check makes a
 repeated event add nothing; our own brief is stripped from every message
-before extraction (``brief.strip_ours``).
+before extraction (``fences.strip_ours``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ taken only for the commit at the end (lock order: capture, then the store).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
@@ -45,7 +44,6 @@ from memoir_tui.core.capture.transcripts import (
     read_new_records,
     walk_transcripts,
 )
-from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.identity import parse_date_ms
 from memoir_tui.core.items import FILES, REVIEW
 from memoir_tui.core.lock import store_flock
@@ -55,17 +53,6 @@ if TYPE_CHECKING:
 
 MAX_FILES_PER_RUN = 200
 MAX_BYTES_PER_RUN = 32 * 1024 * 1024
-
-_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])", re.IGNORECASE)
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in a duration such as ``90m``, ``2h``, ``3d``, ``1w`` or ``1h30m``."""
-    compact = text.strip().replace(" ", "")
-    if not compact or _DURATION_RE.sub("", compact):
-        raise MemoirError(f"not a duration: {text!r} (use e.g. 30m, 2h, 3d, 1w)")
-    return sum(float(n) * _UNIT_SECONDS[unit.lower()] for n, unit in _DURATION_RE.findall(compact))
 
 
 def default_projects_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -178,7 +178,7 @@ def doc_from_text(
     markdown: bool,
 ) -> Doc | None:
     """The document for one file, or None when it must never be returned."""
-    from memoir_tui.core.entries import OPAQUE, parse_entry
+    from memoir_tui.core.entry_file import OPAQUE, parse_entry
     from memoir_tui.core.frontmatter import split
 
     entry = parse_entry(Path(path), text)

@@ -50,6 +50,7 @@ from memoir_tui.core.adapters.walk import (
 )
 from memoir_tui.core.cachedir import cache_dir
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.filestamp import FileStamp, file_stamp
 from memoir_tui.core.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import camel_parts, index_text
@@ -464,14 +465,6 @@ class RecallIndex:
                     break
         return dirty
 
-    @staticmethod
-    def _stat(path: str) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        return st.st_ino, st.st_mtime_ns, st.st_size
-
     def _stored(self, key: str) -> dict[str, tuple[int, int, int]]:
         """A source's indexed files: path → (inode, mtime_ns, size)."""
         return {
@@ -513,12 +506,13 @@ class RecallIndex:
             if old is not None and found.stat is None and old[0] == found.ino:
                 report.unchanged += 1
                 continue
+            now: FileStamp | None
             if found.stat is not None:
-                now = (found.ino, found.stat[0], found.stat[1])
+                now = FileStamp(found.ino, found.stat[0], found.stat[1])
             else:
-                now = self._stat(found.path)
-                if now is None:
-                    continue
+                now = file_stamp(found.path)
+            if now is None:
+                continue
             if old is not None and tuple(old) == now:
                 report.unchanged += 1
                 continue
@@ -688,7 +682,7 @@ class RecallIndex:
 
     def _refresh_session(self, session_path: Path, report: RefreshReport) -> None:
         path = str(session_path)
-        now = self._stat(path)
+        now = file_stamp(path)
         row = self.conn.execute(
             "SELECT ino, mtime_ns, size FROM files WHERE path = ?", (path,)
         ).fetchone()
@@ -725,17 +719,14 @@ class RecallIndex:
         rows = conn.execute(
             "SELECT path, ino, mtime_ns, size FROM files WHERE source != ?", (SESSION_SOURCE,)
         ).fetchall()
-        stat = os.stat
         changed: dict[str, tuple[int, int, int]] = {}
         gone: list[str] = []
         for path, ino, mtime, size in rows:
-            try:
-                st = stat(path)
-            except OSError:
+            now = file_stamp(path)
+            if now is None:
                 gone.append(path)
-                continue
-            if st.st_mtime_ns != mtime or st.st_size != size or st.st_ino != ino:
-                changed[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
+            elif now != (ino, mtime, size):
+                changed[path] = now
         if changed or gone:
             self._apply_paths(changed, gone, report)
 
@@ -786,7 +777,7 @@ class RecallIndex:
             for path, ino, mtime, size in self.conn.execute(
                 f"SELECT path, ino, mtime_ns, size FROM files WHERE path IN ({marks})", chunk
             ):
-                if self._stat(path) != (ino, mtime, size):
+                if file_stamp(path) != (ino, mtime, size):
                     out.add(path)
         return out
 
@@ -807,7 +798,7 @@ class RecallIndex:
                 if source == SESSION_SOURCE:
                     self._refresh_session(Path(path), report)
                     continue
-                now = self._stat(path)
+                now = file_stamp(path)
                 if now is None:
                     gone.append(path)
                 elif now != (ino, mtime, size):

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.filestamp import file_stamp
 from memoir_tui.core.safeio import read_text_safely
 
 MODEL_ID = "minishlab/potion-base-8M"  # its authors' own repository
@@ -425,11 +426,9 @@ def _matrix(index_path: Path, conn: sqlite3.Connection) -> Any:
     if token is None:
         return None
     path = matrix_path(index_path)
-    try:
-        st = path.stat()
-    except OSError:
+    stamp = file_stamp(path)
+    if stamp is None:
         return None
-    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
     hit = _MATRICES.get(str(path))
     if hit is not None and hit[0] == stamp and hit[1] == token:
         return hit[2]

@@ -148,7 +148,7 @@ def parse_since(text: str, *, now: float | None = None) -> tuple[str, int]:
 
     raw = text.strip()
     if raw and raw[0].isdigit() and raw[-1].isalpha() and "-" not in raw:
-        from memoir_tui.core.capture.run import parse_duration
+        from memoir_tui.core.durations import parse_duration
 
         moment = (time.time() if now is None else now) - parse_duration(raw)
         at = dt.datetime.fromtimestamp(moment, tz=dt.UTC)

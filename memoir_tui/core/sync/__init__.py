@@ -6,10 +6,9 @@ takes an optional ``progress(message, fraction)`` callback)::
 
     init_sync(store, remote, *, encrypt=False, branch="main", key_file=None,
               scrypt_n=2**15, passphrase=None, interactive=False) -> InitResult
-    pull(store, *, passphrase=None, interactive=False, progress=None) -> SyncResult
-    push(store, *, passphrase=None, interactive=False, allow_secrets=False,
-         progress=None) -> SyncResult
-    sync(store, ...same as push...) -> SyncResult
+    run_sync(store, "pull" | "push" | "sync", *, passphrase=None, interactive=False,
+             allow_secrets=False, key_file=None, progress=None,
+             rewrite_history=False) -> SyncResult
     sync_status(store, *, fetch=False) -> SyncStatus
 
 Every failure is a ``SyncError`` (a ``MemoirError``) whose message is fit to
@@ -20,7 +19,14 @@ from __future__ import annotations
 
 from memoir_tui.core.sync.apply import MergeReport
 from memoir_tui.core.sync.config import SyncConfig, load_sync_config, mask_url
-from memoir_tui.core.sync.engine import InitResult, SyncResult, init_sync, pull, push, sync
+from memoir_tui.core.sync.engine import (
+    SYNC_MODES,
+    InitResult,
+    SyncMode,
+    SyncResult,
+    init_sync,
+    run_sync,
+)
 from memoir_tui.core.sync.errors import (
     GitError,
     IntegrityError,
@@ -39,6 +45,7 @@ from memoir_tui.core.sync.errors import (
 from memoir_tui.core.sync.status import MachineInfo, SyncStatus, sync_status
 
 __all__ = [
+    "SYNC_MODES",
     "GitError",
     "InitResult",
     "IntegrityError",
@@ -55,14 +62,13 @@ __all__ = [
     "SyncConfig",
     "SyncConfigError",
     "SyncError",
+    "SyncMode",
     "SyncResult",
     "SyncStatus",
     "WrongPassphraseError",
     "init_sync",
     "load_sync_config",
     "mask_url",
-    "pull",
-    "push",
-    "sync",
+    "run_sync",
     "sync_status",
 ]

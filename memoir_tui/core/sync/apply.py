@@ -280,12 +280,12 @@ def _read(path: Path) -> bytes | None:
 
 def _local_entries(store: Any) -> dict[str, bytes]:
     """The store's readable entry files with a syncable name, as logical paths."""
-    from memoir_tui.core.entries import iter_entry_files
-    from memoir_tui.core.sync.layout import ENTRY_NAME_RE
+    from memoir_tui.core.entry_file import iter_entry_files
+    from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     out: dict[str, bytes] = {}
     for path in iter_entry_files(store.memory_dir):
-        if ENTRY_NAME_RE.match(path.name):
+        if SYNCED_NAME_RE.match(path.name):
             with contextlib.suppress(OSError):
                 out[MEMORY_PREFIX + path.name] = path.read_bytes()
     return out
@@ -466,11 +466,11 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
     records = read_local_records(store)
     if records is not None:
         files[PURGES] = records
-    from memoir_tui.core.entries import iter_entry_files
-    from memoir_tui.core.sync.layout import ENTRY_NAME_RE
+    from memoir_tui.core.entry_file import iter_entry_files
+    from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     for path in iter_entry_files(store.memory_dir):
-        if not ENTRY_NAME_RE.match(path.name):
+        if not SYNCED_NAME_RE.match(path.name):
             skipped.append(path.name)
             continue
         with contextlib.suppress(OSError):

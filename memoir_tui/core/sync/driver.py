@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from memoir_tui.core.fsutil import atomic_write_bytes, atomic_write_text
+from memoir_tui.core.gitexe import GitNotFoundError, git_env, git_executable
 from memoir_tui.core.sync.errors import GitError, SyncError
-from memoir_tui.core.sync.git import git_env, git_executable
 
 DRIVER_NAME = "memoir"
 ATTRIBUTE_LINES = (f"session.json merge={DRIVER_NAME}", f"review.json merge={DRIVER_NAME}")
@@ -125,7 +125,10 @@ def register_driver(directory: Path) -> DriverRegistration:
     ``merge.memoir.driver`` in that repository's config.
     """
     directory = directory.expanduser().resolve()
-    exe = git_executable()
+    try:
+        exe = git_executable()
+    except GitNotFoundError as exc:
+        raise GitError(str(exc)) from None  # a sync failure is a SyncError
     env = git_env()
     proc = subprocess.run(
         [exe, "-C", str(directory), "rev-parse", "--show-toplevel"],

@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.merge import SESSION_VERSION, contributes_to_merge
@@ -613,55 +613,13 @@ def _combine(reports: list[MergeReport]) -> MergeReport:
 # --- the public functions ------------------------------------------------------------------
 
 
-def pull(
+SyncMode = Literal["pull", "push", "sync"]
+SYNC_MODES: tuple[SyncMode, ...] = ("pull", "push", "sync")
+
+
+def run_sync(
     store: Any,
-    *,
-    passphrase: str | None = None,
-    interactive: bool = False,
-    key_file: str | None = None,
-    progress: Progress | None = None,
-) -> SyncResult:
-    """Fetch the remote and merge it into the store. Writes nothing to the remote."""
-    run = _Run(
-        store,
-        "pull",
-        passphrase=passphrase,
-        interactive=interactive,
-        allow_secrets=False,
-        progress=progress,
-        key_file=key_file,
-    )
-    return run.execute(push=False)
-
-
-def push(
-    store: Any,
-    *,
-    passphrase: str | None = None,
-    interactive: bool = False,
-    allow_secrets: bool = False,
-    key_file: str | None = None,
-    progress: Progress | None = None,
-) -> SyncResult:
-    """Merge the remote head into the store, then push the merged state on top of it.
-
-    A push always builds on the remote head (never overwrites it), so it merges
-    first; a rejection because the remote moved repeats fetch → merge → push.
-    """
-    run = _Run(
-        store,
-        "push",
-        passphrase=passphrase,
-        interactive=interactive,
-        allow_secrets=allow_secrets,
-        progress=progress,
-        key_file=key_file,
-    )
-    return run.execute(push=True)
-
-
-def sync(
-    store: Any,
+    mode: SyncMode,
     *,
     passphrase: str | None = None,
     interactive: bool = False,
@@ -670,15 +628,27 @@ def sync(
     progress: Progress | None = None,
     rewrite_history: bool = False,
 ) -> SyncResult:
-    """Pull then push, in one cycle under one lock.
+    """One sync run, under one lock.
 
-    ``rewrite_history`` (after ``forget --everywhere --purge``): the push is an
-    orphan commit replacing the remote branch, as for a purged session item, so
+    ``pull``: fetch the remote and merge it into the store; writes nothing to the remote
+    (so ``allow_secrets`` has no use there). ``push``: merge the remote head into the
+    store, then push the merged state on top of it; a push always builds on the remote
+    head (never overwrites it), and a rejection because the remote moved repeats
+    fetch → merge → push. ``sync``: pull then push in one cycle.
+
+    ``rewrite_history`` (``sync`` only, after ``forget --everywhere --purge``): the push
+    is an orphan commit replacing the remote branch, as for a purged session item, so
     the remote's reachable history no longer holds words removed from any file.
     """
+    if mode not in SYNC_MODES:
+        raise ValueError(f"unknown sync mode {mode!r}; one of {', '.join(SYNC_MODES)}")
+    if mode == "pull" and allow_secrets:
+        raise ValueError("a pull pushes nothing: allow_secrets has no use there")
+    if rewrite_history and mode != "sync":
+        raise ValueError("rewrite_history is for a full sync only")
     run = _Run(
         store,
-        "sync",
+        mode,
         passphrase=passphrase,
         interactive=interactive,
         allow_secrets=allow_secrets,
@@ -686,7 +656,7 @@ def sync(
         key_file=key_file,
         rewrite_history=rewrite_history,
     )
-    return run.execute(push=True)
+    return run.execute(push=mode != "pull")
 
 
 @dataclass(frozen=True, slots=True)

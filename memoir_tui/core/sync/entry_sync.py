@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
+from memoir_tui.core.sync.layout import MEMORY_PREFIX, SYNCED_NAME_RE, sha256
 from memoir_tui.core.sync.purges import PurgeRecord, Taints
 
 CONFLICT_MARK = ".conflict-"
@@ -65,19 +65,19 @@ def conflict_path(path: str, data: bytes) -> str:
     if CONFLICT_MARK in stem:  # a copy of a copy keeps one mark
         stem = stem[: stem.index(CONFLICT_MARK)]
     out = f"{stem[:180]}{CONFLICT_MARK}{sha256(data)[:10]}.md"
-    assert ENTRY_NAME_RE.match(out), out
+    assert SYNCED_NAME_RE.match(out), out
     return MEMORY_PREFIX + out
 
 
 def _entry(path: str, data: bytes):  # -> Entry
-    from memoir_tui.core.entries import parse_entry
+    from memoir_tui.core.entry_file import parse_entry
 
     return parse_entry(Path(path), data.decode("utf-8", "replace"))
 
 
 def _completion_winner(path: str, mine: bytes, theirs: bytes) -> str | None:
     """'mine' or 'theirs' when one side completed a goal/next action the other began before."""
-    from memoir_tui.core.entries import _done_at_ms, _start_ms
+    from memoir_tui.core.entry_file import _done_at_ms, _start_ms
 
     a, b = _entry(path, mine), _entry(path, theirs)
     a_done, b_done = _done_at_ms(a), _done_at_ms(b)

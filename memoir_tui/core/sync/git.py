@@ -14,27 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoir_tui.core.gitexe import GitNotFoundError, git_env, git_executable
 from memoir_tui.core.sync.errors import GitError
 
-# Variables that steer where git reads or writes; none may leak in from the caller.
-_KEEP_GIT_VARS = frozenset(
-    {
-        "GIT_SSH",
-        "GIT_SSH_COMMAND",
-        "GIT_SSH_VARIANT",
-        "GIT_PROXY_COMMAND",
-        "GIT_SSL_CAINFO",
-        "GIT_SSL_CAPATH",
-        "GIT_HTTP_PROXY_AUTHMETHOD",
-    }
-)
 NETWORK_TIMEOUT = 300.0
 LOCAL_TIMEOUT = 120.0
 MAX_BLOB_BYTES = 32 * 1024 * 1024
@@ -52,36 +40,6 @@ _RETRYABLE_PUSH = (
 _MISSING_REMOTE_REF = ("couldn't find remote ref", "could not find remote ref")
 
 
-def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in (os.environ if base is None else base).items()
-        if not k.startswith("GIT_") or k in _KEEP_GIT_VARS
-    }
-    env.update(
-        {
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_PAGER": "cat",
-            "PAGER": "cat",
-            "GIT_EDITOR": "true",
-            "GIT_MERGE_AUTOEDIT": "no",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "LC_ALL": "C",
-            "LANG": "C",
-        }
-    )
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    return env
-
-
-def git_executable() -> str:
-    found = shutil.which("git")
-    if not found:
-        raise GitError("git is not installed (or not on PATH); sync needs it")
-    return found
-
-
 @dataclass(frozen=True, slots=True)
 class TreeEntry:
     mode: str
@@ -97,7 +55,10 @@ class Git:
         self.repo = repo
         self.machine_id = machine_id
         self.label = label
-        self._exe = git_executable()
+        try:
+            self._exe = git_executable()
+        except GitNotFoundError as exc:
+            raise GitError(str(exc)) from None  # a sync failure is a SyncError
         self._env = git_env()
 
     # --- plumbing ----------------------------------------------------------------

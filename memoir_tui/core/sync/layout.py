@@ -50,7 +50,11 @@ SESSION = "session.json"
 REVIEW = "review.json"
 MACHINES = "machines.json"
 MEMORY_PREFIX = "memory/"
-ENTRY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$")
+# Wider than core.names.ENTRY_NAME_RE (uppercase, up to 201 characters): a synced store
+# carries the entry files other tools and older versions wrote under those names, and
+# renaming or dropping one on the way would lose it on the other machine. What this
+# project itself writes still obeys ENTRY_NAME_RE.
+SYNCED_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$")
 _LOGICAL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 
 
@@ -59,7 +63,7 @@ def is_safe_logical_path(path: str) -> bool:
 
 
 def is_entry_path(path: str) -> bool:
-    return path.startswith(MEMORY_PREFIX) and bool(ENTRY_NAME_RE.match(path[len(MEMORY_PREFIX) :]))
+    return path.startswith(MEMORY_PREFIX) and bool(SYNCED_NAME_RE.match(path[len(MEMORY_PREFIX) :]))
 
 
 @dataclass

@@ -194,7 +194,7 @@ def stage_entry_forget(
     under sync (no other machine to tell otherwise). Returns the record's id."""
     from memoir_tui.core.errors import MemoirError
     from memoir_tui.core.sync.config import load_sync_config, sync_config_path, work_dir_for
-    from memoir_tui.core.sync.layout import ENTRY_NAME_RE, MEMORY_PREFIX, sha256
+    from memoir_tui.core.sync.layout import MEMORY_PREFIX, SYNCED_NAME_RE, sha256
     from memoir_tui.core.sync.state import SyncState
 
     if not before or not sync_config_path(store.root).exists():
@@ -205,7 +205,7 @@ def stage_entry_forget(
     salt = secrets.token_hex(16)
     versions: set[str] = set()
     for path, data in before.items():
-        if not ENTRY_NAME_RE.match(path.name):
+        if not SYNCED_NAME_RE.match(path.name):
             continue  # never synced
         logical = MEMORY_PREFIX + path.name
         for digest in (sha256(data), base.get(logical)):
