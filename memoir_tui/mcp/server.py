@@ -34,12 +34,12 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.store import Store, default_store_dir
 from memoir_tui.core.textsafe import for_terminal
-from memoir_tui.mcp import recall_tools, tools
+from memoir_tui.mcp import recall_tools, schema, tools
 from memoir_tui.mcp.tools import Reply, ResumeView, SessionView, StatusView, WhyView
 
 log = logging.getLogger("memoir_tui.mcp")
@@ -253,7 +253,9 @@ def build_server(
         assert reply.data is not None
         return CallToolResult(
             content=[TextContent(type="text", text=for_terminal(reply.text))],
-            structured_content=reply.data.model_dump(mode="json"),
+            structured_content=reply.data.model_dump(mode="json")
+            if isinstance(reply.data, BaseModel)
+            else schema.structured(reply.data),
         )
 
     level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
