@@ -30,13 +30,13 @@ import os
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
 from memoir_tui.core.answers import Reply
 from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.recall.answers import EntryOut, ListView, PassageOut, RecallView
 from memoir_tui.core.withhold import shown_text, withhold_lines
 
 if TYPE_CHECKING:
@@ -262,64 +262,6 @@ def close_all() -> None:
         warm.close()
 
 
-# --- structured output ----------------------------------------------------------------
-
-
-class PassageOut(BaseModel):
-    """One ranked passage of one file (frontmatter never included)."""
-
-    path: str = Field(description="absolute path; memoir_read takes it as filepath")
-    tool: str
-    type: str
-    name: str
-    score: float
-    passage: str
-    why: dict[str, list[str]] = Field(
-        description="field → the query terms it matched ('auth*': a prefix match)"
-    )
-    project: str = Field(description="the project the file belongs to; '' = global")
-    kind: str = Field(description="memory, rules, instructions or session")
-    always_loaded: bool = Field(description="the tool loads this file into every session")
-    lines: list[list[int]] = Field(description="1-based line ranges of the passage in the file")
-
-
-class RecallView(BaseModel):
-    query: str
-    scope: str = Field(description="which projects were searched (global files always are)")
-    hits: list[PassageOut]
-    complete: bool = Field(
-        default=True,
-        description="false while the index is still being built: results may be missing",
-    )
-    note: str = Field(default="", description="what the answer is missing, if anything")
-    elsewhere: dict[str, int] = Field(
-        default_factory=dict,
-        description="nothing in scope: matches in other projects, by project",
-    )
-
-
-class EntryOut(BaseModel):
-    """A memory, rules or instructions file as a list shows it."""
-
-    tool: str
-    type: str
-    kind: str
-    name: str
-    description: str
-    path: str
-    project: str
-    always_loaded: bool
-    updated: str
-
-
-class ListView(BaseModel):
-    tool: str | None = Field(description="the tool filter, resolved; null = every tool")
-    scope: str
-    total: int = Field(description="files found; at most 200 are listed")
-    by_tool: dict[str, int]
-    entries: list[EntryOut]
-
-
 # --- helpers ----------------------------------------------------------------------------
 
 
@@ -360,9 +302,7 @@ def _where(hit: PassageOut) -> str:
 def _withheld_passage(hit: PassageOut) -> PassageOut:
     """The passage with every line a secret touches shown as withheld, and the name (a
     session item's name is its text) too."""
-    hit.passage = withhold_lines(hit.passage)[0]
-    hit.name = shown_text(hit.name)
-    return hit
+    return replace(hit, passage=withhold_lines(hit.passage)[0], name=shown_text(hit.name))
 
 
 def recall(
@@ -400,15 +340,9 @@ def recall(
         types=[type_name] if type_name else None,
         since=since,
     )
-    scope = _scope_label(engine, project, all_projects)
+    searched = scope = _scope_label(engine, project, all_projects)  # data: without "since"
     building = "" if complete else _building_note(engine)
-    data = RecallView(
-        query=echoed,
-        scope=scope,
-        hits=[_withheld_passage(PassageOut(**hit.to_json())) for hit in hits],
-        complete=complete,
-        note=building,
-    )
+    shown_hits = [_withheld_passage(PassageOut(**hit.to_json())) for hit in hits]
     where = f"{tool_name}'s files in " if tool_name else ""
     if type_name:
         where = f"{type_name} items of {where or ''}"
@@ -416,12 +350,23 @@ def recall(
         scope += f", changed since {since}"
     if not hits:
         hint = ""
+        counts: dict[str, int] = {}
         if not all_projects:
             counts = engine.count_elsewhere(query, tools=tools_filter, project=project)
             hint = f"; {elsewhere_hint(counts, cli=False)}" if counts else ""
-            data.elsewhere = counts
+        data = RecallView(
+            query=echoed,
+            scope=searched,
+            hits=[],
+            complete=complete,
+            note=building,
+            elsewhere=counts,
+        )
         text = f'Nothing found for "{echoed}" in {where}{scope}{hint}.'
         return Reply(f"{text}\n{building}" if building else text, data)
+    data = RecallView(
+        query=echoed, scope=searched, hits=shown_hits, complete=complete, note=building
+    )
     lines = [f'{len(hits)} passage(s) for "{echoed}", best first ({where}{scope}):']
     if building:
         lines.insert(0, building)

@@ -34,15 +34,19 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.recall import answers as recall_answers
 from memoir_tui.core.store import Store, default_store_dir
 from memoir_tui.core.textsafe import for_terminal
 from memoir_tui.mcp import recall_tools, schema, tools
 from memoir_tui.mcp.tools import Reply, ResumeView, SessionView, StatusView, WhyView
 
 log = logging.getLogger("memoir_tui.mcp")
+
+RecallView = schema.model_for(recall_answers.RecallView)
+ListView = schema.model_for(recall_answers.ListView)
 
 LOG_LEVEL_ENV = "MEMOIR_TUI_LOG_LEVEL"
 
@@ -253,9 +257,7 @@ def build_server(
         assert reply.data is not None
         return CallToolResult(
             content=[TextContent(type="text", text=for_terminal(reply.text))],
-            structured_content=reply.data.model_dump(mode="json")
-            if isinstance(reply.data, BaseModel)
-            else schema.structured(reply.data),
+            structured_content=schema.structured(reply.data),
         )
 
     level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
@@ -607,7 +609,7 @@ def build_server(
             Field(description='Only what changed since: "7d", "12h", "2026-05-01"'),
         ] = None,
         ctx: Context | None = None,
-    ) -> Annotated[CallToolResult, recall_tools.RecallView]:
+    ) -> Annotated[CallToolResult, RecallView]:
         """Search every AI tool's memory, rules and instruction files and this store for what
         is known about a topic: ranked passages (best first) with file, tool, type, score
         and why each matched; the newer of equal matches first. Global files and the
@@ -629,7 +631,7 @@ def build_server(
             str | None, Field(description="List this project's files (path or name)")
         ] = None,
         all_projects: Annotated[bool, Field(description="List every project's files")] = False,
-    ) -> Annotated[CallToolResult, recall_tools.ListView]:
+    ) -> Annotated[CallToolResult, ListView]:
         """List the memory, rules and instruction files of every detected AI tool, by
         tool: name, type, description and absolute path (global files and the current
         project's)."""
