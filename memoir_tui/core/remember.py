@@ -1,6 +1,6 @@
 """``memoir_remember``'s service: a new memory file where a host will load it.
 
-The MCP tool (``mcp.recall_tools.remember``) is a face over ``remember`` here. What it
+The MCP tool (``mcp/tools/remember.py``) is a face over ``remember`` here. What it
 decides, from the host-tool data in ``core.adapters``:
 
 * **Where.** ``adapters.guard`` names the one file (``normalise_filename`` turns

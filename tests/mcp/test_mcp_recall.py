@@ -26,7 +26,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from memoir_tui.core.adapters.guard import claude_slug
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
-from memoir_tui.mcp import recall_tools
+from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server
 from tests.paths import REPO
 
@@ -184,7 +184,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     store.add_next_action("Finish the narwhal dashboard")
     store.complete_next_action("narwhal")
     yield w
-    recall_tools.close_all()  # every server's watcher thread and index connection
+    warm_recall.close_all()  # every server's watcher thread and index connection
 
 
 def hide(w: World, text: str) -> None:
