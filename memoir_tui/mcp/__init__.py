@@ -4,5 +4,5 @@
 over a core answer); ``runtime`` is the call path they share; ``schema`` builds the
 output models from core's answer dataclasses; ``server`` registers them with the SDK
 and runs stdio. Nothing here may import textual or the app; importing this package
-itself imports nothing heavy (the SDK is imported by ``server`` only).
+itself imports nothing heavy (the SDK comes with ``server``, ``runtime`` and ``tools``).
 """
