@@ -31,6 +31,7 @@ from memoir_tui.core.store import Store
 from memoir_tui.mcp import schema, server
 from memoir_tui.mcp import tools as tools_package
 from memoir_tui.mcp.runtime import CallGate, Runtime
+from memoir_tui.mcp.warm_recall import close_all
 
 
 def tool_modules() -> dict[str, ModuleType]:
@@ -140,22 +141,24 @@ STRUCTURED_CALLS: list[tuple[str, dict[str, Any]]] = [
 async def test_every_structured_tool_publishes_the_model_of_what_it_answers(
     store_dir: Path, store: Store
 ) -> None:
-    """A tool's output schema is the model of the dataclass its answer returns: the
-    title names it, and the answer's data validates against it."""
+    """A tool's output schema is the model of a core answer type (its title names it),
+    and what the tool answers validates against that model and comes back unchanged."""
     store.add_goal("a goal")
-    async with Client(server.build_server(store_dir)) as client:
-        listed = {t.name: t for t in (await client.list_tools()).tools}
-        by_name = {cls.__name__: cls for cls in answer_types()}
-        typed = {n for n, t in listed.items() if (t.output_schema or {}).get("title") in by_name}
-        assert typed == {name for name, _ in STRUCTURED_CALLS}
-        for name, args in STRUCTURED_CALLS:
-            result = await client.call_tool(name, args)
-            assert not result.is_error, result.content
-            title = listed[name].output_schema["title"]
-            model = schema.model_for(by_name[title])
-            assert model.model_validate(result.structured_content).model_dump(mode="json") == (
-                result.structured_content
-            )
-    from memoir_tui.mcp.warm_recall import close_all
-
-    close_all()
+    try:
+        async with Client(server.build_server(store_dir)) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            by_name = {cls.__name__: cls for cls in answer_types()}
+            typed = {
+                n for n, t in listed.items() if (t.output_schema or {}).get("title") in by_name
+            }
+            assert typed == {name for name, _ in STRUCTURED_CALLS}
+            for name, args in STRUCTURED_CALLS:
+                result = await client.call_tool(name, args)
+                assert not result.is_error, result.content
+                title = listed[name].output_schema["title"]
+                model = schema.model_for(by_name[title])
+                assert model.model_validate(result.structured_content).model_dump(mode="json") == (
+                    result.structured_content
+                )
+    finally:
+        close_all()  # the recall call's watcher thread and index connection
