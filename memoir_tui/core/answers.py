@@ -46,9 +46,11 @@ class ItemOut:
     """A goal, next action or open question."""
 
     text: str
-    date: str
-    machine: str
-    project: str = ""
+    date: str = field(metadata={"description": "ISO date-time it was set, added or asked"})
+    machine: str = field(metadata={"description": "label of the machine that recorded it"})
+    project: str = field(
+        default="", metadata={"description": "its project (folder or remote); '' = global"}
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,15 +62,24 @@ class DecisionOut:
     rejected: str = ""
     date: str = ""
     machine: str = ""
-    project: str = ""
+    project: str = field(
+        default="", metadata={"description": "its project (folder or remote); '' = global"}
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScopeOut:
     """Which project an answer covers, and what it leaves out."""
 
-    project: str | None
-    other_projects: int
+    project: str | None = field(
+        metadata={"description": "the project answered for; null: every project"}
+    )
+    other_projects: int = field(
+        metadata={
+            "description": "live goals, next actions, questions and decisions other projects "
+            "hold that this answer leaves out (all_projects=true shows them)"
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,7 +89,7 @@ class SessionOut:
     date: str
     machine: str
     summary: str
-    files_touched: list[str] = field(default_factory=list)
+    files_touched: list[str] = field(default_factory=list, metadata={"default": []})
     duration_min: float | None = None
 
 
@@ -95,8 +106,10 @@ class SessionView:
     goals: list[ItemOut]
     next_actions: list[ItemOut]
     open_questions: list[ItemOut]
-    decisions: list[DecisionOut]
-    decisions_total: int
+    decisions: list[DecisionOut] = field(metadata={"description": "newest visible decisions shown"})
+    decisions_total: int = field(
+        metadata={"description": "how many visible decisions the store holds"}
+    )
     history: list[SessionOut]
     machines: list[MachineOut]
     scope: ScopeOut
@@ -108,7 +121,10 @@ class WhyView:
     query: str
     decisions: list[DecisionOut]
     scope: ScopeOut
-    other_projects_matching: int = 0
+    other_projects_matching: int = field(
+        default=0,
+        metadata={"description": "decisions of other projects that match but are left out"},
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,11 +144,17 @@ class ResumeView:
 class StatusView:
     version: str
     store: str
-    session_file: bool
-    read_only: bool
-    lock_held: bool
-    config_file: str | None
-    machine_id: str | None
+    session_file: bool = field(metadata={"description": "whether session.json exists yet"})
+    read_only: bool = field(
+        metadata={"description": "the session is from a newer format; writes refused"}
+    )
+    lock_held: bool = field(metadata={"description": "a session.json.lock file exists right now"})
+    config_file: str | None = field(
+        metadata={"description": "memoir-tui.toml in use, or null for defaults"}
+    )
+    machine_id: str | None = field(
+        metadata={"description": "this machine's UUID, null until the first write"}
+    )
     machine_label: str
     counts: dict[str, int]
     caps: dict[str, int]
@@ -688,23 +710,33 @@ def forget(
 class CandidateOut:
     """A captured candidate decision waiting for review."""
 
-    id: str
+    id: str = field(metadata={"description": "short id; any unique prefix of 4+ characters works"})
     text: str
-    source: str
+    source: str = field(
+        metadata={"description": "'user' or 'assistant': who said it in the transcript"}
+    )
     extractor: str
     session_id: str
     timestamp: str
     project: str
     badges: list[str]
-    near_hidden: str | None = None
+    near_hidden: str | None = field(
+        default=None, metadata={"description": "a forgotten decision this one resembles, if any"}
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReviewView:
     candidates: list[CandidateOut]
     total: int
-    notice: str | None = None
-    elsewhere: int = 0  # candidates of other projects left out of this scope
+    notice: str | None = field(
+        default=None,
+        metadata={"description": "the queue file is damaged or from a newer version"},
+    )
+    elsewhere: int = field(
+        default=0,
+        metadata={"description": "candidates of other projects left out (all_projects shows them)"},
+    )
 
 
 REVIEW_SHOWN = 20

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.forget import Forgetter
     from memoir_tui.core.model import Decision, WorkingSet
+    from memoir_tui.core.scope import ProjectIdentity
     from memoir_tui.core.trash import Trash
 
 __all__ = ["AFTER_COMMIT_HOOKS", "REVIEW_KIND", "Memoir", "open_memoir", "write_merged_session"]
@@ -316,18 +317,36 @@ class Memoir(Store):
         return self.working.purge_decision(key)
 
 
+class _FromCwd:
+    """``open_memoir``'s default: the project of the working directory."""
+
+
+FROM_CWD = _FromCwd()
+
+
 def open_memoir(
     root: str | os.PathLike[str] | None = None,
     *,
     actor: str,
     cwd: Path | None = None,
+    project: ProjectIdentity | _FromCwd | None = FROM_CWD,
     finish: bool = True,
     **kwargs: Any,
 ) -> Memoir:
-    """The store for the project of ``cwd``, as every face opens it: a commit a crash
-    interrupted is finished first (``finish=False`` only for a reader that must write
-    nothing, the doctor)."""
-    memoir = Memoir.for_directory(root, actor=actor, cwd=cwd, **kwargs)
+    """The store as every face opens it: scoped to ``project`` (default: the project of
+    ``cwd``, the working directory if None; None: every project), with a commit or a
+    cache drop a killed process left half done finished first (``finish=False`` only for
+    a reader that must write nothing, the doctor's synthetic hook event)."""
+    if isinstance(project, _FromCwd):
+        memoir = Memoir.for_directory(root, actor=actor, cwd=cwd, **kwargs)
+    else:
+        memoir = Memoir(
+            root,
+            actor=actor,
+            project=project.id if project else None,
+            project_label=project.label if project else None,
+            **kwargs,
+        )
     if finish:
         from memoir_tui.core.purge import finish_interrupted
 

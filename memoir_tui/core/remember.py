@@ -1,6 +1,6 @@
 """``memoir_remember``'s service: a new memory file where a host will load it.
 
-The MCP tool (``mcp.recall_tools.remember``) is a face over ``remember`` here. What it
+The MCP tool (``mcp/tools/remember.py``) is a face over ``remember`` here. What it
 decides, from the host-tool data in ``core.adapters``:
 
 * **Where.** ``adapters.guard`` names the one file (``normalise_filename`` turns
@@ -34,8 +34,8 @@ from memoir_tui.core.reply import Reply
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
+    from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.recall import Recall
-    from memoir_tui.core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ def index_position(adapter: Adapter, text: str, link: str) -> tuple[int, bool]:
 
 
 def remember(
-    store: Store,
+    entries: EntryFiles,
     engine: Recall,
     content: str,
     filename: str,
@@ -266,7 +266,9 @@ def remember(
     # a name without a heading or frontmatter comes from the file name as it was given
     given = filename.strip()
     given = given[: -len(".md")] if given.lower().endswith(".md") else given
-    meta, body = meta_for(content, given, aliases=alias_list, tags=tag_list, created=store.clock())
+    meta, body = meta_for(
+        content, given, aliases=alias_list, tags=tag_list, created=entries.store.clock()
+    )
     if tool_name == "memoir" and where_dir:
         meta["project"] = where_dir
     meta, body = for_host(adapter, meta, body)
@@ -278,7 +280,7 @@ def remember(
     try:
         # one door: locked, atomic, audited; refused if the name exists, even if it appears;
         # the host's index line in the same commit
-        store.entries.create(
+        entries.create(
             target,
             meta,
             body,

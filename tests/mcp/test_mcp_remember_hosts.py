@@ -22,7 +22,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core import frontmatter
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.mcp import recall_tools
+from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server
 from tests.mcp.test_mcp_recall import World, ok, refused, seed
 from tests.paths import REPO
@@ -36,7 +36,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     monkeypatch.chdir(w.proj)
     Memoir(w.store)  # the store exists
     yield w
-    recall_tools.close_all()
+    warm_recall.close_all()
 
 
 def meta_of(path: Path) -> dict:

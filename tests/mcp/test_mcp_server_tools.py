@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from memoir_tui.core import answers
 from memoir_tui.core.errors import AmbiguousMatchError, EmptyTextError, MemoirError
 from memoir_tui.core.identity import JS_WHITESPACE, text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.mcp import tools
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
 
@@ -197,20 +197,20 @@ async def test_status_reports_the_lock_and_writes_nothing(store_dir: Path) -> No
 
 def test_refusal_text_lists_candidates() -> None:
     err = AmbiguousMatchError("2 match", ["a", "b"])
-    assert tools.refusal_text(err) == "2 match\n● a\n● b"
-    assert tools.refusal_text(EmptyTextError("text is empty")) == "text is empty"
+    assert answers.refusal_text(err) == "2 match\n● a\n● b"
+    assert answers.refusal_text(EmptyTextError("text is empty")) == "text is empty"
 
 
 BLANK = st.text(alphabet=JS_WHITESPACE, max_size=20)
 WRITERS = [
-    lambda s, t: tools.set_goal(s, t),
-    lambda s, t: tools.add_next(s, t),
-    lambda s, t: tools.ask(s, t),
-    lambda s, t: tools.note(s, t, "why"),
-    lambda s, t: tools.complete_next(s, t),
-    lambda s, t: tools.forget(s, t),
-    lambda s, t: tools.forget(s, t, True),
-    lambda s, t: tools.why(s, t),
+    lambda s, t: answers.set_goal(s, t),
+    lambda s, t: answers.add_next(s, t),
+    lambda s, t: answers.ask(s, t),
+    lambda s, t: answers.note(s, t, "why"),
+    lambda s, t: answers.complete_next(s, t),
+    lambda s, t: answers.forget(s, t),
+    lambda s, t: answers.forget(s, t, True),
+    lambda s, t: answers.why(s, t),
 ]
 
 

@@ -257,13 +257,13 @@ def test_the_mcp_server_embeds_in_its_background_build(
 ):
     """The served process builds the lexical index, then the vectors, off the query path
     (its builder thread), with the model already in its cache and no network."""
-    from memoir_tui.mcp import recall_tools
+    from memoir_tui.mcp.warm_recall import WarmRecall
 
     for key, value in concepts.cli_env().items():
         monkeypatch.setenv(key, value)
     cache = concepts.cache / "memoir-tui"  # the server's cache (XDG_CACHE_HOME)
     make_model(semantic.model_dir(cache))
-    warm = recall_tools.WarmRecall(concepts.store, cwd=concepts.proj)
+    warm = WarmRecall(concepts.store, cwd=concepts.proj)
     try:
         warm.start()
         builder = warm._builder
