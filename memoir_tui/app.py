@@ -14,6 +14,7 @@ This module imports textual; it must never import ``mcp``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -40,7 +41,7 @@ from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import Pane, PaneCommand, Progress
 from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.key_footer import KeyFooter
@@ -83,7 +84,8 @@ macOS Option keys), and the key each stands for (6 is left out: § is also a key
 """A key a widget consumed (stopped) is noticed within a few ms; one on its way back up to
 the app is waited for, however busy the app is, up to 2 s (a widget removed under it)."""
 WRITE_GROUPS = frozenset({"store-write", "inject-write", "sync-run"})
-"""Worker groups that change files: quitting waits for them."""
+"""Worker groups that change files (``run_write`` runs in them): quitting waits for them."""
+R = TypeVar("R")
 QUIT_WAIT_SECONDS = 5.0
 """How long quitting waits for writes in flight before it gives up on them (and says so)."""
 IMPORT_PANES_AFTER = 1.0
@@ -873,34 +875,77 @@ class MemoirApp(App[int]):
         that ``u`` pops, unless ``undoable`` is False (an undo itself).
         Tests can ``await app.workers.wait_for_complete()``.
         """
-        return self.run_worker(
-            partial(
-                self._write_in_thread, change, _Reply(on_done, on_error, undoable, change, redoing)
-            ),
-            name="store-write",
-            group="store-write",
-            thread=True,
-            exit_on_error=False,  # every error becomes a notification (below)
+        reply = _Reply(on_done, on_error, undoable, change, redoing)
+        return self.run_write(
+            lambda store, _progress: change(store),
+            on_done=partial(self._write_done, reply=reply),
+            on_error=partial(self._write_failed, reply=reply),
         )
 
-    def _write_in_thread(self, change: Callable[[Store], Outcome], reply: _Reply) -> Outcome | None:
+    def run_write(
+        self,
+        change: Callable[[Store, Progress], R],
+        *,
+        on_done: Callable[[R], None],
+        on_error: Callable[[str], None],
+        on_progress: Progress | None = None,
+        group: str = "store-write",
+        exclusive: bool = False,
+    ) -> Worker[R | None]:
+        """The one write path: run ``change(store, progress)`` in a thread worker of a
+        write group (quitting waits for those), then hand its result to ``on_done`` or a
+        sentence to ``on_error`` on the UI thread, never after quitting began.
+
+        ``write`` is this for an ``Outcome`` (toast, undo stack, reload); a pane whose
+        result is its own (the Inject pane's per-file results, the Sync pane's run)
+        calls it directly. ``progress(message, fraction)`` from the worker reaches
+        ``on_progress`` on the UI thread."""
+        assert group in WRITE_GROUPS, group
+
+        def progress(message: str, fraction: float) -> None:
+            if on_progress is None or self.closing:
+                return
+            # RuntimeError: the app is closing; let the change finish on its own.
+            with contextlib.suppress(RuntimeError):
+                self.call_from_thread(on_progress, message, fraction)
+
+        return self.run_worker(
+            partial(self._write_in_thread, change, progress, on_done, on_error),
+            name=group,
+            group=group,
+            thread=True,
+            exclusive=exclusive,
+            exit_on_error=False,  # every error becomes a sentence (below)
+        )
+
+    def _write_in_thread(
+        self,
+        change: Callable[[Store, Progress], R],
+        progress: Progress,
+        on_done: Callable[[R], None],
+        on_error: Callable[[str], None],
+    ) -> R | None:
         try:
-            outcome = change(self.store)
+            result = change(self.store, progress)
         except MemoirError as err:
-            self.call_from_thread(self._write_failed, str(err), reply)
+            self.call_from_thread(self._unless_closing, on_error, str(err))
             return None
         except OSError as err:
-            self.call_from_thread(self._write_failed, f"could not write the store: {err}", reply)
+            message = f"could not write the store: {err}"
+            self.call_from_thread(self._unless_closing, on_error, message)
             return None
         except Exception as err:  # a defect: said, never a traceback that ends the app
-            self.call_from_thread(self._write_failed, f"the change failed: {err}", reply)
+            message = f"the change failed: {err}"
+            self.call_from_thread(self._unless_closing, on_error, message)
             return None
-        self.call_from_thread(self._write_done, outcome, reply)
-        return outcome
+        self.call_from_thread(self._unless_closing, on_done, result)
+        return result
+
+    def _unless_closing(self, callback: Callable[[Any], None], value: object) -> None:
+        if not self.closing:  # written; nobody is left to show it to
+            callback(value)
 
     def _write_failed(self, message: str, reply: _Reply) -> None:
-        if self.closing:
-            return
         if reply.on_error is not None:
             reply.on_error(message)
         else:
@@ -908,8 +953,6 @@ class MemoirApp(App[int]):
         self.poll_store()
 
     def _write_done(self, outcome: Outcome, reply: _Reply) -> None:
-        if self.closing:
-            return  # written; nobody is left to show it to
         message = outcome.message
         if reply.undoable and outcome.changed:
             message += self.record_act(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from textual import on
 from textual.widget import Widget
@@ -42,6 +42,11 @@ class PaneCommand:
     binding_id: str | None = None
 
 
+Progress = Callable[[str, float], None]
+"""How a long write says how far it got: a message and a fraction done (0..1)."""
+R = TypeVar("R")
+
+
 class StoreHost(Protocol):
     """What a pane may ask of the app hosting it."""
 
@@ -59,9 +64,20 @@ class StoreHost(Protocol):
         undoable: bool = ...,
     ) -> Worker[Outcome | None]: ...
 
+    def run_write(
+        self,
+        change: Callable[[Store, Progress], R],
+        *,
+        on_done: Callable[[R], None],
+        on_error: Callable[[str], None],
+        on_progress: Progress | None = ...,
+        group: str = ...,
+        exclusive: bool = ...,
+    ) -> Worker[R | None]: ...
+
     def record_act(self, undo: Undo | None, what: str) -> str:
-        """An act done outside ``write`` (a sync, an inject) for ``u``: its undo, or
-        None (``u`` then says it cannot be undone). Returns what its message adds."""
+        """An act whose result is not an ``Outcome`` (a sync, an inject) for ``u``: its
+        undo, or None (``u`` then says it cannot be undone). Returns what its message adds."""
         ...
 
 

@@ -4,7 +4,8 @@ Every target ``core.inject`` finds under the home directory is listed with
 its size against its limit and what injecting would do (create, update,
 unchanged, or an error naming the problem); the block for the selected target
 is previewed read-only, and its dry-run diff is one key away. Planning reads
-files, so it runs in a thread worker; so does writing.
+files, so it runs in a thread worker; writing goes through the app's one write
+path (``run_write``).
 """
 
 from __future__ import annotations
@@ -12,29 +13,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
 
 from memoir_tui.core.adapters import instruction_files_shown
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.inject import InjectChange, apply_inject, plan_inject
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import Pane, PaneCommand, Progress
 from memoir_tui.screens.consolidate import PathNames
 from memoir_tui.widgets.confirm import ConfirmScreen
 from memoir_tui.widgets.dialog import DialogScreen
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 from memoir_tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """How writing the block ended: each target's result, or the sentence it failed with."""
+
+    results: tuple[InjectChange, ...]
+    error: str = ""
+
 
 TARGET_COLUMNS = (
     ColumnSpec("target", "Target", width=14),
@@ -258,14 +270,6 @@ class InjectPane(Pane):
     }
     """
 
-    class Injected(Message):
-        """Writing finished (posted from the inject worker's thread)."""
-
-        def __init__(self, results: tuple[InjectChange, ...], error: str = "") -> None:
-            super().__init__()
-            self.results = results
-            self.error = error
-
     def __init__(self, *, id: str | None = None, home: Path | None = None) -> None:
         super().__init__(id=id)
         self._home = home
@@ -447,17 +451,22 @@ class InjectPane(Pane):
             answered,
         )
 
-    @work(thread=True, exclusive=True, group="inject-write", name="inject-write")
     def _inject(self, changes: tuple[InjectChange, ...]) -> None:
-        try:
-            message = self.Injected(tuple(apply_inject(self.host.store, changes)))
-        except (MemoirError, OSError) as err:
-            message = self.Injected((), str(err))
-        self.post_message(message)
+        def write(store: Store, _progress: Progress) -> Injected:
+            try:
+                return Injected(tuple(apply_inject(store, changes)))
+            except (MemoirError, OSError) as err:
+                return Injected((), str(err))
 
-    @on(Injected)
+        self.host.run_write(
+            write,
+            on_done=self._injected,
+            on_error=lambda error: self._injected(Injected((), error)),
+            group="inject-write",
+            exclusive=True,
+        )
+
     def _injected(self, message: Injected) -> None:
-        message.stop()
         self.busy = False
         if message.error:
             self.app.notify(message.error, title="Not injected", severity="error", timeout=8)

@@ -1,40 +1,42 @@
 """The sync pane: the state of git sync, and push, pull and sync in a worker.
 
 Status is read by ``sync_status`` in a thread worker (``F`` fetches first).
-Push, pull and sync run in an exclusive thread worker that reports progress
-through ``call_from_thread`` to a progress bar and a log, so the app stays
-responsive while git talks to the remote. An encrypted remote with no
+Push, pull and sync run through the app's one write path (``run_write``, an
+exclusive thread worker) that reports progress to a progress bar and a log, so
+the app stays responsive while git talks to the remote. An encrypted remote with no
 passphrase available asks for one in a dialog and retries; the passphrase is
 kept in memory for this run of the app only.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, ProgressBar, RichLog, Static
-from textual.worker import Worker, WorkerState
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.store import default_store_dir
 from memoir_tui.core.sync.config import sync_config_path
-from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.base import Pane, PaneCommand, Progress
 from memoir_tui.screens.dialogs import FormDialog
 from memoir_tui.widgets.fields import field_grid, home_relative, theme_colours
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
 from memoir_tui.widgets.latest_read import LatestRead
+
+if TYPE_CHECKING:
+    from memoir_tui.core.store import Store
 
 MACHINE_COLUMNS = (
     ColumnSpec("label", "Machine", weight=1, min_width=12),
@@ -463,30 +465,34 @@ class SyncPane(Pane):
         self.log_widget.write(Text(f"{action}: started", style="bold"))
         self._run(action, passphrase or self.passphrase)
 
-    @work(thread=True, exclusive=True, group=RUN_GROUP, name="sync-run", exit_on_error=False)
-    def _run(self, action: str, passphrase: str | None) -> RunOutcome:
+    def _run(self, action: str, passphrase: str | None) -> None:
         functions: dict[str, Callable[..., sync_core.SyncResult]] = {
             "push": sync_core.push,
             "pull": sync_core.pull,
             "sync": sync_core.sync,
         }
 
-        def progress(message: str, fraction: float) -> None:
-            # RuntimeError: the app is closing; let the cycle finish on its own.
-            with contextlib.suppress(RuntimeError):
-                self.app.call_from_thread(self._progress, action, message, fraction)
+        def run(store: Store, progress: Progress) -> RunOutcome:
+            try:
+                result = functions[action](store, passphrase=passphrase, progress=progress)
+            except sync_core.PassphraseError as err:
+                return RunOutcome(action, error=str(err), needs_passphrase=passphrase is None)
+            except sync_core.WrongPassphraseError as err:
+                return RunOutcome(action, error=str(err), wrong_passphrase=True)
+            except MemoirError as err:
+                return RunOutcome(action, error=str(err))
+            except OSError as err:
+                return RunOutcome(action, error=f"{action} failed: {err}")
+            return RunOutcome(action, result=result)
 
-        try:
-            result = functions[action](self.host.store, passphrase=passphrase, progress=progress)
-        except sync_core.PassphraseError as err:
-            return RunOutcome(action, error=str(err), needs_passphrase=passphrase is None)
-        except sync_core.WrongPassphraseError as err:
-            return RunOutcome(action, error=str(err), wrong_passphrase=True)
-        except MemoirError as err:
-            return RunOutcome(action, error=str(err))
-        except OSError as err:
-            return RunOutcome(action, error=f"{action} failed: {err}")
-        return RunOutcome(action, result=result)
+        self.host.run_write(
+            run,
+            on_done=self._finished,
+            on_error=lambda error: self._finished(RunOutcome(action, error=error)),
+            on_progress=partial(self._progress, action),
+            group=RUN_GROUP,
+            exclusive=True,
+        )
 
     def _progress(self, action: str, message: str, fraction: float) -> None:
         self.query_one("#sync-progress", ProgressBar).update(
@@ -550,16 +556,3 @@ class SyncPane(Pane):
         if self.configured:
             self.log_widget.write("fetching the remote for status…")
         self.refresh_status(fetch=True)
-
-    # --- workers ---------------------------------------------------------------------------
-
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        group = event.worker.group
-        if group != RUN_GROUP:
-            return
-        event.stop()
-        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, RunOutcome):
-            self._finished(event.worker.result)
-        elif event.state == WorkerState.ERROR:
-            self._finished(RunOutcome(self.running or "sync", error=str(event.worker.error)))
