@@ -9,8 +9,6 @@ as one trash record, which ``u`` restores byte for byte.
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +20,8 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Label, LoadingIndicator, Static
+from textual.containers import Horizontal
+from textual.widgets import DataTable, LoadingIndicator, Static
 
 from memoir_tui.core.consolidate import (
     KEEP,
@@ -34,15 +32,15 @@ from memoir_tui.core.consolidate import (
 )
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.safeio import read_text_safely
 from memoir_tui.core.store import Outcome, Store
 from memoir_tui.core.trash import TrashRecord
 from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.proposal import ProposalDetailScreen
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
-from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.fields import PathNames
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
-from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff
+from memoir_tui.widgets.side_by_side import DiffColumn
 from memoir_tui.widgets.status_line import StatusLine
 from memoir_tui.widgets.store_watch import EntriesChanged
 
@@ -56,14 +54,6 @@ PROPOSAL_COLUMNS = (
     ColumnSpec("id", "Id", width=12, min_table_width=90),
 )
 
-ACTION_NOTES = {
-    "merge": "merge into the kept file (both bodies kept, links rewritten); the other goes to trash",
-    "trash": "move the file(s) to the trash",
-    "fix": "fix the index file (the old bytes are kept in the trash)",
-    "unlink": "drop the brackets of the dead links, keeping the words",
-    "complete": "complete the next action (a tombstone in the session)",
-    "keep": "keep as it is and never propose it again",
-}
 
 APPLY_WARNING = (
     "Removed files go to the store's trash/ folder, and every byte a merge or fix rewrites "
@@ -80,67 +70,11 @@ UNDO_WARNING = (
 )
 
 
-class PathNames:
-    """Paths as a person reads them: the home directory shown as ``~``.
-
-    Also turns consolidate's location-independent references (``home:…``,
-    ``store:…``) in titles back into readable paths.
-    """
-
-    def __init__(self, home: Path, store_root: Path | None = None) -> None:
-        self.home = os.path.abspath(home)
-        self.store_root = os.path.abspath(store_root) if store_root is not None else None
-
-    def path(self, path: Path | str) -> str:
-        full = os.path.abspath(path)
-        if self.home != os.sep and (full == self.home or full.startswith(self.home + os.sep)):
-            return "~" + full[len(self.home) :]
-        return full
-
-    def text(self, text: str) -> str:
-        """``text`` with absolute paths under the home directory abbreviated."""
-        text = _REF_RE.sub(self._ref, text)
-        if self.home == os.sep:
-            return text
-        return text.replace(self.home + os.sep, "~" + os.sep)
-
-    def _ref(self, match: re.Match[str]) -> str:
-        root = self.home if match.group(1) == "home" else self.store_root
-        return self.path(root) + "/" if root else match.group(0)
-
-
-_REF_RE = re.compile(r"(?<![\w/:])(home|store):(?=[\w.])")
-
-
 @dataclass(frozen=True, slots=True)
 class ScanResult:
     report: Report | None
     undo: TrashRecord | None  # what `u` would restore
     error: str = ""
-
-
-def proposal_details(
-    proposal: Proposal, names: PathNames, *, action: str | None = None, compact: bool = False
-) -> RenderableType:
-    """Why, action and files of a proposal, as a two-column grid (``compact``: no files, id)."""
-    grid = Table.grid(padding=(0, 2), expand=True)
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
-    grid.add_row("Why", Text(names.text(proposal.why)))
-    chosen = action or proposal.default_action
-    others = [a for a in proposal.actions if a != chosen]
-    grid.add_row(
-        "Action",
-        Text(f"{chosen}: {ACTION_NOTES.get(chosen, chosen)}")
-        + Text(f"  (also: {', '.join(others)})" if others else "", style="dim"),
-    )
-    if proposal.paths and not compact:
-        grid.add_row("Files", Text("\n".join(names.path(p) for p in proposal.paths)))
-    if proposal.score is not None:
-        grid.add_row("Alike", Text(f"{proposal.score:.0f}%"))
-    if not compact:
-        grid.add_row("Id", Text(proposal.id, style="dim"))
-    return grid
 
 
 def choices_table(choices: Sequence[tuple[Proposal, str]], names: PathNames) -> RenderableType:
@@ -180,117 +114,6 @@ def apply_outcome(result: ApplyResult, asked: int) -> Outcome:
     if result.failed:
         parts.append(f"{len(result.failed)} failed: {result.failed[0][1]}")
     return Outcome(bool(result.applied), " · ".join(parts), undo=result.undo)
-
-
-class ProposalDetailScreen(DialogScreen[bool]):
-    """A proposal in full: why, action, files, and the evidence.
-
-    Near duplicates show the two files side by side, differing lines
-    highlighted; the two columns scroll together. Dismisses with ``True``
-    when the person asked to toggle the proposal's mark.
-
-    | Key(s) | Description |
-    | :- | :- |
-    | escape, q, enter | Close. |
-    | space | Mark or unmark this proposal, and close. |
-    """
-
-    HELP_TITLE: ClassVar[str] = "Proposal details"
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,enter", "close", "Close", tooltip="Close", id="proposal.close"),
-        Binding(
-            "space",
-            "toggle_mark",
-            "Mark",
-            tooltip="Mark or unmark this proposal, and close",
-            id="proposal.mark",
-        ),
-    ]
-
-    DEFAULT_CSS = """
-    ProposalDetailScreen > #dialog.-side-by-side {
-        width: 98%;
-        max-width: 160;
-        height: 92%;
-    }
-    ProposalDetailScreen #proposal-facts {
-        height: auto;
-        max-height: 10;
-        padding: 0 0 1 0;
-    }
-    ProposalDetailScreen #proposal-evidence-scroll {
-        height: auto;
-        max-height: 50vh;
-        background: $panel;
-        padding: 0 1;
-    }
-    ProposalDetailScreen #proposal-diff {
-        height: 1fr;
-        min-height: 5;
-    }
-    """
-
-    def __init__(
-        self, proposal: Proposal, names: PathNames, *, marked: bool, action: str | None = None
-    ) -> None:
-        super().__init__()
-        self.proposal = proposal
-        self.names = names
-        self.marked = marked
-        self.action = action or proposal.default_action
-        self.files = self._read_pair() if proposal.kind == "near_duplicate" else None
-
-    def _read_pair(self) -> tuple[str, str] | None:
-        if len(self.proposal.paths) < 2:
-            return None
-        try:
-            return tuple(  # type: ignore[return-value]
-                read_text_safely(p, max_bytes=4 * 1024 * 1024, errors="replace")
-                for p in self.proposal.paths[:2]
-            )
-        except OSError:
-            return None
-
-    def compose(self) -> ComposeResult:
-        p = self.proposal
-        mark = "marked" if self.marked else "not marked"
-        hint = f"{mark} · space {'unmarks' if self.marked else 'marks'} it · esc closes"
-        if self.files is not None:
-            left, right = self.files
-            keep, other = self.proposal.paths[:2]
-            with Vertical(id="dialog", classes="-side-by-side"):
-                yield Label(self.names.text(p.title), classes="dialog--title", markup=False)
-                yield Static(
-                    proposal_details(p, self.names, action=self.action, compact=True),
-                    id="proposal-facts",
-                )
-                yield SideBySideDiff(
-                    f"kept: {self.names.path(keep)}",
-                    left,
-                    f"merged in: {self.names.path(other)}",
-                    right,
-                    id="proposal-diff",
-                )
-                yield Label(f"{hint} · tab switches sides", classes="dialog--hint")
-            return
-        with VerticalScroll(id="dialog"):
-            yield Label(self.names.text(p.title), classes="dialog--title", markup=False)
-            yield Static(proposal_details(p, self.names, action=self.action), id="proposal-facts")
-            yield Label("Evidence", classes="dialog--label")
-            with VerticalScroll(id="proposal-evidence-scroll"):
-                yield Static(Text(self.names.text(p.evidence) or "(none)"), id="proposal-evidence")
-            yield Label(hint, classes="dialog--hint")
-
-    def on_mount(self) -> None:
-        if self.files is not None:
-            self.query_one("#diff-left", DiffColumn).focus()
-
-    def action_close(self) -> None:
-        self.dismiss(False)
-
-    def action_toggle_mark(self) -> None:
-        self.dismiss(True)
 
 
 class ConsolidatePane(Pane):

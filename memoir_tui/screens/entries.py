@@ -27,9 +27,9 @@ from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.screens.base import Pane, PaneCommand
+from memoir_tui.screens.entry import EntryScreen
 from memoir_tui.widgets.entry_view import (
     EntryRef,
-    EntryScreen,
     open_in_editor,
     project_label,
 )

@@ -6,9 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,7 +15,7 @@ from memoir_tui.core.identity import parse_date_ms, text_hash
 from memoir_tui.core.items import plural
 from memoir_tui.core.model import HistoryEntry, WorkingSet
 from memoir_tui.screens.base import FilteredPane, PaneCommand
-from memoir_tui.widgets.dialog import DetailScreen
+from memoir_tui.screens.history_detail import HistoryDetailScreen, minutes
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
 from memoir_tui.widgets.status_line import StatusLine
@@ -32,13 +29,6 @@ HISTORY_COLUMNS = (
     ColumnSpec("machine", "Machine", width=12, min_table_width=80),
     ColumnSpec("project", "Project", width=24, min_table_width=96, fit=True),
 )
-
-
-def minutes(entry: HistoryEntry) -> str:
-    if entry.duration_min is None:
-        return ""
-    value = entry.duration_min
-    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
 def entry_key(entry: HistoryEntry) -> str:
@@ -69,43 +59,6 @@ HISTORY_SORT_KEYS: dict[str, Callable[[HistoryEntry], Any]] = {
     "project": lambda e: (e.project_label or "global").casefold(),
 }
 """Column key → what the rows are ordered by (``>``, ``<``, a header click)."""
-
-
-def history_details(entry: HistoryEntry) -> RenderableType:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(overflow="fold")
-    grid.add_row("Summary", Text(entry.summary))
-    grid.add_row("Date", Text(long_date(entry.date) or "—"))
-    grid.add_row("Duration", Text(f"{minutes(entry)} min" if minutes(entry) else "—"))
-    grid.add_row("Machine", Text(entry.machine_label or entry.machine_id or "—"))
-    grid.add_row("Project", Text(entry.project_label or "global"))
-    files = "\n".join(entry.files_touched) or "—"
-    grid.add_row("Files touched", Text(files))
-    return grid
-
-
-class HistoryDetailScreen(DetailScreen):
-    """A session summary in full (read-only).
-
-    | Key(s) | Description |
-    | :- | :- |
-    | escape, enter, q | Close. |
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter,q", "close", "Close", id="history_detail.close"),
-    ]
-
-    def __init__(self, entry: HistoryEntry) -> None:
-        super().__init__()
-        self.entry = entry
-
-    def detail_title(self) -> str:
-        return "Session summary"
-
-    def detail_body(self) -> RenderableType:
-        return history_details(self.entry)
 
 
 class HistoryPane(WindowedList[HistoryEntry], FilteredPane):

@@ -32,8 +32,9 @@ from memoir_tui.core.since import (
     kind_of,
     since_last_session,
 )
-from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditRow, audit_time, resolve_rows
+from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditRow, resolve_rows
 from memoir_tui.widgets.dialog import DialogScreen
+from memoir_tui.widgets.fields import audit_time
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.latest_read import LatestRead
 

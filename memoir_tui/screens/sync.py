@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Label, ProgressBar, RichLog, Static
+from textual.widgets import Label, ProgressBar, RichLog, Static
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.core.errors import MemoirError
@@ -30,7 +29,7 @@ from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.store import default_store_dir
 from memoir_tui.core.sync.config import sync_config_path
 from memoir_tui.screens.base import Pane, PaneCommand, Progress
-from memoir_tui.screens.dialogs import FormDialog
+from memoir_tui.screens.passphrase import PassphraseScreen
 from memoir_tui.widgets.fields import field_grid, home_relative, theme_colours
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
 from memoir_tui.widgets.latest_read import LatestRead
@@ -176,71 +175,6 @@ def machine_rows(status: sync_core.SyncStatus) -> list[TableRow]:
             )
         )
     return rows
-
-
-class PassphraseScreen(FormDialog[str | None]):
-    """Ask for the passphrase of an encrypted remote (kept in memory for this run only).
-
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Next field; go ahead from the last one. |
-    | ctrl+s | Go ahead. |
-    | escape | Cancel. |
-    """
-
-    def __init__(self, action: str, reason: str = "") -> None:
-        super().__init__()
-        self.action = action
-        self.reason = reason
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="dialog"):
-            yield Label("Passphrase for the encrypted remote", classes="dialog--title")
-            if self.reason:
-                yield Static(self.reason, classes="dialog--warning", markup=False)
-            yield Label("Passphrase", classes="dialog--label")
-            yield Input(password=True, id="passphrase")
-            yield Label(
-                "Repeat it (a remote encrypted for the first time uses it for good)",
-                classes="dialog--label",
-            )
-            yield Input(password=True, id="repeat")
-            yield Label("", id="dialog-error", classes="dialog--error")
-            yield Label(
-                "Never written to disk; set MEMOIR_PASSPHRASE or a key file to skip this.",
-                classes="dialog--hint",
-            )
-            with Horizontal(classes="dialog--buttons"):
-                yield Button(
-                    f"{self.action.capitalize()} (ctrl+s)",
-                    id="save",
-                    variant="primary",
-                    compact=True,
-                )
-                yield Button("Cancel (esc)", id="cancel", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#passphrase", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if event.input.id == "repeat":
-            self.action_save()
-        else:
-            self.focus_next(Input)
-
-    def action_save(self) -> None:
-        first = self.query_one("#passphrase", Input).value
-        if not first:
-            self.show_error("Type the passphrase.")
-            self.query_one("#passphrase", Input).focus()
-            return
-        if self.query_one("#repeat", Input).value != first:
-            self.show_error("The two passphrases differ.")
-            self.query_one("#repeat", Input).focus()
-            return
-        self.dismiss(first)
 
 
 class SyncPane(Pane):

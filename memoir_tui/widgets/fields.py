@@ -1,14 +1,16 @@
 """Small rendering helpers shared by the review, audit and sync panes.
 
 No widgets and no key bindings: a two-column "name · value" grid for detail
-dialogs and status panels, home-relative paths, file stamps for watchers, and
-theme colours for Rich cells (a DataTable cell cannot use ``$variables``).
+dialogs and status panels, home-relative paths (``PathNames``), audit times, file
+stamps for watchers, and theme colours for Rich cells (a DataTable cell cannot use ``$variables``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.color import Color, ColorParseError
@@ -16,6 +18,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import App
+
+from memoir_tui.core.identity import parse_iso_ms
 
 # Used when the theme does not define a variable or defines it as something Rich
 # cannot parse (``auto 60%``).
@@ -75,3 +79,43 @@ def theme_colours(app: App[object]) -> dict[str, str]:
             value = fallback
         out[name] = value
     return out
+
+
+class PathNames:
+    """Paths as a person reads them: the home directory shown as ``~``.
+
+    Also turns consolidate's location-independent references (``home:…``,
+    ``store:…``) in titles back into readable paths.
+    """
+
+    def __init__(self, home: Path, store_root: Path | None = None) -> None:
+        self.home = os.path.abspath(home)
+        self.store_root = os.path.abspath(store_root) if store_root is not None else None
+
+    def path(self, path: Path | str) -> str:
+        full = os.path.abspath(path)
+        if self.home != os.sep and (full == self.home or full.startswith(self.home + os.sep)):
+            return "~" + full[len(self.home) :]
+        return full
+
+    def text(self, text: str) -> str:
+        """``text`` with absolute paths under the home directory abbreviated."""
+        text = _REF_RE.sub(self._ref, text)
+        if self.home == os.sep:
+            return text
+        return text.replace(self.home + os.sep, "~" + os.sep)
+
+    def _ref(self, match: re.Match[str]) -> str:
+        root = self.home if match.group(1) == "home" else self.store_root
+        return self.path(root) + "/" if root else match.group(0)
+
+
+_REF_RE = re.compile(r"(?<![\w/:])(home|store):(?=[\w.])")
+
+
+def audit_time(value: str) -> str:
+    """``2026-07-01 09:00:01`` (UTC) for an ISO date-time; the raw text otherwise."""
+    ms = parse_iso_ms(value)
+    if ms is None:
+        return value
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")

@@ -432,7 +432,8 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 
     from memoir_tui.core.adapters.guard import claude_slug
     from memoir_tui.core.receipts import RECEIPTS_FILE
-    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+    from memoir_tui.screens.audit import AuditPane
+    from memoir_tui.screens.receipts import ReceiptsScreen
 
     project = tmp_path / "proj"
     project.mkdir()
@@ -480,7 +481,8 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 
 async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Store) -> None:
     from memoir_tui.core.receipts import read_receipts
-    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+    from memoir_tui.screens.audit import AuditPane
+    from memoir_tui.screens.receipts import ReceiptsScreen
 
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -523,7 +525,7 @@ def _record(kind: str, uuid: str, parent: str | None, text: str) -> str:
 async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store: Store) -> None:
     import os
 
-    from memoir_tui.screens.review import CandidateDetailScreen
+    from memoir_tui.screens.candidate import CandidateDetailScreen
 
     folder = Path(os.environ["HOME"]) / ".claude" / "projects" / "-work-app"
     folder.mkdir(parents=True, exist_ok=True)
@@ -565,7 +567,7 @@ async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store:
 
 
 async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Store) -> None:
-    from memoir_tui.screens.review import CandidateDetailScreen
+    from memoir_tui.screens.candidate import CandidateDetailScreen
 
     demo_store.review.enqueue(
         [

@@ -19,7 +19,8 @@ from textual.widgets import Static, TextArea
 
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
 from memoir_tui.core.store import Store
-from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
+from memoir_tui.screens.inject import NO_TARGETS, InjectPane
+from memoir_tui.screens.inject_diff import InjectDiffScreen
 from memoir_tui.screens.registry import pane_spec
 from memoir_tui.widgets.confirm import ConfirmScreen
 from tests.app.helpers import (

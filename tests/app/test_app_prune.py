@@ -14,7 +14,8 @@ from memoir_tui.core.identity import text_hash
 from memoir_tui.core.store import Store
 from memoir_tui.screens.decisions import DecisionsPane
 from memoir_tui.screens.help import HelpScreen
-from memoir_tui.screens.history import HistoryDetailScreen, HistoryPane
+from memoir_tui.screens.history import HistoryPane
+from memoir_tui.screens.history_detail import HistoryDetailScreen
 from memoir_tui.widgets.confirm import TypeToConfirmScreen
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
 from tests.conftest import JulyClock

@@ -16,14 +16,14 @@ from textual.widgets import Input
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.review import review_path
 from memoir_tui.core.store import Store
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.review import (
+from memoir_tui.screens.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,
-    ReviewPane,
     candidate_details,
 )
+from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.registry import pane_spec
+from memoir_tui.screens.review import ReviewPane
 from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
 from tests.app.helpers import (
     SIZE,

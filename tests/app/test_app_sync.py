@@ -21,8 +21,9 @@ from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
 from memoir_tui.screens.help import own_bindings
+from memoir_tui.screens.passphrase import PassphraseScreen
 from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.sync import PassphraseScreen, SyncPane
+from memoir_tui.screens.sync import SyncPane
 from tests.app.helpers import (
     SIZE,
     eventually,
