@@ -41,7 +41,7 @@ from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
-from memoir_tui.screens.base import Pane, PaneCommand, Progress
+from memoir_tui.screens.base import Pane, PaneCommand, Progress, load_pane
 from memoir_tui.screens.registry import PANES, pane_spec
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.key_footer import KeyFooter
@@ -312,7 +312,7 @@ class MemoirApp(App[int]):
                     # screen; the others are mounted when first shown (a DOM a
                     # few times smaller is most of the start-up time).
                     if number == 1:
-                        yield spec.load()(id=f"{spec.pane_id}-pane")
+                        yield load_pane(spec)(id=f"{spec.pane_id}-pane")
         yield KeyFooter(show_command_palette=True)
 
     def _caps_note(self) -> str:
@@ -376,7 +376,7 @@ class MemoirApp(App[int]):
         """The pane, and (when this call created it) the awaitable of its mounting."""
         for pane in self.query(f"#{pane_id}-pane").results(Pane):
             return pane, None
-        pane = pane_spec(pane_id).load()(id=f"{pane_id}-pane")
+        pane = load_pane(pane_spec(pane_id))(id=f"{pane_id}-pane")
         return pane, self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
 
     def current_pane(self) -> Pane:
@@ -1112,7 +1112,7 @@ class MemoirApp(App[int]):
             sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
         sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
         for spec in PANES:
-            pane = spec.load()
+            pane = load_pane(spec)
             if pane is not current:
                 sections.append(
                     HelpSection(
@@ -1153,7 +1153,7 @@ class MemoirApp(App[int]):
         from memoir_tui.screens.help import own_bindings
 
         for spec in PANES:
-            pane = spec.load()
+            pane = load_pane(spec)
             bindings = own_bindings(pane)
             command: PaneCommand
             for command in pane.COMMANDS:
@@ -1291,7 +1291,7 @@ def _unfinished_message(count: int) -> str | None:
 
 def _import_panes() -> None:
     for spec in PANES:
-        spec.load()
+        load_pane(spec)
 
 
 def _default_label(store: Store) -> str:

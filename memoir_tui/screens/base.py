@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.screens.registry import pane_spec
+from memoir_tui.screens.registry import PaneSpec, pane_spec
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.store_watch import SessionChanged
@@ -186,3 +186,9 @@ class FilteredPane(Pane):
     @on(FilterBar.Done)
     def _filter_done(self, event: FilterBar.Done) -> None:
         self.table.focus()
+
+
+def load_pane(spec: PaneSpec) -> type[Pane]:
+    """Import the class of the pane the registry names (cheap after the first time)."""
+    pane_class: type[Pane] = spec.load()
+    return pane_class

@@ -6,19 +6,17 @@ sync, consolidate, inject, …) is imported when the pane is first shown, or
 when the help screen or the palette needs its bindings. That keeps those
 imports off the path to the first screen.
 
-This module imports neither textual nor any pane; adding a pane is adding a
-:class:`PaneSpec` here and a :class:`~memoir_tui.screens.base.Pane` subclass
-whose ``PANE_ID`` names it.
+This module imports neither textual nor any pane (not even for types: the base
+imports it, never the other way); adding a pane is adding a :class:`PaneSpec`
+here and a :class:`~memoir_tui.screens.base.Pane` subclass whose ``PANE_ID``
+names it.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from memoir_tui.screens.base import Pane
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +39,11 @@ class PaneSpec:
         """``key`` as Textual names it (``-`` is ``minus``)."""
         return {"-": "minus"}.get(self.key, self.key)
 
-    def load(self) -> type[Pane]:
-        """Import the pane's class (cheap after the first time)."""
+    def load(self) -> type[Any]:
+        """Import the pane's class (cheap after the first time); typed as a ``Pane``
+        by :func:`memoir_tui.screens.base.load_pane` (this module names no pane type)."""
         module_name, _, class_name = self.location.partition(":")
-        pane_class: type[Pane] = getattr(importlib.import_module(module_name), class_name)
+        pane_class: type[Any] = getattr(importlib.import_module(module_name), class_name)
         return pane_class
 
 
