@@ -3,8 +3,8 @@
 The shell owns what every pane shares: the header (store, machine, read-only),
 the tabs and their number keys, help, the command palette, the footer, the
 file watcher and the one path by which a pane changes the store
-(:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.screens.base.Pane`
-subclass named in :data:`~memoir_tui.screens.registry.PANES`; its bindings,
+(:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.panes.base.Pane`
+subclass named in :data:`~memoir_tui.panes.registry.PANES`; its bindings,
 help section and palette commands are picked up from the class, which is
 imported when the pane is first needed, not for the first screen.
 
@@ -41,14 +41,9 @@ from memoir_tui.core.items import REVIEW_FILE, Undo
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome, Store
-from memoir_tui.screens.base import Pane, PaneCommand, Progress, load_pane
-from memoir_tui.screens.registry import PANES, pane_spec
-from memoir_tui.widgets.damage_banner import DamageBanner
-from memoir_tui.widgets.key_footer import KeyFooter
-from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
-from memoir_tui.widgets.pane_tabs import PaneTabs
-from memoir_tui.widgets.store_bar import StoreBar
-from memoir_tui.widgets.store_watch import (
+from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
+from memoir_tui.panes.registry import PANES, pane_spec
+from memoir_tui.ui.store_watch import (
     ALL_CHANGES,
     AuditChanged,
     EntriesChanged,
@@ -59,9 +54,14 @@ from memoir_tui.widgets.store_watch import (
     StoreWatcher,
     Watched,
 )
+from memoir_tui.widgets.damage_banner import DamageBanner
+from memoir_tui.widgets.key_footer import KeyFooter
+from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
+from memoir_tui.widgets.pane_tabs import PaneTabs
+from memoir_tui.widgets.store_bar import StoreBar
 
 if TYPE_CHECKING:  # the help screen and the dialogs are imported when first opened
-    from memoir_tui.screens.help import HelpSection
+    from memoir_tui.dialogs.help import HelpSection
 
 __all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
 
@@ -705,7 +705,7 @@ class MemoirApp(App[int]):
         self._stamp_entry_folders_later()
 
     def _pane_says_reading(self, note: str) -> None:
-        from memoir_tui.screens.working_set import WorkingSetPane
+        from memoir_tui.panes.working_set import WorkingSetPane
 
         for pane in self.query(WorkingSetPane):
             pane.show_reading(note)
@@ -1025,10 +1025,10 @@ class MemoirApp(App[int]):
 
         self.write(redo, on_error=failed, redoing=True)
 
-    # --- search, since last session (screens/search.py, screens/since.py) ------------------
+    # --- search, since last session (dialogs/search.py, dialogs/since.py) ------------------
 
     def action_search(self) -> None:
-        from memoir_tui.screens.search import SearchScreen, go_to_hit
+        from memoir_tui.dialogs.search import SearchScreen, go_to_hit
 
         def chosen(hit: Any) -> None:
             if hit is not None:
@@ -1037,8 +1037,8 @@ class MemoirApp(App[int]):
         self.push_screen(SearchScreen(self.state, self.store), chosen)
 
     def action_since(self) -> None:
-        from memoir_tui.screens.search import go_to_hit
-        from memoir_tui.screens.since import SinceScreen
+        from memoir_tui.dialogs.search import go_to_hit
+        from memoir_tui.dialogs.since import SinceScreen
 
         def chosen(hit: Any) -> None:
             if hit is not None:
@@ -1094,9 +1094,9 @@ class MemoirApp(App[int]):
 
     def help_sections(self) -> list[HelpSection]:
         """The help screen's content, generated from the bindings of every pane."""
-        from memoir_tui.screens.dialogs import FormDialog
-        from memoir_tui.screens.help import HelpSection, key_rows, own_bindings
-        from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+        from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+        from memoir_tui.dialogs.forms import FormDialog
+        from memoir_tui.dialogs.help import HelpSection, key_rows, own_bindings
 
         active = frozenset(
             b.binding.id for b in self.active_bindings.values() if b.binding.id is not None
@@ -1129,14 +1129,14 @@ class MemoirApp(App[int]):
         return sections
 
     def action_help(self) -> None:
-        from memoir_tui.screens.help import HelpScreen
+        from memoir_tui.dialogs.help import HelpScreen
 
         self.push_screen(HelpScreen(self.help_sections()))
 
     def _keys_for(self, bindings: list[BindingType], binding_id: str | None) -> str:
         if binding_id is None:
             return ""
-        from memoir_tui.screens.help import key_rows
+        from memoir_tui.dialogs.help import key_rows
 
         for row in key_rows(self, bindings, frozenset()):
             if row.binding_id == binding_id:
@@ -1150,7 +1150,7 @@ class MemoirApp(App[int]):
         return SystemCommand(f"{area}: {verb}", help_text + suffix, callback)
 
     def pane_commands(self) -> Iterable[SystemCommand]:
-        from memoir_tui.screens.help import own_bindings
+        from memoir_tui.dialogs.help import own_bindings
 
         for spec in PANES:
             pane = load_pane(spec)
@@ -1166,7 +1166,7 @@ class MemoirApp(App[int]):
                 )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from memoir_tui.screens.help import own_bindings
+        from memoir_tui.dialogs.help import own_bindings
 
         on_top = screen is self.screen_stack[0]
         app_bindings = own_bindings(MemoirApp)

@@ -19,10 +19,10 @@ from textual.widgets import Static, TextArea
 
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
 from memoir_tui.core.store import Store
-from memoir_tui.screens.inject import NO_TARGETS, InjectPane
-from memoir_tui.screens.inject_diff import InjectDiffScreen
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen
+from memoir_tui.dialogs.inject_diff import InjectDiffScreen
+from memoir_tui.panes.inject import NO_TARGETS, InjectPane
+from memoir_tui.panes.registry import pane_spec
 from tests.app.helpers import (
     SIZE,
     fixture_store,

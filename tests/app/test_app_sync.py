@@ -20,10 +20,10 @@ from memoir_tui.app import PANES
 from memoir_tui.core.store import Store
 from memoir_tui.core.sync import init_sync
 from memoir_tui.core.sync.git import git_env
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.passphrase import PassphraseScreen
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.sync import SyncPane
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.dialogs.passphrase import PassphraseScreen
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.panes.sync import SyncPane
 from tests.app.helpers import (
     SIZE,
     eventually,
