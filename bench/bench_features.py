@@ -144,7 +144,8 @@ limit = CAP if scenario == "floor-capped" else None
 if not floor:
     from memoir_tui.app import MemoirApp
     from memoir_tui.core.memoir import Memoir
-    from memoir_tui.screens.registry import pane_spec
+    from memoir_tui.panes.registry import pane_spec
+    from memoir_tui.core.memoir import Memoir
 rows = data["rows"]
 folded = ["\n".join(r).lower() for r in rows]
 
@@ -280,9 +281,9 @@ def pane_store(base: Path, count: int) -> Path:
     from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
     from memoir_tui.core.identity import text_hash
     from memoir_tui.core.memoir import Memoir
-    from memoir_tui.screens.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
-    from memoir_tui.screens.history import HISTORY_COLUMNS, history_row
-    from memoir_tui.screens.review import REVIEW_COLUMNS, source_label
+    from memoir_tui.panes.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
+    from memoir_tui.panes.history import HISTORY_COLUMNS, history_row
+    from memoir_tui.panes.review import REVIEW_COLUMNS, source_label
 
     machine = "00000000-0000-4000-8000-000000000001"
 

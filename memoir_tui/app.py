@@ -3,8 +3,8 @@
 The shell owns what every pane shares: the header (store, machine, read-only),
 the tabs and their number keys, help, the command palette, the footer, the
 file watcher and the one path by which a pane changes the store
-(:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.screens.base.Pane`
-subclass named in :data:`~memoir_tui.screens.registry.PANES`; its bindings,
+(:meth:`MemoirApp.write`). A pane is a :class:`~memoir_tui.panes.base.Pane`
+subclass named in :data:`~memoir_tui.panes.registry.PANES`; its bindings,
 help section and palette commands are picked up from the class, which is
 imported when the pane is first needed, not for the first screen.
 
@@ -14,6 +14,7 @@ This module imports textual; it must never import ``mcp``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -41,14 +42,9 @@ from memoir_tui.core.memoir import Memoir, open_memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome
-from memoir_tui.screens.base import Pane, PaneCommand
-from memoir_tui.screens.registry import PANES, pane_spec
-from memoir_tui.widgets.damage_banner import DamageBanner
-from memoir_tui.widgets.key_footer import KeyFooter
-from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
-from memoir_tui.widgets.pane_tabs import PaneTabs
-from memoir_tui.widgets.store_bar import StoreBar
-from memoir_tui.widgets.store_watch import (
+from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
+from memoir_tui.panes.registry import PANES, pane_spec
+from memoir_tui.ui.store_watch import (
     ALL_CHANGES,
     AuditChanged,
     EntriesChanged,
@@ -59,9 +55,14 @@ from memoir_tui.widgets.store_watch import (
     StoreWatcher,
     Watched,
 )
+from memoir_tui.widgets.damage_banner import DamageBanner
+from memoir_tui.widgets.key_footer import KeyFooter
+from memoir_tui.widgets.news_banner import NewsBanner, caps_warning
+from memoir_tui.widgets.pane_tabs import PaneTabs
+from memoir_tui.widgets.store_bar import StoreBar
 
 if TYPE_CHECKING:  # the help screen and the dialogs are imported when first opened
-    from memoir_tui.screens.help import HelpSection
+    from memoir_tui.dialogs.help import HelpSection
 
 __all__ = ["PANES", "MemoirApp", "display_path", "run_app"]
 
@@ -84,7 +85,8 @@ macOS Option keys), and the key each stands for (6 is left out: § is also a key
 """A key a widget consumed (stopped) is noticed within a few ms; one on its way back up to
 the app is waited for, however busy the app is, up to 2 s (a widget removed under it)."""
 WRITE_GROUPS = frozenset({"store-write", "inject-write", "sync-run"})
-"""Worker groups that change files: quitting waits for them."""
+"""Worker groups that change files (``run_write`` runs in them): quitting waits for them."""
+R = TypeVar("R")
 QUIT_WAIT_SECONDS = 5.0
 """How long quitting waits for writes in flight before it gives up on them (and says so)."""
 IMPORT_PANES_AFTER = 1.0
@@ -311,7 +313,7 @@ class MemoirApp(App[int]):
                     # screen; the others are mounted when first shown (a DOM a
                     # few times smaller is most of the start-up time).
                     if number == 1:
-                        yield spec.load()(id=f"{spec.pane_id}-pane")
+                        yield load_pane(spec)(id=f"{spec.pane_id}-pane")
         yield KeyFooter(show_command_palette=True)
 
     def _caps_note(self) -> str:
@@ -375,7 +377,7 @@ class MemoirApp(App[int]):
         """The pane, and (when this call created it) the awaitable of its mounting."""
         for pane in self.query(f"#{pane_id}-pane").results(Pane):
             return pane, None
-        pane = pane_spec(pane_id).load()(id=f"{pane_id}-pane")
+        pane = load_pane(pane_spec(pane_id))(id=f"{pane_id}-pane")
         return pane, self.query_one(f"TabPane#{pane_id}", TabPane).mount(pane)
 
     def current_pane(self) -> Pane:
@@ -704,7 +706,7 @@ class MemoirApp(App[int]):
         self._stamp_entry_folders_later()
 
     def _pane_says_reading(self, note: str) -> None:
-        from memoir_tui.screens.working_set import WorkingSetPane
+        from memoir_tui.panes.working_set import WorkingSetPane
 
         for pane in self.query(WorkingSetPane):
             pane.show_reading(note)
@@ -874,36 +876,77 @@ class MemoirApp(App[int]):
         that ``u`` pops, unless ``undoable`` is False (an undo itself).
         Tests can ``await app.workers.wait_for_complete()``.
         """
+        reply = _Reply(on_done, on_error, undoable, change, redoing)
+        return self.run_write(
+            lambda store, _progress: change(store),
+            on_done=partial(self._write_done, reply=reply),
+            on_error=partial(self._write_failed, reply=reply),
+        )
+
+    def run_write(
+        self,
+        change: Callable[[Memoir, Progress], R],
+        *,
+        on_done: Callable[[R], None],
+        on_error: Callable[[str], None],
+        on_progress: Progress | None = None,
+        group: str = "store-write",
+        exclusive: bool = False,
+    ) -> Worker[R | None]:
+        """The one write path: run ``change(store, progress)`` in a thread worker of a
+        write group (quitting waits for those), then hand its result to ``on_done`` or a
+        sentence to ``on_error`` on the UI thread, never after quitting began.
+
+        ``write`` is this for an ``Outcome`` (toast, undo stack, reload); a pane whose
+        result is its own (the Inject pane's per-file results, the Sync pane's run)
+        calls it directly. ``progress(message, fraction)`` from the worker reaches
+        ``on_progress`` on the UI thread."""
+        assert group in WRITE_GROUPS, group
+
+        def progress(message: str, fraction: float) -> None:
+            if on_progress is None or self.closing:
+                return
+            # RuntimeError: the app is closing; let the change finish on its own.
+            with contextlib.suppress(RuntimeError):
+                self.call_from_thread(on_progress, message, fraction)
+
         return self.run_worker(
-            partial(
-                self._write_in_thread, change, _Reply(on_done, on_error, undoable, change, redoing)
-            ),
-            name="store-write",
-            group="store-write",
+            partial(self._write_in_thread, change, progress, on_done, on_error),
+            name=group,
+            group=group,
             thread=True,
-            exit_on_error=False,  # every error becomes a notification (below)
+            exclusive=exclusive,
+            exit_on_error=False,  # every error becomes a sentence (below)
         )
 
     def _write_in_thread(
-        self, change: Callable[[Memoir], Outcome], reply: _Reply
-    ) -> Outcome | None:
+        self,
+        change: Callable[[Memoir, Progress], R],
+        progress: Progress,
+        on_done: Callable[[R], None],
+        on_error: Callable[[str], None],
+    ) -> R | None:
         try:
-            outcome = change(self.store)
+            result = change(self.store, progress)
         except MemoirError as err:
-            self.call_from_thread(self._write_failed, str(err), reply)
+            self.call_from_thread(self._unless_closing, on_error, str(err))
             return None
         except OSError as err:
-            self.call_from_thread(self._write_failed, f"could not write the store: {err}", reply)
+            message = f"could not write the store: {err}"
+            self.call_from_thread(self._unless_closing, on_error, message)
             return None
         except Exception as err:  # a defect: said, never a traceback that ends the app
-            self.call_from_thread(self._write_failed, f"the change failed: {err}", reply)
+            message = f"the change failed: {err}"
+            self.call_from_thread(self._unless_closing, on_error, message)
             return None
-        self.call_from_thread(self._write_done, outcome, reply)
-        return outcome
+        self.call_from_thread(self._unless_closing, on_done, result)
+        return result
+
+    def _unless_closing(self, callback: Callable[[Any], None], value: object) -> None:
+        if not self.closing:  # written; nobody is left to show it to
+            callback(value)
 
     def _write_failed(self, message: str, reply: _Reply) -> None:
-        if self.closing:
-            return
         if reply.on_error is not None:
             reply.on_error(message)
         else:
@@ -911,8 +954,6 @@ class MemoirApp(App[int]):
         self.poll_store()
 
     def _write_done(self, outcome: Outcome, reply: _Reply) -> None:
-        if self.closing:
-            return  # written; nobody is left to show it to
         message = outcome.message
         if reply.undoable and outcome.changed:
             message += self.record_act(
@@ -985,10 +1026,10 @@ class MemoirApp(App[int]):
 
         self.write(redo, on_error=failed, redoing=True)
 
-    # --- search, since last session (screens/search.py, screens/since.py) ------------------
+    # --- search, since last session (dialogs/search.py, dialogs/since.py) ------------------
 
     def action_search(self) -> None:
-        from memoir_tui.screens.search import SearchScreen, go_to_hit
+        from memoir_tui.dialogs.search import SearchScreen, go_to_hit
 
         def chosen(hit: Any) -> None:
             if hit is not None:
@@ -997,8 +1038,8 @@ class MemoirApp(App[int]):
         self.push_screen(SearchScreen(self.state, self.store), chosen)
 
     def action_since(self) -> None:
-        from memoir_tui.screens.search import go_to_hit
-        from memoir_tui.screens.since import SinceScreen
+        from memoir_tui.dialogs.search import go_to_hit
+        from memoir_tui.dialogs.since import SinceScreen
 
         def chosen(hit: Any) -> None:
             if hit is not None:
@@ -1054,9 +1095,9 @@ class MemoirApp(App[int]):
 
     def help_sections(self) -> list[HelpSection]:
         """The help screen's content, generated from the bindings of every pane."""
-        from memoir_tui.screens.dialogs import FormDialog
-        from memoir_tui.screens.help import HelpSection, key_rows, own_bindings
-        from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+        from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+        from memoir_tui.dialogs.forms import FormDialog
+        from memoir_tui.dialogs.help import HelpSection, key_rows, own_bindings
 
         active = frozenset(
             b.binding.id for b in self.active_bindings.values() if b.binding.id is not None
@@ -1072,7 +1113,7 @@ class MemoirApp(App[int]):
             sections.append(HelpSection(title, key_rows(self, own_bindings(widget), active)))
         sections.append(HelpSection("Everywhere", key_rows(self, own_bindings(MemoirApp), active)))
         for spec in PANES:
-            pane = spec.load()
+            pane = load_pane(spec)
             if pane is not current:
                 sections.append(
                     HelpSection(
@@ -1089,14 +1130,14 @@ class MemoirApp(App[int]):
         return sections
 
     def action_help(self) -> None:
-        from memoir_tui.screens.help import HelpScreen
+        from memoir_tui.dialogs.help import HelpScreen
 
         self.push_screen(HelpScreen(self.help_sections()))
 
     def _keys_for(self, bindings: list[BindingType], binding_id: str | None) -> str:
         if binding_id is None:
             return ""
-        from memoir_tui.screens.help import key_rows
+        from memoir_tui.dialogs.help import key_rows
 
         for row in key_rows(self, bindings, frozenset()):
             if row.binding_id == binding_id:
@@ -1110,10 +1151,10 @@ class MemoirApp(App[int]):
         return SystemCommand(f"{area}: {verb}", help_text + suffix, callback)
 
     def pane_commands(self) -> Iterable[SystemCommand]:
-        from memoir_tui.screens.help import own_bindings
+        from memoir_tui.dialogs.help import own_bindings
 
         for spec in PANES:
-            pane = spec.load()
+            pane = load_pane(spec)
             bindings = own_bindings(pane)
             command: PaneCommand
             for command in pane.COMMANDS:
@@ -1126,7 +1167,7 @@ class MemoirApp(App[int]):
                 )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from memoir_tui.screens.help import own_bindings
+        from memoir_tui.dialogs.help import own_bindings
 
         on_top = screen is self.screen_stack[0]
         app_bindings = own_bindings(MemoirApp)
@@ -1251,7 +1292,7 @@ def _unfinished_message(count: int) -> str | None:
 
 def _import_panes() -> None:
     for spec in PANES:
-        spec.load()
+        load_pane(spec)
 
 
 def _default_label(store: Memoir) -> str:

@@ -92,7 +92,13 @@ def under(name: str, *prefixes: str) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-FACES = ("memoir_tui.app", "memoir_tui.screens", "memoir_tui.widgets")
+FACES = (
+    "memoir_tui.app",
+    "memoir_tui.panes",
+    "memoir_tui.dialogs",
+    "memoir_tui.ui",
+    "memoir_tui.widgets",
+)
 HEADLESS_FACES = ("memoir_tui.mcp", "memoir_tui.cli", "memoir_tui.commands")
 
 RULES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [

@@ -1,5 +1,5 @@
 """No worker error can take the app down: every ``run_worker`` call in the package is
-either the shared read idiom's (``widgets/latest_read.py``) or passes
+either the shared read idiom's (``ui/latest_read.py``) or passes
 ``exit_on_error=False`` and reports errors itself. Discovered by parsing the package."""
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ def _keeps_the_app_up(call: ast.Call) -> bool:
 
 def test_every_worker_is_the_read_idiom_or_cannot_end_the_app() -> None:
     calls = _worker_calls()
-    assert any(path == "widgets/latest_read.py" for path, _n, _c in calls)  # it found some
+    assert any(path == "ui/latest_read.py" for path, _n, _c in calls)  # it found some
     bare = [f"{path}:{line}" for path, line, call in calls if not _keeps_the_app_up(call)]
-    assert bare == [], f"bare run_worker calls (use widgets/latest_read.py): {bare}"
+    assert bare == [], f"bare run_worker calls (use ui/latest_read.py): {bare}"
 
 
 def test_the_guard_sees_a_bare_call() -> None:

@@ -26,11 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
     from memoir_tui.core.doctor import run_doctor, summary
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.memoir import open_memoir
 
-    # Not commands.open_store: it finishes interrupted purges and keeps a damaged
-    # session aside, and the doctor writes nothing.
-    store = Memoir.for_directory(ns.store, actor="doctor")
+    # Opened as every face opens it, but finishing nothing: an interrupted purge or a
+    # damaged session is what the doctor reports, and the doctor writes nothing.
+    store = open_memoir(ns.store, actor="doctor", finish=False)
     project = ns.project.resolve() if ns.project else _here()
     checks = run_doctor(store, home=Path.home(), env=os.environ, project=project)
     for check in checks:

@@ -1,1 +1,1 @@
-"""Reusable widgets: keyed tables, filter box, header bar, dialogs."""
+"""Reusable widgets, and only widgets: keyed tables, filter box, banners, bars, diff view."""

@@ -21,8 +21,8 @@ from memoir_tui.core.session import (
     UNREADABLE,
     LoadedSession,
 )
-from memoir_tui.widgets.fields import home_relative
-from memoir_tui.widgets.latest_read import LatestRead
+from memoir_tui.ui.fields import home_relative
+from memoir_tui.ui.latest_read import LatestRead
 
 if TYPE_CHECKING:
     from memoir_tui.core.memoir import Memoir

@@ -25,7 +25,7 @@ from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.registry import pane_spec
+from memoir_tui.panes.registry import pane_spec
 from tests.conftest import JulyClock
 from tests.deadlines import SAFETY_NET
 from tests.paths import FIXTURES

@@ -11,15 +11,15 @@ from textual.widgets import Input, Label, Static
 
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.dialogs import (
+from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.forms import (
     AddDecisionScreen,
     AddItemScreen,
     DecisionDetailScreen,
     SessionEndScreen,
 )
-from memoir_tui.screens.working_set import WorkingSetPane
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.working_set import WorkingSetPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import (
     DEMO_MACHINE_ID,

@@ -19,10 +19,10 @@ import pytest
 
 from memoir_tui.core.identity import identity
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.agent_view import AgentViewPane
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.panes.agent_view import AgentViewPane
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.panes.working_set import WorkingSetPane
 from tests.app.helpers import SIZE, make_app, open_pane, pressing, settle
 from tests.paths import REPO
 

@@ -16,9 +16,9 @@ from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.registry import pane_spec
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.panes.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
+from memoir_tui.panes.registry import pane_spec
 from tests.app.helpers import (
     DEMO_MACHINE_ID,
     SIZE,
@@ -200,7 +200,7 @@ def test_parked_and_archived_items_keep_their_text_in_the_log(store_dir: Path) -
     """A full list parks or archives its oldest item: it still exists, so the log names
     it by its text, never "(gone)"."""
     from memoir_tui.core.audit import read_audit
-    from memoir_tui.screens.audit import resolve_rows
+    from memoir_tui.panes.audit import resolve_rows
     from tests.conftest import store_past_its_caps
 
     store = store_past_its_caps(store_dir)

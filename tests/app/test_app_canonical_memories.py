@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from memoir_tui.screens.entries import EVERY, EntriesPane
+from memoir_tui.panes.entries import EVERY, EntriesPane
 from tests.app.helpers import SIZE, open_pane, settle
 from tests.app.world import World
 
@@ -101,7 +101,7 @@ async def test_the_recall_pane_scopes_them_by_their_project(world: World) -> Non
     import json
 
     from memoir_tui.core.scope import project_identity
-    from memoir_tui.screens.recall import RecallPane
+    from memoir_tui.panes.recall import RecallPane
     from tests.app.test_app_recall import search
 
     here = project_identity(world.project, home=world.home).id

@@ -23,9 +23,10 @@ from textual.widgets import Static
 
 from memoir_tui.core import consolidate as core
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.consolidate import GROUP_KEY, ConsolidatePane, ProposalDetailScreen
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.proposal import ProposalDetailScreen
+from memoir_tui.panes.consolidate import GROUP_KEY, ConsolidatePane
+from memoir_tui.panes.registry import pane_spec
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff, align, changed_rows
 from tests.app.helpers import (
     CONSOLIDATE_FIXTURE,

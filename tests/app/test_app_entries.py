@@ -15,10 +15,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
 from memoir_tui.core.audit import read_audit
-from memoir_tui.screens.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.widgets.entry_view import EntryScreen, editor_command
+from memoir_tui.dialogs.entry import EntryScreen
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.panes.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.ui.entry_document import editor_command
 from tests.app.helpers import SIZE, messages, open_pane, pressing, rendered, select, settle, write
 from tests.app.world import HIDDEN_DECISION, World
 

@@ -18,10 +18,10 @@ import pytest
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.export import ExportScreen
-from memoir_tui.screens.review import ReviewPane
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.export import ExportScreen
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.review import ReviewPane
 from tests.app.helpers import (
     SIZE,
     decision_on_disk,
@@ -248,8 +248,8 @@ def test_export_dialog(snap_compare: Any, demo_store: Memoir, size: tuple[int, i
 async def test_search_lists_matches_from_every_pane_and_jumps_to_the_row(
     demo_store: Memoir,
 ) -> None:
-    from memoir_tui.screens.search import SearchScreen
-    from memoir_tui.screens.working_set import WorkingSetPane
+    from memoir_tui.dialogs.search import SearchScreen
+    from memoir_tui.panes.working_set import WorkingSetPane
 
     demo_store.review.enqueue(
         [{"text": "Adopt pipx for the docs tooling", "source": "user", "extractor": "test"}]
@@ -310,7 +310,7 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
     demo_store: Memoir,
 ) -> None:
     from memoir_tui.core.since import record_open
-    from memoir_tui.screens.since import SinceScreen
+    from memoir_tui.dialogs.since import SinceScreen
 
     demo_store.note_decision("Before the last session")
     record_open(demo_store)  # the previous session opened here
@@ -378,7 +378,7 @@ def test_since_view(snap_compare: Any, demo_store: Memoir, size: tuple[int, int]
 
 async def test_search_keeps_to_the_scope_the_header_names(store_dir: Path) -> None:
     """Inside a project, candidates of another project are not found until A shows all."""
-    from memoir_tui.screens.search import SearchScreen
+    from memoir_tui.dialogs.search import SearchScreen
 
     here, there = "git:" + "a" * 32, "git:" + "b" * 32
     for project in (here, there):
@@ -432,7 +432,8 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 
     from memoir_tui.core.adapters.guard import claude_slug
     from memoir_tui.core.receipts import RECEIPTS_FILE
-    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+    from memoir_tui.dialogs.receipts import ReceiptsScreen
+    from memoir_tui.panes.audit import AuditPane
 
     project = tmp_path / "proj"
     project.mkdir()
@@ -480,7 +481,8 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 
 async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Memoir) -> None:
     from memoir_tui.core.receipts import read_receipts
-    from memoir_tui.screens.audit import AuditPane, ReceiptsScreen
+    from memoir_tui.dialogs.receipts import ReceiptsScreen
+    from memoir_tui.panes.audit import AuditPane
 
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -523,7 +525,7 @@ def _record(kind: str, uuid: str, parent: str | None, text: str) -> str:
 async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store: Memoir) -> None:
     import os
 
-    from memoir_tui.screens.review import CandidateDetailScreen
+    from memoir_tui.dialogs.candidate import CandidateDetailScreen
 
     folder = Path(os.environ["HOME"]) / ".claude" / "projects" / "-work-app"
     folder.mkdir(parents=True, exist_ok=True)
@@ -565,7 +567,7 @@ async def test_candidate_detail_shows_the_transcript_lines_around_it(demo_store:
 
 
 async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Memoir) -> None:
-    from memoir_tui.screens.review import CandidateDetailScreen
+    from memoir_tui.dialogs.candidate import CandidateDetailScreen
 
     demo_store.review.enqueue(
         [
@@ -592,7 +594,7 @@ async def test_candidate_detail_says_when_the_transcript_is_gone(demo_store: Mem
 async def test_audit_export_writes_the_records_the_filters_show(
     demo_store: Memoir, tmp_path: Path
 ) -> None:
-    from memoir_tui.screens.audit import AuditPane
+    from memoir_tui.panes.audit import AuditPane
 
     demo_store.note_decision("Noted for the audit export")
     demo_store.hide_decision(text_hash(TAILWIND))
@@ -619,7 +621,7 @@ def test_receipts_view(snap_compare: Any, demo_store: Memoir) -> None:
 
 
 async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Memoir) -> None:
-    from memoir_tui.screens.audit import AuditPane
+    from memoir_tui.panes.audit import AuditPane
 
     demo_store.note_decision("Zebra crossing first")
     demo_store.note_decision("Aardvark second")
@@ -653,8 +655,8 @@ async def test_audit_sorts_by_a_key_and_a_header_click(demo_store: Memoir) -> No
 
 
 async def test_search_finds_memory_files_once_entries_is_read(demo_store: Memoir) -> None:
-    from memoir_tui.screens.entries import EntriesPane
-    from memoir_tui.screens.search import SearchScreen
+    from memoir_tui.dialogs.search import SearchScreen
+    from memoir_tui.panes.entries import EntriesPane
 
     (demo_store.memory_dir / "fact_zebra-crossings.md").write_text(
         "---\ntype: fact\nname: Zebra crossings\ndescription: where the office is\n"
@@ -691,7 +693,7 @@ async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: M
     assert [r.operation for r in read_audit(demo_store.root)] == ["app_open"]
     first_open = read_audit(demo_store.root)[0].time
     # the next app: its own open is not "the last session"; the first one's is
-    from memoir_tui.screens.since import SinceScreen
+    from memoir_tui.dialogs.since import SinceScreen
 
     demo_store.note_decision("Noted between the two sessions")
     app = make_app(demo_store)
@@ -766,7 +768,7 @@ def hidden_in(root: Path) -> set[str]:
 
 
 async def test_slash_searches_everything_where_a_pane_has_no_filter(demo_store: Memoir) -> None:
-    from memoir_tui.screens.search import SearchScreen
+    from memoir_tui.dialogs.search import SearchScreen
 
     app = make_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:

@@ -20,7 +20,7 @@ import pytest
 import memoir_tui.app as app_module
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.working_set import SECTIONS, WorkingSetPane
+from memoir_tui.panes.working_set import SECTIONS, WorkingSetPane
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.store_bar import StoreBar
@@ -255,7 +255,7 @@ async def test_the_rows_land_without_building_a_decision(
 async def test_after_the_rows_the_decisions_and_entry_stamps_are_made_off_the_ui(
     tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.widgets.store_watch import EntriesChanged, SessionChanged
+    from memoir_tui.ui.store_watch import EntriesChanged, SessionChanged
 
     monkeypatch.setattr(app_module, "IMPORT_PANES_AFTER", 0.01)  # soon
     count = DecisionCount(monkeypatch)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.widgets.confirm import TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import TypeToConfirmScreen
+from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
 
 TEXT = "Ship Quillfeather behind a flag"

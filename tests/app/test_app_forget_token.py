@@ -9,8 +9,8 @@ from pathlib import Path
 
 from memoir_tui.core.identity import iso_now
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.widgets.confirm import TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import TypeToConfirmScreen
+from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
 
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

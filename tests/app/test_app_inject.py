@@ -8,8 +8,10 @@ reach a target).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,13 @@ from textual.widgets import Static, TextArea
 
 from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.inject import NO_TARGETS, InjectDiffScreen, InjectPane
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen
+from memoir_tui.dialogs.inject_diff import InjectDiffScreen
+from memoir_tui.panes.inject import NO_TARGETS, InjectPane
+from memoir_tui.panes.registry import pane_spec
 from tests.app.helpers import (
     SIZE,
+    eventually,
     fixture_store,
     make_app,
     messages,
@@ -121,6 +125,45 @@ async def test_inject_writes_the_block_and_keeps_the_user_text(store: Memoir, ho
         assert app.screen is app.screen_stack[0]
         assert any("Nothing to write" in m for m in messages(app))
     assert claude.read_text(encoding="utf-8") == written
+
+
+async def test_quitting_mid_inject_waits_for_the_block_to_be_written(
+    store: Memoir, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The inject runs through the app's one write path: quitting waits for it like any write.
+    import memoir_tui.app as app_module
+    import memoir_tui.panes.inject as inject_pane
+
+    monkeypatch.setattr(app_module, "QUIT_WAIT_SECONDS", 120.0)  # a safety net only
+    gate, started = threading.Event(), threading.Event()
+    real_apply = inject_pane.apply_inject
+
+    def held_apply(store: Memoir, changes: Any) -> Any:
+        started.set()
+        assert gate.wait(30), "the test never released the inject"
+        return real_apply(store, changes)
+
+    monkeypatch.setattr(inject_pane, "apply_inject", held_apply)
+    claude = home / ".claude" / "CLAUDE.md"
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inject(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        try:
+            await pilot.press("y")
+            assert started.wait(30), "the inject never started"
+            quitting = asyncio.ensure_future(app.action_quit())
+            await eventually(pilot, lambda: app.closing, "quitting to begin")
+            assert [w.group for w in app.writes_in_flight()] == ["inject-write"]
+            assert not quitting.done()  # held: still waiting
+            assert claude.read_text(encoding="utf-8") == USER_TEXT
+        finally:
+            gate.set()
+        await quitting
+    assert app.return_code == 0
+    assert BLOCK_START in claude.read_text(encoding="utf-8")
 
 
 async def test_inject_cancelled_writes_nothing(store: Memoir, home: Path) -> None:

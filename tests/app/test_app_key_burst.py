@@ -13,8 +13,8 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input
 
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen
+from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import demo_store_in, eventually, make_app, open_pane, settle, type_text
 
 

@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.review import ReviewPane
-from memoir_tui.screens.working_set import WorkingSetPane
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.review import ReviewPane
+from memoir_tui.panes.working_set import WorkingSetPane
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.news_banner import NewsBanner
 from memoir_tui.widgets.pane_tabs import PaneTabs

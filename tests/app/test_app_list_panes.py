@@ -1,5 +1,5 @@
 """Issue 23 items 4 and 8 on every list pane: History, Audit and Review (and Decisions)
-share ``widgets/windowed_list.py``: the filter runs off the UI thread, a window of rows is
+share ``panes/windowed_list.py``: the filter runs off the UI thread, a window of rows is
 drawn with a row saying how many more match, any column sorts (a key and a header click),
 and ``E`` exports exactly the rows the filtered, sorted list shows.
 
@@ -21,12 +21,12 @@ from memoir_tui.app import MemoirApp
 from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.audit import AUDIT_READ, AuditPane
-from memoir_tui.screens.history import HistoryPane
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.review import ReviewPane
+from memoir_tui.panes.audit import AUDIT_READ, AuditPane
+from memoir_tui.panes.history import HistoryPane
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.panes.review import ReviewPane
+from memoir_tui.panes.windowed_list import LIST_ROWS
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY, ItemTable, marker_sentence
-from memoir_tui.widgets.windowed_list import LIST_ROWS
 from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text
 
 MACHINE = "00000000-0000-4000-8000-000000000001"
@@ -320,7 +320,7 @@ async def test_review_sorts_by_a_key_and_a_header_click(tmp_path: Path) -> None:
 
 
 async def export_to(pilot: Any, path: Path) -> None:
-    from memoir_tui.screens.export import ExportScreen
+    from memoir_tui.dialogs.export import ExportScreen
 
     await pilot.press("E")
     await settle(pilot)
@@ -454,7 +454,7 @@ async def test_a_jump_to_a_summary_past_the_window_shows_its_window(tmp_path: Pa
 
 async def test_a_jump_to_a_candidate_lands_once_the_queue_is_read(tmp_path: Path) -> None:
     from memoir_tui.core.search import Hit
-    from memoir_tui.screens.search import go_to_hit
+    from memoir_tui.dialogs.search import go_to_hit
 
     root = write_review(tmp_path / "store", 250)
     oldest = review_on_disk(root, history=False)[0]  # said first: the last row

@@ -12,10 +12,11 @@ from textual.widgets import Tab, TabbedContent
 from memoir_tui.core.config import load_config
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.help import HelpScreen
-from memoir_tui.screens.history import HistoryDetailScreen, HistoryPane
-from memoir_tui.widgets.confirm import TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import TypeToConfirmScreen
+from memoir_tui.dialogs.help import HelpScreen
+from memoir_tui.dialogs.history import HistoryDetailScreen
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.history import HistoryPane
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
 from tests.conftest import JulyClock
 

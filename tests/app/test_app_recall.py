@@ -20,12 +20,12 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
-from memoir_tui.screens import recall as recall_screen
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.recall import RecallPane, highlighted
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.widgets.entry_view import EntryScreen
-from memoir_tui.widgets.recall_source import RecallSource, attach_recall
+from memoir_tui.dialogs.entry import EntryScreen
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.panes import recall as recall_screen
+from memoir_tui.panes.recall import RecallPane, highlighted
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.ui.recall_source import RecallSource, attach_recall
 from tests.app.helpers import (
     SIZE,
     messages,

@@ -16,15 +16,15 @@ from textual.widgets import Input
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review import review_path
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.review import (
+from memoir_tui.dialogs.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,
-    ReviewPane,
     candidate_details,
 )
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.panes.review import ReviewPane
 from tests.app.helpers import (
     SIZE,
     demo_store_in,

@@ -23,17 +23,17 @@ from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DECISION_ROWS, DecisionsPane
-from memoir_tui.screens.dialogs import (
+from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.forms import (
     AddDecisionScreen,
     AddItemScreen,
     DecisionDetailScreen,
     FormDialog,
     SessionEndScreen,
 )
-from memoir_tui.screens.help import HelpScreen, own_bindings
-from memoir_tui.screens.registry import PANE_KEYS, pane_spec
-from memoir_tui.widgets.confirm import ConfirmScreen, TypeToConfirmScreen
+from memoir_tui.dialogs.help import HelpScreen, own_bindings
+from memoir_tui.panes.decisions import DECISION_ROWS, DecisionsPane
+from memoir_tui.panes.registry import PANE_KEYS, pane_spec
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
@@ -619,14 +619,15 @@ def test_first_screen_imports_only_the_first_pane(tmp_path: Path) -> None:
     """The other panes (and the cores behind them) load after the first screen."""
     script = (
         "import sys, memoir_tui.app; "
-        "print(sorted(m for m in sys.modules if m.startswith(('memoir_tui.screens.', "
+        "print(sorted(m for m in sys.modules if m.startswith(("
+        "'memoir_tui.panes.', 'memoir_tui.dialogs.', "
         "'memoir_tui.core.sync', 'memoir_tui.core.consolidate', 'memoir_tui.core.inject'))))"
     )
     out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     loaded = set(ast.literal_eval(out.stdout.strip()))
     # (The help screen and the dialogs load when first opened.)
-    assert loaded == {"memoir_tui.screens.base", "memoir_tui.screens.registry"}, loaded
+    assert loaded == {"memoir_tui.panes.base", "memoir_tui.panes.registry"}, loaded
 
 
 # --- keeping interaction cheap ---------------------------------------------------------
@@ -749,13 +750,13 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
             app = MemoirApp(Memoir(root), poll_interval=None)
             async with app.run_test(size=(100, 30)) as pilot:
                 await pilot.pause()
-                print("FIRST:" + str("memoir_tui.screens.sync" in sys.modules))
+                print("FIRST:" + str("memoir_tui.panes.sync" in sys.modules))
                 for _ in range(100):
                     await pilot.pause(0.1)
                     await app.workers.wait_for_complete()
-                    if "memoir_tui.screens.sync" in sys.modules:
+                    if "memoir_tui.panes.sync" in sys.modules:
                         break
-                print("LATER:" + str("memoir_tui.screens.sync" in sys.modules))
+                print("LATER:" + str("memoir_tui.panes.sync" in sys.modules))
         asyncio.run(main())
         """
     )

@@ -6,6 +6,7 @@ check both the pane and the remote (``git --git-dir REMOTE log``).
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import threading
 from pathlib import Path
@@ -19,9 +20,10 @@ from memoir_tui.app import PANES
 from memoir_tui.core.gitexe import git_env
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync
-from memoir_tui.screens.help import own_bindings
-from memoir_tui.screens.registry import pane_spec
-from memoir_tui.screens.sync import PassphraseScreen, SyncPane
+from memoir_tui.dialogs.help import own_bindings
+from memoir_tui.dialogs.passphrase import PassphraseScreen
+from memoir_tui.panes.registry import pane_spec
+from memoir_tui.panes.sync import SyncPane
 from tests.app.helpers import (
     SIZE,
     eventually,
@@ -163,6 +165,42 @@ async def test_ui_stays_responsive_while_the_worker_runs(
         await settle(pilot)
         assert pane.running is None
         assert pane.status is not None and pane.status.last_ok is True
+    assert len(remote_log(remote)) == 1
+
+
+async def test_quitting_mid_sync_waits_for_the_push_to_land(
+    store: Memoir, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The sync runs through the app's one write path: quitting waits for it like any write.
+    import memoir_tui.app as app_module
+
+    monkeypatch.setattr(app_module, "QUIT_WAIT_SECONDS", 120.0)  # a safety net only
+    init_sync(store, str(remote))
+    gate = threading.Event()
+    real_sync = sync_core.run_sync
+
+    def held_sync(store: Memoir, mode: sync_core.SyncMode, **kwargs: Any) -> sync_core.SyncResult:
+        assert mode == "sync"
+        kwargs["progress"]("waiting for the test", 0.01)
+        assert gate.wait(30), "the test never released the sync"
+        return real_sync(store, mode, **kwargs)
+
+    monkeypatch.setattr(sync_core, "run_sync", held_sync)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_pane(pilot, SyncPane, focus_table=False)
+        await pilot.press("S")
+        try:
+            await eventually(pilot, lambda: pane.running == "sync", "the sync to start")
+            quitting = asyncio.ensure_future(app.action_quit())
+            await eventually(pilot, lambda: app.closing, "quitting to begin")
+            await pilot.pause()
+            assert [w.group for w in app.writes_in_flight()] == ["sync-run"]
+            assert not quitting.done() and remote_log(remote) == []  # held: still waiting
+        finally:
+            gate.set()
+        await quitting
+    assert app.return_code == 0
     assert len(remote_log(remote)) == 1
 
 

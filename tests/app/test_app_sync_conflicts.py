@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from memoir_tui.core.sync import sync_status
-from memoir_tui.screens.sync import status_grid
+from memoir_tui.panes.sync import status_grid
 from tests.sync.helpers import make_machines, write_entry
 
 COLOURS = {"text-success": "green", "text-error": "red", "text-warning": "yellow"}

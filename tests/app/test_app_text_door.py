@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
+from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, fill, make_app, on_disk, open_pane, settle, type_text
 
 HOSTILE = "tidy \x1b[2Jthe \x1b]52;c;ZWNobyBwd25lZA==\x07files\x00 \u202etxt.exe\u2066x\u2069"

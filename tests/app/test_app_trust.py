@@ -20,12 +20,12 @@ from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.dialogs import GLOBAL, KEEP, EditDecisionScreen
-from memoir_tui.screens.entries import EntriesPane
-from memoir_tui.screens.item_dialogs import RewordScreen
-from memoir_tui.screens.working_set import WorkingSetPane
-from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen
+from memoir_tui.dialogs.forms import GLOBAL, KEEP, EditDecisionScreen
+from memoir_tui.dialogs.items import RewordScreen
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.entries import EntriesPane
+from memoir_tui.panes.working_set import WorkingSetPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle, type_text
 from tests.app.world import World

@@ -14,8 +14,8 @@ from textual.pilot import Pilot
 
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.review import ReviewPane
+from memoir_tui.panes.decisions import DecisionsPane
+from memoir_tui.panes.review import ReviewPane
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.item_table import ItemTable
 from memoir_tui.widgets.status_line import StatusLine

@@ -15,10 +15,10 @@ from textual.widgets import Checkbox, Input
 from memoir_tui.core.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
-from memoir_tui.screens.decisions import DecisionsPane
-from memoir_tui.screens.dialogs import AddItemScreen, EditDecisionScreen
-from memoir_tui.screens.item_dialogs import CloseQuestionScreen, ItemDetailScreen, RewordScreen
-from memoir_tui.widgets.confirm import ConfirmScreen
+from memoir_tui.dialogs.confirm import ConfirmScreen
+from memoir_tui.dialogs.forms import AddItemScreen, EditDecisionScreen
+from memoir_tui.dialogs.items import CloseQuestionScreen, ItemDetailScreen, RewordScreen
+from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, messages, on_disk, open_pane, settle, type_text
 

@@ -18,7 +18,7 @@ from memoir_tui.app import MemoirApp
 from memoir_tui.core.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.scope import project_identity
-from memoir_tui.widgets.recall_source import RecallSource, attach_recall
+from memoir_tui.ui.recall_source import RecallSource, attach_recall
 from tests.app.helpers import NOW, make_app, write
 
 HIDDEN_DECISION = "Keep kubernetes secrets in the ocelot vault"

@@ -475,7 +475,11 @@ async def test_server_imports_neither_textual_nor_the_app(store_dir: Path, tmp_p
     assert "memoir_tui.mcp.server" in modules  # the probe works
     assert "memoir_tui.core.store" in modules
     assert not {m for m in modules if m == "textual" or m.startswith("textual.")}
-    assert not {m for m in modules if m.startswith(("memoir_tui.app", "memoir_tui.screens"))}
+    assert not {
+        m
+        for m in modules
+        if m.startswith(("memoir_tui.app", "memoir_tui.panes", "memoir_tui.dialogs"))
+    }
     # Our own logs reach stderr (and the protocol on stdout survived them).
     assert "memoir MCP server on stdio" in log
 

@@ -264,8 +264,8 @@ async def test_the_same_in_the_app_filter_F_and_the_typed_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memoir_tui.core.memoir import Memoir
-    from memoir_tui.screens.decisions import DecisionsPane
-    from memoir_tui.widgets.confirm import TypeToConfirmScreen
+    from memoir_tui.dialogs.confirm import TypeToConfirmScreen
+    from memoir_tui.panes.decisions import DecisionsPane
     from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text
 
     home = tmp_path / "home"
