@@ -279,7 +279,7 @@ def pane_store(base: Path, count: int) -> Path:
     import json
 
     from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
-    from memoir_tui.core.identity import text_hash
+    from memoir_tui.core.format.identity import text_hash
     from memoir_tui.core.memoir import Memoir
     from memoir_tui.panes.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
     from memoir_tui.panes.history import HISTORY_COLUMNS, history_row

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROCESS_WRITER = textwrap.dedent(
     """
     import json, sys, time
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.memoir import Memoir
     root, tag, writes = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = Memoir(root, actor="bench")
@@ -138,7 +138,7 @@ def _run_processes(n: int, root: Path, env: dict[str, str], writes: int, tally: 
 
 
 def _run_threads(n: int, root: Path, writes: int, tally: _Tally):
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.memoir import Memoir
 
     store = Memoir(root, actor="bench")

@@ -7,7 +7,7 @@ Both scanners read the same texts (the ordinary prose, code and links of
 ``tests/trust/test_secrets.py``, cut to 10 KB and 100 KB), rounds alternating so drift
 hits both alike; the best of each is reported (CPU time, not wall time, so other jobs on
 a shared machine count less). ``--against`` loads that revision's
-``memoir_tui/core/secrets.py`` with ``git show`` (default: the first parent of HEAD).
+``memoir_tui/core/format/secrets.py`` with ``git show`` (default: the first parent of HEAD).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 def _load_revision(rev: str):  # type: ignore[no-untyped-def]
     source = subprocess.run(
-        ["git", "show", f"{rev}:memoir_tui/core/secrets.py"],
+        ["git", "show", f"{rev}:memoir_tui/core/format/secrets.py"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -48,7 +48,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=8)
     args = parser.parse_args()
 
-    from memoir_tui.core import secrets as now
+    from memoir_tui.core.format import secrets as now
     from tests.trust.test_secrets import _ordinary_text
 
     then = _load_revision(args.against)

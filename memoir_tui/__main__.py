@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # a full disk, EIO, a folder for a file
         return _refused(err)
     except Exception as err:
-        from memoir_tui.core.errors import MemoirError
+        from memoir_tui.core.base.errors import MemoirError
 
         if isinstance(err, MemoirError):  # a refusal before a command ran (app, server)
             print(f"memoir-tui: {err}", file=sys.stderr)

@@ -35,12 +35,12 @@ from textual.widgets import Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from memoir_tui.core.audit import AUDIT_FILE
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import iso_now
-from memoir_tui.core.items import REVIEW_FILE, Undo
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.identity import iso_now
+from memoir_tui.core.format.items import REVIEW_FILE, Undo
+from memoir_tui.core.format.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.memoir import Memoir, open_memoir
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.store import Outcome
 from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
 from memoir_tui.panes.registry import PANES, pane_spec
@@ -767,7 +767,7 @@ class MemoirApp(App[int]):
         state = loaded.state
         if loaded.damage == NEWER_VERSION:
             # Read-only, but not blank: what the newer file holds that this version reads.
-            from memoir_tui.core.session_peek import understood_state
+            from memoir_tui.core.format.session_peek import understood_state
 
             state = understood_state(loaded.path, now=self.store.clock()) or state
         return loaded, self.store.view(state, all_projects=all_projects)

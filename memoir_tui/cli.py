@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from memoir_tui import __version__
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -72,7 +72,7 @@ class _SafeOut:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        from memoir_tui.core.textsafe import for_terminal
+        from memoir_tui.core.format.textsafe import for_terminal
 
         self._inner.write(for_terminal(text))
         return len(text)

@@ -222,7 +222,7 @@ class TickingClock:
         self.ms = start_ms
 
     def __call__(self) -> str:
-        from memoir_tui.core.identity import iso_from_ms
+        from memoir_tui.core.format.identity import iso_from_ms
 
         self.ms += 1000
         return iso_from_ms(self.ms)

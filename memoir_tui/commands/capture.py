@@ -46,7 +46,7 @@ def cmd_capture(ns: argparse.Namespace) -> int:
         MAX_FILES_PER_RUN,
         capture,
     )
-    from memoir_tui.core.durations import parse_duration
+    from memoir_tui.core.format.durations import parse_duration
 
     store = open_store(ns, actor="capture")
     since = parse_duration(ns.since) if ns.since else None

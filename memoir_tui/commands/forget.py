@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_forget(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.errors import AmbiguousMatchError
+    from memoir_tui.core.base.errors import AmbiguousMatchError
     from memoir_tui.core.needle import shown  # what is printed: a token shows as [REDACTED:…]
 
     store = open_store(ns)

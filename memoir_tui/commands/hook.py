@@ -137,7 +137,7 @@ def run_install_hooks(
     """Plan, then print the diff or apply it; exit 0 done, 1 refused or check failed,
     2 usage."""
     from memoir_tui.core.adapters import hook_host
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.hook_install import plan, read_state
     from memoir_tui.core.mcp_install import ConfigRefusedError, apply_change
 

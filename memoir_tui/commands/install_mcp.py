@@ -94,7 +94,7 @@ def run_install_cli(
     edit, write failure; the file is untouched), 2 usage (unknown tool, a scope
     the tool lacks, a missing project directory).
     """
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.mcp_install import (
         ConfigRefusedError,
         InvalidProjectError,

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _read_session_arg(path: Path) -> dict:
     try:
-        from memoir_tui.core.safeio import read_json_safely
+        from memoir_tui.core.base.safeio import read_json_safely
 
         data = read_json_safely(path)  # a FIFO or a folder: a sentence, never a hang
     except FileNotFoundError:
@@ -49,8 +49,8 @@ def _same_file(a: Path, b: Path | None) -> bool:
 
 
 def cmd_merge(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.merge import contributes_to_merge, merge_sessions
-    from memoir_tui.core.session import encode_session
+    from memoir_tui.core.format.merge import contributes_to_merge, merge_sessions
+    from memoir_tui.core.format.session import encode_session
     from memoir_tui.core.withhold import withhold_secrets
 
     local, remote = _read_session_arg(ns.local), _read_session_arg(ns.remote)
@@ -75,7 +75,7 @@ def cmd_merge(ns: argparse.Namespace) -> int:
 
         print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:
-        from memoir_tui.core.merge import DEFAULT_CAPS, JS_CAPS
+        from memoir_tui.core.format.merge import DEFAULT_CAPS, JS_CAPS
 
         caps = JS_CAPS if ns.caps == "memoir" else DEFAULT_CAPS
         sys.stdout.write(encode_session(merge_sessions(local, remote, caps=caps)).decode("utf-8"))

@@ -276,7 +276,7 @@ def _build_concepts(recall, *, fetch: bool) -> dict | None:
     """With the extra: embed the chunks that changed; ``--concepts`` first fetches the
     model if the cache lacks it (progress on stderr). A failure is one sentence; the
     lexical index stands either way."""
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.recall import semantic
 
     if not semantic.available():

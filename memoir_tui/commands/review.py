@@ -59,7 +59,7 @@ def format_item(item, labels: dict[str, str] | None = None) -> str:
 
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review_file import STATES
+    from memoir_tui.core.format.review_file import STATES
     from memoir_tui.core.waiting import in_review_scope
 
     store = open_store(ns)
@@ -90,7 +90,7 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
 
 
 def cmd_review_pin(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.review_file import NearHiddenError
+    from memoir_tui.core.format.review_file import NearHiddenError
 
     store = open_store(ns)
     item = store.review.get_item(ns.id)

@@ -100,7 +100,7 @@ def _progress(ns: argparse.Namespace):
 
 
 def cmd_init(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
 
     store = _store(ns)
     if ns.driver_only:

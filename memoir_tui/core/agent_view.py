@@ -79,7 +79,7 @@ class HostView:
 
 
 def _read(path: Path) -> str | None:
-    from memoir_tui.core.fsutil import read_regular
+    from memoir_tui.core.base.fsutil import read_regular
 
     try:  # a FIFO or device named like a rules file must not hang the pane
         data = read_regular(path, max_bytes=MAX_READ)
@@ -111,7 +111,7 @@ def _kept(text: str, limit: int | None, unit: str) -> int:
 def _always_applies(text: str) -> bool:
     """A Cursor rule file that loads in every chat (``alwaysApply: true``; a plain
     ``.cursorrules`` has no frontmatter and always loads)."""
-    from memoir_tui.core.frontmatter import parse
+    from memoir_tui.core.format.frontmatter import parse
 
     parsed = parse(text)
     if not parsed.has_frontmatter:

@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoir_tui.core.dates import day
-from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
-from memoir_tui.core.identity import identity
-from memoir_tui.core.items import Outcome, clean_text  # the one door for item text
+from memoir_tui.core.base.errors import AmbiguousMatchError, MemoirError, NoMatchError
+from memoir_tui.core.format.dates import day
+from memoir_tui.core.format.identity import identity
+from memoir_tui.core.format.items import Outcome, clean_text  # the one door for item text
 from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
 from memoir_tui.core.needle import clean_needle
 from memoir_tui.core.needle import shown as _shown
@@ -184,7 +184,7 @@ def package_version() -> str:
 
 def _s(text: str) -> str:
     """A stored one-line field as rendered: never a newline, never a raw control."""
-    from memoir_tui.core.textsafe import shown
+    from memoir_tui.core.format.textsafe import shown
 
     return shown(text) if text else text
 

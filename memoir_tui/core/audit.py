@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import private_dir
-from memoir_tui.core.identity import is_text_hash, iso_now, parse_iso_ms, text_hash
+from memoir_tui.core.base.fsutil import private_dir
+from memoir_tui.core.format.identity import is_text_hash, iso_now, parse_iso_ms, text_hash
 
 AUDIT_FILE = "audit.jsonl"
 LOCK_FILE = AUDIT_FILE + ".lock"
@@ -174,7 +174,7 @@ def append_audit(
         size = 0
     if size and size + len(line) > max_bytes:
         _rotate(root, max_bytes, len(line))
-    from memoir_tui.core.safeio import open_for_append
+    from memoir_tui.core.base.safeio import open_for_append
 
     fd = open_for_append(path, within=root)  # never through a link out of the store
     try:
@@ -192,7 +192,7 @@ def append_audit(
 
 def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
     paths = audit_paths(root)
-    from memoir_tui.core.safeio import open_for_append
+    from memoir_tui.core.base.safeio import open_for_append
 
     lock_fd = open_for_append(root / LOCK_FILE, within=root)
     try:
@@ -203,7 +203,7 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
             return
         if not size or size + incoming <= max_bytes:
             return  # another writer rotated while we waited for the lock
-        from memoir_tui.core.safeio import write_target
+        from memoir_tui.core.base.safeio import write_target
 
         for older, newer in zip(reversed(paths[1:]), reversed(paths[:-1]), strict=True):
             write_target(older, within=root)  # a rename replaces a link; checked anyway
@@ -223,7 +223,7 @@ def _records_in(path: Path) -> list[AuditRecord]:
 def _records_newest_first(path: Path) -> Iterator[AuditRecord]:
     """One generation's records from its last line back, each line parsed only when
     reached (a reader that wants the newest 100 parses about 100)."""
-    from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence, read_file_safely
+    from memoir_tui.core.base.safeio import UnsafeFileError, not_read_sentence, read_file_safely
 
     try:
         data = read_file_safely(path, max_bytes=1 << 30)

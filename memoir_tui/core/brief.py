@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.fences import FENCE_CLOSE, FENCE_OPEN
-from memoir_tui.core.items import REVIEW_FILE
+from memoir_tui.core.format.fences import FENCE_CLOSE, FENCE_OPEN
+from memoir_tui.core.format.items import REVIEW_FILE
 
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision, WorkingSet
@@ -51,7 +51,7 @@ class Brief:
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:
-    from memoir_tui.core.textsafe import shown
+    from memoir_tui.core.format.textsafe import shown
 
     one_line = " ".join(shown(text).split())
     # Item text must not close the fence early (or open a second one).
@@ -62,7 +62,7 @@ def _clip(text: str, limit: int = ITEM_CHARS) -> str:
 
 
 def _waiting_in_scope(store: Store) -> int:
-    from memoir_tui.core.review_file import load_review
+    from memoir_tui.core.format.review_file import load_review
     from memoir_tui.core.waiting import waiting_count
 
     path = store.root / REVIEW_FILE

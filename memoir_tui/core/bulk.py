@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.items import Outcome, plural
+from memoir_tui.core.format.items import Outcome, plural
 
 if TYPE_CHECKING:
     from memoir_tui.core.working_set import WorkingSetService

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.merge import Caps
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.merge import Caps
 
 CONFIG_FILE = "memoir-tui.toml"
 
@@ -161,7 +161,7 @@ def installed_memoir_version() -> str:
     program = shutil.which("memoir")
     if not program:
         return ""
-    from memoir_tui.core.safeio import read_file_safely
+    from memoir_tui.core.base.safeio import read_file_safely
 
     try:
         package = Path(os.path.realpath(program)).parent.parent / "package.json"
@@ -206,7 +206,7 @@ def js_footprint(store_dir: Path) -> str:
             return name
     lock = store_dir / "session.json.lock"
     try:
-        from memoir_tui.core.safeio import open_for_reading
+        from memoir_tui.core.base.safeio import open_for_reading
 
         with open_for_reading(lock) as fh:  # a FIFO as the lock: never blocks
             content = fh.read(64).strip()
@@ -277,7 +277,7 @@ def _line_of(text: str, table: str, key: str) -> int | None:
 def load_config(store_dir: Path) -> Config:
     path = config_path(store_dir)
     try:
-        from memoir_tui.core.safeio import read_text_safely
+        from memoir_tui.core.base.safeio import read_text_safely
 
         text = read_text_safely(path, max_bytes=1024 * 1024)  # a FIFO: a sentence, no hang
     except FileNotFoundError:
@@ -285,7 +285,7 @@ def load_config(store_dir: Path) -> Config:
         return Config(path=path, caps=Caps(**values), caps_source=source, js_footprint=found)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "file", f"cannot be read: {exc}") from None
-    from memoir_tui.core.safeio import DEFAULT_MAX_DEPTH, nesting_depth
+    from memoir_tui.core.base.safeio import DEFAULT_MAX_DEPTH, nesting_depth
 
     if nesting_depth(text) > DEFAULT_MAX_DEPTH:
         raise ConfigError(
@@ -458,7 +458,7 @@ class SettingsDoor(Protocol):
 def remember_setting(store: SettingsDoor, table: str, key: str, value: str) -> Path:
     """Write one setting into ``memoir-tui.toml`` through the store's door (other lines,
     comments included, kept); the result must still load, or nothing is written."""
-    from memoir_tui.core.items import FILES
+    from memoir_tui.core.format.items import FILES
 
     path = config_path(store.root)
     with store.transaction("remember_setting", files=(FILES,)) as tx:

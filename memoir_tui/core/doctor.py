@@ -201,8 +201,8 @@ def check_permissions(store: Store) -> list[Check]:
 
 
 def check_store(store: Store) -> list[Check]:
-    from memoir_tui.core.items import REVIEW_FILE
-    from memoir_tui.core.review_file import load_review
+    from memoir_tui.core.format.items import REVIEW_FILE
+    from memoir_tui.core.format.review_file import load_review
     from memoir_tui.core.waiting import waiting_count
 
     out: list[Check] = []
@@ -211,8 +211,8 @@ def check_store(store: Store) -> list[Check]:
         return [Check("store", WARN, f"{root} does not exist yet (created on the first write)")]
     if not os.access(root, os.W_OK):
         out.append(Check("store", FAIL, f"{root} is not writable"))
-    from memoir_tui.core.session import NEWER_VERSION
-    from memoir_tui.core.session_peek import peek_session
+    from memoir_tui.core.format.session import NEWER_VERSION
+    from memoir_tui.core.format.session_peek import peek_session
 
     # Never store.load(): it keeps a damaged or newer file aside, and the doctor writes nothing.
     peek = peek_session(store.session_path, now=store.clock())
@@ -312,7 +312,7 @@ def check_recall(store: Store, *, env: Mapping[str, str]) -> list[Check]:
 
 
 def check_sync(store: Store) -> list[Check]:
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.sync.config import load_sync_config, mask_url
 
     if not _sync_config_exists(store):
@@ -460,7 +460,7 @@ def _registrations(
             paths.append(host.project_file(project))  # type: ignore[arg-type]
         for path in paths:
             try:
-                from memoir_tui.core.safeio import read_text_safely
+                from memoir_tui.core.base.safeio import read_text_safely
 
                 text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
             except FileNotFoundError:
@@ -956,7 +956,7 @@ def _snake(name: str) -> str:
 def _read_settings(path: Path, file_format: str) -> tuple[Any, str]:
     """(data, "") or (None, why it cannot be parsed); (None, "") when there is no file."""
     try:
-        from memoir_tui.core.safeio import read_text_safely
+        from memoir_tui.core.base.safeio import read_text_safely
 
         text = read_text_safely(path, max_bytes=64 * 1024 * 1024)
     except FileNotFoundError:
@@ -1196,7 +1196,7 @@ def check_sharing(store: Store) -> list[Check]:
         js_footprint,
         memoir_sharing_note,
     )
-    from memoir_tui.core.session_peek import peek_session
+    from memoir_tui.core.format.session_peek import peek_session
 
     version = installed_memoir_version()
     footprint = js_footprint(store.root) if store.root.is_dir() else ""

@@ -14,17 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core import frontmatter
-from memoir_tui.core.entry_file import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format import frontmatter
+from memoir_tui.core.format.entry_file import (
     _UPDATED_LINE_RE,
     MAX_EDIT_BYTES,
     EntryError,
     render_entry,
     stamp_updated,
 )
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import text_hash
-from memoir_tui.core.items import FILES, Outcome
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.items import FILES, Outcome
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -84,7 +84,7 @@ class EntryFiles:
 
         The editor never writes the real file: ``finish_edit`` brings the change
         in through the store's door (locked, scanned, atomic, audited)."""
-        from memoir_tui.core.safeio import (
+        from memoir_tui.core.base.safeio import (
             LinkOutsideError,
             create_exclusive,
             home_folder,
@@ -116,7 +116,7 @@ class EntryFiles:
         on disk while it was being edited, or when the edit adds a secret.
         """
         try:
-            from memoir_tui.core.safeio import read_file_safely
+            from memoir_tui.core.base.safeio import read_file_safely
 
             after = read_file_safely(edit.draft, max_bytes=MAX_EDIT_BYTES)
         except OSError as exc:

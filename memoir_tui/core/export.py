@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.items import plural
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.items import plural
 from memoir_tui.core.withhold import secret_in, withheld_text
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def withhold_rows(table: ExportTable) -> tuple[tuple[tuple[str, ...], ...], int]
     rows are scanned in about the time of a few hundred single scans."""
     from bisect import bisect_right
 
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     starts: list[int] = []
     pieces: list[str] = []
@@ -203,7 +203,7 @@ def export_table(
     cwd: str | os.PathLike[str] | None = None,
 ) -> ExportResult:
     """Write ``table`` to the file ``name`` names; refuses (``ExportError``) with one sentence."""
-    from memoir_tui.core.safeio import LinkOutsideError, write_file_safely, write_target
+    from memoir_tui.core.base.safeio import LinkOutsideError, write_file_safely, write_target
 
     path = target_path(name, cwd=cwd)
     fmt = fmt or format_for(path)

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core import purge as caches
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import text_hash
-from memoir_tui.core.items import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.items import (
     FILES,
     PURGED_TEXT,
     REVIEW,
@@ -61,7 +61,7 @@ from memoir_tui.core.purge_marker import stage_cache_scrub
 
 if TYPE_CHECKING:
     from memoir_tui.core.entries import EntryFiles
-    from memoir_tui.core.items import Outcome
+    from memoir_tui.core.format.items import Outcome
     from memoir_tui.core.receipts import KeptReceipt
     from memoir_tui.core.store import Store
     from memoir_tui.core.transaction import Transaction
@@ -283,7 +283,7 @@ class Forgetter:
         follows them, so they are never edited here; one whose target holds the text is
         named (read only when it is a markdown file, never a credentials name)."""
         from memoir_tui.core.adapters import MAX_FILE_BYTES, is_denied, is_markdown
-        from memoir_tui.core.fsutil import open_regular
+        from memoir_tui.core.base.fsutil import open_regular
 
         for link in getattr(self, "_links_out", ()):
             if not is_markdown(link.name) or is_denied(link.name):
@@ -325,8 +325,8 @@ class Forgetter:
     def _other_files(self) -> list[Path]:
         """Files directly in the store no other place covers (read, never edited here)."""
         from memoir_tui.core.audit import AUDIT_FILE
+        from memoir_tui.core.format.session import SESSION_FILE
         from memoir_tui.core.review import REVIEW_FILE
-        from memoir_tui.core.session import SESSION_FILE
 
         covered = {SESSION_FILE, REVIEW_FILE, JS_EVENTS, *(p.name for p in self._quarantined())}
         try:
@@ -361,7 +361,7 @@ class Forgetter:
         return odd
 
     def _quarantined(self) -> list[Path]:
-        from memoir_tui.core.session import QUARANTINED
+        from memoir_tui.core.format.session import QUARANTINED
 
         return sorted(p for pattern in QUARANTINED for p in self.store.root.glob(pattern))
 
@@ -373,7 +373,7 @@ class Forgetter:
         return sorted(out)
 
     def _recall_files(self) -> list[Path]:
-        from memoir_tui.core.cachedir import cache_dir
+        from memoir_tui.core.base.cachedir import cache_dir
 
         directory = cache_dir()
         try:
@@ -443,8 +443,8 @@ class Forgetter:
                     )
                 )
         # the review queue
+        from memoir_tui.core.format.review_file import load_review, well_formed_review_items
         from memoir_tui.core.review import REVIEW_FILE
-        from memoir_tui.core.review_file import load_review, well_formed_review_items
 
         review_path = store.root / REVIEW_FILE
         checked.append(f"review queue: {review_path}")
@@ -473,7 +473,7 @@ class Forgetter:
             ),
             ("store-file", f"other files of the store: {store.root}", self._other_files(), ""),
         ]
-        from memoir_tui.core.safeio import not_read_sentence
+        from memoir_tui.core.base.safeio import not_read_sentence
 
         checked.extend(not_read_sentence(p) for p in self._odd_store_files())
         hosts = list(self.host_files())
@@ -506,7 +506,7 @@ class Forgetter:
         places += kept_places.git_places(store, needle, home=home, env=env)
         transcripts = list(self._transcripts())
         checked.append(f"Claude Code transcripts: {len(transcripts)} file(s) (never edited)")
-        from memoir_tui.core.safeio import not_read_sentence
+        from memoir_tui.core.base.safeio import not_read_sentence
 
         for path in transcripts:
             if not path.is_file():  # a FIFO, a device, a folder, a link to one
@@ -561,7 +561,7 @@ class Forgetter:
 
     @staticmethod
     def _bytes_hold(path: Path, folded: str) -> bool:
-        from memoir_tui.core.safeio import read_file_safely
+        from memoir_tui.core.base.safeio import read_file_safely
 
         try:
             data = read_file_safely(path, max_bytes=1 << 30)
@@ -586,7 +586,7 @@ class Forgetter:
         self, kind: str, path: Path, needle: str, how: str, purge: bool = False
     ) -> Place | None:
         from memoir_tui.core.adapters import MAX_FILE_BYTES
-        from memoir_tui.core.safeio import LinkOutsideError, read_file_safely, write_target
+        from memoir_tui.core.base.safeio import LinkOutsideError, read_file_safely, write_target
 
         owner = self._owner(path, kind)
         try:
@@ -840,7 +840,7 @@ class Forgetter:
     def _forget_review(self, tx: Transaction, needle: str) -> list[str]:
         """Every queue item holding the text leaves the queue as a redacted rejection (a
         tombstone with only its id and hash, so a replica's copy cannot bring it back)."""
-        from memoir_tui.core.review_file import purged_item, well_formed_review_items
+        from memoir_tui.core.format.review_file import purged_item, well_formed_review_items
 
         folded = needle.lower()
         review = tx.review
@@ -863,7 +863,7 @@ class Forgetter:
         return [f"review queue: {removed} candidate(s) removed"] if removed else []
 
     def _forget_lines(self, tx: Transaction, path: Path, needle: str) -> list[str]:
-        from memoir_tui.core.safeio import LinkOutsideError
+        from memoir_tui.core.base.safeio import LinkOutsideError
 
         kind = "entry" if path.parent == self.store.memory_dir else "host"
         within = self.store.root if path.name == JS_EVENTS else self._owner(path, kind)
@@ -895,7 +895,7 @@ class Forgetter:
             return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
         removed = text.count("\n") - left.count("\n")
         if path.parent == self.store.memory_dir:
-            from memoir_tui.core.entry_file import stamp_updated
+            from memoir_tui.core.format.entry_file import stamp_updated
 
             left = stamp_updated(left, self.store.clock())  # an entry's edit (FORMAT §2)
         tx.write_text(path, left, scan=False, within=within)
@@ -937,7 +937,7 @@ class Forgetter:
 def forget_everywhere(forgetter: Forgetter, needle: str, *, purge: bool = False) -> Outcome:
     """``apply`` as an ``Outcome`` (for the app's one write path): its receipt as the
     message, no undo (a bulk forget is not taken back by ``u``)."""
-    from memoir_tui.core.items import Outcome
+    from memoir_tui.core.format.items import Outcome
 
     receipt = forgetter.apply(needle, purge=purge)  # its receipt kept (core/receipts)
     left = len(receipt.remaining)

@@ -140,7 +140,7 @@ def run_hook(
     )
     notes: list[str] = []
     if event_name == "session-start":
-        from memoir_tui.core.session_peek import peek_session
+        from memoir_tui.core.format.session_peek import peek_session
 
         # Read without keeping a damaged file aside: a hook (and the doctor's run of
         # it) writes nothing but what it is for; the next writer quarantines.

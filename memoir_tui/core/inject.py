@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.adapters import INSTRUCTION_FILES, InstructionFile, tool_dir
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.config import INJECT_TARGETS, InjectConfig
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import iso_now, parse_date_ms, text_hash
-from memoir_tui.core.items import FILES
+from memoir_tui.core.format.identity import iso_now, parse_date_ms, text_hash
+from memoir_tui.core.format.items import FILES
 from memoir_tui.core.model import working_set
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class InjectTarget:
 
 def _imports(path: Path, name: str) -> bool:
     """A file that imports ``@name`` (e.g. a CLAUDE.md importing AGENTS.md) reads it."""
-    from memoir_tui.core.safeio import read_file_safely
+    from memoir_tui.core.base.safeio import read_file_safely
 
     try:
         text = read_file_safely(path, max_bytes=MAX_TARGET_BYTES).decode("utf-8", "replace")
@@ -182,12 +182,12 @@ def scope_id(project: Path, *, home: Path | None = None) -> str:
 
 def _clean(text: str) -> str:
     """One line, no marker-like comments, no control or bidi character, bounded length."""
-    from memoir_tui.core.textsafe import shown
+    from memoir_tui.core.format.textsafe import shown
 
     text = " ".join(shown(text).split())
     text = text.replace("<!--", "< !--").replace("-->", "-- >")
     if len(text) > MAX_ITEM_CHARS:
-        from memoir_tui.core.secrets import find_secrets
+        from memoir_tui.core.format.secrets import find_secrets
 
         if find_secrets(text):
             return text  # whole, so ``_withhold`` finds the secret and drops the line
@@ -207,7 +207,7 @@ def _withhold(sections: list[tuple[str, list[str]]]) -> tuple[str, ...]:
     """Take out every line that holds a secret (another tool may have written one into
     the store, or an older scanner let it in): it is never copied into an instruction
     file. Returns the rule that caught each, never the text."""
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     withheld: list[str] = []
     for _title, lines in sections:
@@ -443,7 +443,7 @@ def _owner_folder(path: Path, scope: Path | None) -> Path:
 
 
 def _read_target(path: Path, scope: Path | None = None) -> str | None:
-    from memoir_tui.core.safeio import read_file_safely, write_target
+    from memoir_tui.core.base.safeio import read_file_safely, write_target
 
     write_target(path, within=_owner_folder(path, scope))  # a link out: named, never read
     try:
@@ -619,7 +619,7 @@ def plan_inject(
 def apply_inject(store: Store, changes: Iterable[InjectChange]) -> list[InjectChange]:
     """Write the planned changes in one store transaction; a file that changed since
     planning is refused (and reported), the others are written together."""
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     out: list[InjectChange] = []
     with store.transaction("inject", files=(FILES,)) as tx:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.format.identity import parse_date_ms
 
 if TYPE_CHECKING:
     from memoir_tui.core.model import Decision

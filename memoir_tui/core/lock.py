@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -96,7 +96,7 @@ def _flock_for(path: Path) -> FileLock:
 def _holder_is_dead(lock_file: Path) -> bool:
     """True when the lock file names a PID on this host that no longer runs."""
     try:
-        from memoir_tui.core.safeio import read_text_safely
+        from memoir_tui.core.base.safeio import read_text_safely
 
         content = read_text_safely(lock_file, max_bytes=4096, errors="replace").strip()
     except OSError:
@@ -131,7 +131,7 @@ def _try_create(lock_file: Path) -> bool:
     add the host so a lock on a shared folder is never judged by another
     machine's process table.
     """
-    from memoir_tui.core.fsutil import owned_temp
+    from memoir_tui.core.base.fsutil import owned_temp
 
     content = _our_content()
     tmp = lock_file.with_name(f".{lock_file.name}.{os.getpid()}.{threading.get_ident()}")
@@ -187,7 +187,7 @@ def release_own_locks() -> list[Path]:
         _exiting = True
         for lock_file in sorted(_lock_files):
             try:
-                from memoir_tui.core.safeio import open_for_reading
+                from memoir_tui.core.base.safeio import open_for_reading
 
                 with open_for_reading(lock_file) as fh:  # never blocks on a FIFO
                     held = fh.read(300).strip() == ours
@@ -224,7 +224,7 @@ def sweep_lock_temps(lock_file: Path, *, older_than: float = STALE_SECONDS) -> i
             if st.st_size:
                 if st.st_size > 300:
                     continue
-                from memoir_tui.core.safeio import open_for_reading
+                from memoir_tui.core.base.safeio import open_for_reading
 
                 with open_for_reading(entry.path) as fh:  # regular, tiny: checked again
                     if not _HOLDER.fullmatch(fh.read().strip()):
@@ -399,7 +399,7 @@ def _refuse_odd_flock(flock_path: Path) -> None:
     folder or a link is refused when it is opened, in a sentence of its own."""
     import stat
 
-    from memoir_tui.core.safeio import UnsafeFileError, not_read_sentence
+    from memoir_tui.core.base.safeio import UnsafeFileError, not_read_sentence
 
     try:
         mode = os.lstat(flock_path).st_mode
@@ -422,7 +422,7 @@ def store_flock(session_path: str | os.PathLike[str], *, wait_seconds: float) ->
     transaction that joins an outer one in the same thread never deadlocks. The
     outermost take waits its turn in the FIFO of our writers first.
     """
-    from memoir_tui.core.fsutil import private_dir
+    from memoir_tui.core.base.fsutil import private_dir
 
     session_path = Path(session_path)
     private_dir(session_path.parent)  # a store made here is 0700: it holds memory
@@ -481,7 +481,7 @@ def _js_uses_store(session_path: Path) -> bool:
 def _note_js_seen(session_path: Path, js_lock: Path) -> None:
     """Under our flock, a live lock file is never ours: remember the JavaScript tool."""
     try:
-        from memoir_tui.core.safeio import read_file_safely
+        from memoir_tui.core.base.safeio import read_file_safely
 
         content = read_file_safely(js_lock, max_bytes=4096)[:64].strip()
     except OSError:
@@ -532,7 +532,7 @@ def js_session_lock(
 
 def _holder(js_lock: Path) -> str:
     try:
-        from memoir_tui.core.safeio import read_file_safely
+        from memoir_tui.core.base.safeio import read_file_safely
 
         content = read_file_safely(js_lock, max_bytes=4096)[:64].decode("utf-8", "replace").strip()
     except OSError:

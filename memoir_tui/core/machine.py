@@ -10,9 +10,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import private_dir
-from memoir_tui.core.safeio import read_text_safely, write_file_safely
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.fsutil import private_dir
+from memoir_tui.core.base.safeio import read_text_safely, write_file_safely
 
 MACHINE_ID_FILE = "machine.id"
 

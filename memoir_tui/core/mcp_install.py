@@ -43,7 +43,7 @@ Design
   so it always holds the file as it was before memoir-tui first touched it
   (repeated installs, updates and uninstalls keep that one pristine copy rather
   than piling up timestamped ones). A file that did not exist gets no backup.
-* Writes go through :func:`memoir_tui.core.fsutil.atomic_write_text`; if the
+* Writes go through :func:`memoir_tui.core.base.fsutil.atomic_write_text`; if the
   config path is a symlink (dotfile managers), the link's target is written so
   the link survives. ``apply_change`` refuses if the file changed since it was
   planned. New files are created with the atomic writer's 0600 mode, which
@@ -71,10 +71,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memoir_tui.core import config_splice
 from memoir_tui.core.adapters import McpHost, mcp_hosts
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.config_splice import ConfigTextError, UnparseableConfig
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import text_hash
-from memoir_tui.core.items import FILES
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.items import FILES
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -407,7 +407,12 @@ def apply_change(store: Store, change: ConfigChange) -> Path | None:
 
 
 def _read_bytes(path: Path) -> bytes | None:
-    from memoir_tui.core.safeio import home_folder, owner_folder, read_file_safely, write_target
+    from memoir_tui.core.base.safeio import (
+        home_folder,
+        owner_folder,
+        read_file_safely,
+        write_target,
+    )
 
     # a link out of the home is named, never read (nor written: the transaction refuses)
     write_target(path, within=owner_folder(path, home_folder()))
@@ -420,7 +425,7 @@ def _read_bytes(path: Path) -> bytes | None:
 def read_config_text(path: Path) -> str | None:
     if path.is_dir():
         raise ConfigParseError(path, "is a directory, not a config file")
-    from memoir_tui.core.safeio import LinkOutsideError
+    from memoir_tui.core.base.safeio import LinkOutsideError
 
     try:
         data = _read_bytes(path)

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.context import LoadedState, StateFileKind
+from memoir_tui.core.format.items import REVIEW, REVIEW_FILE, Outcome, Undo
+from memoir_tui.core.format.review_file import encode_review, load_review, merge_review
+from memoir_tui.core.format.session import SESSION_FILE
 from memoir_tui.core.hooks import AfterCommitHook
-from memoir_tui.core.items import REVIEW, REVIEW_FILE, Outcome, Undo
 from memoir_tui.core.review import ReviewQueue
-from memoir_tui.core.review_file import encode_review, load_review, merge_review
-from memoir_tui.core.session import SESSION_FILE
 from memoir_tui.core.store import Store
 from memoir_tui.core.working_set import WorkingSetService
 
@@ -360,8 +360,8 @@ def write_merged_session(output: Path, local: dict[str, Any], remote: dict[str, 
     what the store holds under the lock — the inputs were read before it, so a write
     another process committed meanwhile is kept, not replaced; any other file is
     written atomically as a plain copy of the result, never over a newer format."""
-    from memoir_tui.core.merge import merge_sessions
-    from memoir_tui.core.session import write_session_copy
+    from memoir_tui.core.format.merge import merge_sessions
+    from memoir_tui.core.format.session import write_session_copy
 
     output = Path(output)
     if output.name != SESSION_FILE:

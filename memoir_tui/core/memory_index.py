@@ -47,7 +47,7 @@ def drop_index_links(tx: Transaction, removed: Path, within: Path | str) -> list
         index = Path(removed).parent / name
         if index == Path(removed) or not os.path.lexists(index):
             continue
-        from memoir_tui.core.safeio import LinkOutsideError
+        from memoir_tui.core.base.safeio import LinkOutsideError
 
         try:
             data = tx.read_bytes(index, within=within)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from memoir_tui.core.identity import identity, is_text_hash, parse_date_ms, text_hash
-from memoir_tui.core.items import (
+from memoir_tui.core.format.identity import identity, is_text_hash, parse_date_ms, text_hash
+from memoir_tui.core.format.items import (
     DATE_FIELDS,
     HOME_LIST,
     OVERFLOW_LIST,
@@ -26,8 +26,8 @@ from memoir_tui.core.items import (
     matches_words,
     well_formed_items,
 )
+from memoir_tui.core.format.merge import suppress_completed, suppress_retracted
 from memoir_tui.core.labels import short_labels
-from memoir_tui.core.merge import suppress_completed, suppress_retracted
 from memoir_tui.core.scope import is_visible, project_names, readable_project, same_project
 
 

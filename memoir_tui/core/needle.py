@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoir_tui.core.errors import EmptyTextError, TextTooLongError
-from memoir_tui.core.identity import js_trim
-from memoir_tui.core.items import MAX_TEXT_BYTES
+from memoir_tui.core.base.errors import EmptyTextError, TextTooLongError
+from memoir_tui.core.format.identity import js_trim
+from memoir_tui.core.format.items import MAX_TEXT_BYTES
 
 
 def clean_needle(text: Any, what: str = "text", *, required: bool = True) -> str:
@@ -41,6 +41,6 @@ def shown(text: str) -> str:
     it replaced by ``[REDACTED:<rule>]``."""
     if not text:
         return text
-    from memoir_tui.core.secrets import redact
+    from memoir_tui.core.format.secrets import redact
 
     return redact(text)

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.adapters import BY_NAME, PLACES, KeptPlace
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.safeio import open_for_reading, read_file_safely
 from memoir_tui.core.needle import shown
-from memoir_tui.core.safeio import open_for_reading, read_file_safely
 
 if TYPE_CHECKING:
     from memoir_tui.core.store import Store
@@ -91,7 +91,7 @@ def context_line(text: str, needle: str) -> str:
 
 def git_objects_hold(repo: Path, folded: str) -> bool:
     """Whether any object of the git repository ``repo`` holds the folded text."""
-    from memoir_tui.core.gitexe import git_env, git_executable
+    from memoir_tui.core.base.gitexe import git_env, git_executable
 
     try:
         proc = subprocess.run(
@@ -260,7 +260,7 @@ def new_revision(memory_id: str, before: bytes, after: bytes, now: str) -> str:
     ``rememberMemory`` makes it: the edited fields, then id, name, type, project (the
     record's), source_tool, updated, created (kept), revision + 1, verification,
     aliases and tags. Refused for a forgotten (hidden) memory, as memoir refuses."""
-    from memoir_tui.core.errors import MemoirError as Refused
+    from memoir_tui.core.base.errors import MemoirError as Refused
 
     prior = parse_canonical(before.decode("utf-8", "replace"))
     prior_fields = prior[0] if prior else {}
@@ -574,7 +574,7 @@ def commit_git_folders(
 ) -> tuple[list[str], list[str]]:
     """Commit the removal in each git-tracked memory folder a changed file lies in;
     (changed lines, notes naming the history that still holds it, with the command)."""
-    from memoir_tui.core.gitexe import git_env, git_executable
+    from memoir_tui.core.base.gitexe import git_env, git_executable
 
     changed: list[str] = []
     notes: list[str] = []

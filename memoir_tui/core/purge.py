@@ -26,8 +26,8 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.items import FILES
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.items import FILES
 from memoir_tui.core.purge_marker import scrub_marker
 from memoir_tui.core.purge_recall import drop_recall_indexes
 

@@ -35,7 +35,7 @@ __all__ = ["scrub_marker", "stage_cache_scrub"]
 
 def scrub_marker(root: Path) -> Path:
     """The marker saying a purge of ``store`` still has its caches to drop (no text)."""
-    from memoir_tui.core.cachedir import cache_dir
+    from memoir_tui.core.base.cachedir import cache_dir
 
     name = hashlib.sha256(os.fsencode(os.path.abspath(root))).hexdigest()[:16]
     return cache_dir() / f"scrub-pending-{name}"
@@ -46,8 +46,8 @@ def stage_cache_scrub(tx: Transaction) -> None:
     index, the local sync copy's history) as still to let go."""
     marker = scrub_marker(tx.store.root)
     try:
-        from memoir_tui.core.fsutil import private_dir
-        from memoir_tui.core.safeio import create_exclusive, write_target
+        from memoir_tui.core.base.fsutil import private_dir
+        from memoir_tui.core.base.safeio import create_exclusive, write_target
 
         write_target(marker, within=marker.parent.parent)  # the cache folder linked out: no
         private_dir(marker.parent)  # caches are private (0600 in 0700), like the index

@@ -13,8 +13,8 @@ log = logging.getLogger("memoir_tui.core.purge")
 def drop_recall_indexes(failures: list[str] | None = None) -> int:
     """Remove every recall index in the cache directory (they rebuild on the next query).
     What could not be removed is added to ``failures`` (one phrase each)."""
-    from memoir_tui.core.cachedir import cache_dir
-    from memoir_tui.core.safeio import LinkOutsideError, write_target
+    from memoir_tui.core.base.cachedir import cache_dir
+    from memoir_tui.core.base.safeio import LinkOutsideError, write_target
 
     removed = 0
     directory = cache_dir()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoir_tui.core.items import Outcome
+    from memoir_tui.core.format.items import Outcome
     from memoir_tui.core.store import Store
     from memoir_tui.core.working_set import WorkingSetService
 
@@ -95,8 +95,8 @@ def kept_lines(lines: Iterable[str], needle: str) -> tuple[str, ...]:
 def keep(store: Store, kept: KeptReceipt) -> str:
     """Append ``kept`` to the store's receipts (the newest ``KEEP`` stay), through the door;
     "" when kept, else a sentence (the act it records is done already, so never raised)."""
-    from memoir_tui.core.errors import MemoirError
-    from memoir_tui.core.items import FILES
+    from memoir_tui.core.base.errors import MemoirError
+    from memoir_tui.core.format.items import FILES
 
     path = store.root / RECEIPTS_FILE
     try:
@@ -112,7 +112,7 @@ def keep(store: Store, kept: KeptReceipt) -> str:
 
 def read_receipts(store: Store) -> list[KeptReceipt]:
     """The kept receipts, newest first (unreadable lines skipped; none when missing)."""
-    from memoir_tui.core.safeio import read_file_safely
+    from memoir_tui.core.base.safeio import read_file_safely
 
     try:
         data = read_file_safely(store.root / RECEIPTS_FILE, within=store.root)

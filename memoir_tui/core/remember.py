@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.base.errors import EmptyTextError, MemoirError
 from memoir_tui.core.reply import Reply
 
 if TYPE_CHECKING:
@@ -97,8 +97,8 @@ def meta_for(
 ) -> tuple[dict[str, Any], str]:
     """Frontmatter and body: the content's own block (if any) read for type, name and
     description; the type defaults to fact, the name to the first heading or the file name."""
-    from memoir_tui.core import frontmatter
-    from memoir_tui.core.entry_file import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
+    from memoir_tui.core.format import frontmatter
+    from memoir_tui.core.format.entry_file import ENTRY_TYPES, LEGACY_TYPES, new_entry_meta
 
     parsed = frontmatter.parse(content)
     if parsed.error:
@@ -228,13 +228,13 @@ def remember(
     for messages only) and say where its host will and will not see it."""
     from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
     from memoir_tui.core.adapters.guard import normalise_filename
-    from memoir_tui.core.frontmatter import render
-    from memoir_tui.core.secrets import ensure_no_secrets
+    from memoir_tui.core.format.frontmatter import render
+    from memoir_tui.core.format.secrets import ensure_no_secrets
     from memoir_tui.core.transaction import FileExistsRefusal
 
     if not isinstance(content, str) or not content.strip():
         raise EmptyTextError("content is empty: nothing to remember")
-    from memoir_tui.core.textsafe import clean_input
+    from memoir_tui.core.format.textsafe import clean_input
 
     # a markdown file: its lines are kept; control and bidi characters never go in
     content = clean_input(content, lines=True)
@@ -332,7 +332,7 @@ def _reply(
         parts.append(adapter.write_loads.format(where=scope) + ".")
     if index is not None:
         try:
-            from memoir_tui.core.safeio import read_text_safely
+            from memoir_tui.core.base.safeio import read_text_safely
 
             text = read_text_safely(index.index, max_bytes=64 * 1024 * 1024)
         except OSError:

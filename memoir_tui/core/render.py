@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoir_tui.core.dates import day
+from memoir_tui.core.format.dates import day
+from memoir_tui.core.format.textsafe import shown
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.textsafe import shown
 
 
 def render_working_set(

@@ -32,9 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import AmbiguousMatchError, MemoirError, NoMatchError
-from memoir_tui.core.identity import PURGED_TEXT, canonical_json, identity, parse_date_ms, text_hash
-from memoir_tui.core.items import (
+from memoir_tui.core.base.errors import AmbiguousMatchError, MemoirError, NoMatchError
+from memoir_tui.core.format.identity import (
+    PURGED_TEXT,
+    canonical_json,
+    identity,
+    parse_date_ms,
+    text_hash,
+)
+from memoir_tui.core.format.items import (
     PROVENANCE_FIELDS,
     REVIEW,
     REVIEW_FILE,
@@ -43,7 +49,7 @@ from memoir_tui.core.items import (
     Undo,
     readable_date,
 )
-from memoir_tui.core.review_file import (
+from memoir_tui.core.format.review_file import (
     CANDIDATE,
     MIN_PREFIX,
     NEAR_HIDDEN_THRESHOLD,
@@ -170,7 +176,7 @@ class EnqueueReport:
 def _redact(text: str | None) -> str | None:
     if text is None:
         return None
-    from memoir_tui.core.secrets import redact
+    from memoir_tui.core.format.secrets import redact
 
     return redact(text)
 
@@ -204,7 +210,7 @@ class ReviewQueue:
         threshold: float = NEAR_HIDDEN_THRESHOLD,
     ) -> EnqueueReport:
         """Add candidate items (``Candidate.to_item()`` dicts) that are new to the queue."""
-        from memoir_tui.core.textsafe import clean_input
+        from memoir_tui.core.format.textsafe import clean_input
 
         store = self.store
         # the door's text rule: no control or bidi character, one line (as a pin writes it)
@@ -342,8 +348,8 @@ class ReviewQueue:
                     f"this candidate was rejected on {readable_date(item.get('rejected_at'))}; "
                     "rejections are permanent, so note the decision directly if you mean it"
                 )
-            from memoir_tui.core.secrets import redact
-            from memoir_tui.core.textsafe import clean_input
+            from memoir_tui.core.format.secrets import redact
+            from memoir_tui.core.format.textsafe import clean_input
 
             final_text = clean_input(redact(text) if text is not None else item["text"])
             tombstones = self.working.view(tx.session, all_projects=True).tombstones

@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from memoir_tui.core.identity import parse_date_ms, parse_iso_ms
-from memoir_tui.core.items import is_hidden, list_field, well_formed_items
+from memoir_tui.core.format.identity import parse_date_ms, parse_iso_ms
+from memoir_tui.core.format.items import is_hidden, list_field, well_formed_items
 
 __all__ = [
     "LIST_DATE_FIELDS",
@@ -138,7 +138,7 @@ def find_git_dir(path: Path, *, stop_at: Path | None = None) -> tuple[Path, Path
 
 def _small_text(path: Path, errors: str = "strict") -> str:
     """A small git file (``.git``, ``commondir``): regular only, never blocking."""
-    from memoir_tui.core.safeio import open_for_reading
+    from memoir_tui.core.base.safeio import open_for_reading
 
     with open_for_reading(path) as fh:
         return fh.read(64 * 1024).decode("utf-8", errors)
@@ -231,7 +231,7 @@ def read_remote_url(git_dir: Path) -> str | None:
     """The ``origin`` URL from the repository's config, else the first remote's URL."""
     config = _common_dir(git_dir) / "config"
     try:
-        from memoir_tui.core.safeio import open_for_reading
+        from memoir_tui.core.base.safeio import open_for_reading
 
         with open_for_reading(config) as fh:  # a FIFO as .git/config: never blocks
             text = fh.read(_MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
@@ -313,7 +313,7 @@ def origin_url(path: Path) -> str | None:
         return None
     config = _common_dir(found[1]) / "config"
     try:
-        from memoir_tui.core.safeio import open_for_reading
+        from memoir_tui.core.base.safeio import open_for_reading
 
         with open_for_reading(config) as fh:  # a FIFO as .git/config: never blocks
             text = fh.read(_MAX_CONFIG_BYTES).decode("utf-8", errors="replace")

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.dates import day
-from memoir_tui.core.items import folded
+from memoir_tui.core.format.dates import day
+from memoir_tui.core.format.items import folded
 
 if TYPE_CHECKING:
+    from memoir_tui.core.format.review_file import ReviewItem
     from memoir_tui.core.model import WorkingSet
-    from memoir_tui.core.review_file import ReviewItem
 
 LIMIT = 500
 

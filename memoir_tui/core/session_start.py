@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.safeio import read_file_safely, read_text_safely
+from memoir_tui.core.base.safeio import read_file_safely, read_text_safely
 
 STORE_ENV = "MEMOIR_HOME"
 CONFIG_FILE = "memoir-tui.toml"  # core.config.CONFIG_FILE (a test holds them equal)
@@ -93,9 +93,9 @@ def waiting_in_scope(root: Path, project: str | None) -> int:
 def brief_output(root: Path, cwd: Path, *, limit: int | None = None) -> tuple[str, list[str]]:
     """What the host reads on stdout (``""``: nothing to say), and notes for stderr."""
     from memoir_tui.core.brief import DEFAULT_CHARS, render_brief
+    from memoir_tui.core.format.session_peek import peek_session
     from memoir_tui.core.model import working_set
     from memoir_tui.core.scope import working_project
-    from memoir_tui.core.session_peek import peek_session
 
     notes: list[str] = []
     peek = peek_session(root / SESSION_FILE)

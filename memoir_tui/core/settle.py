@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.items import LIST_KEYS, current_of
-from memoir_tui.core.merge import Caps, park_overflow, partition
+from memoir_tui.core.format.items import LIST_KEYS, current_of
+from memoir_tui.core.format.merge import Caps, park_overflow, partition
 
 __all__ = ["migrate_project_ids", "settle_session"]
 

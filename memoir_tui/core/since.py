@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.identity import parse_iso_ms
+from memoir_tui.core.format.identity import parse_iso_ms
 
 if TYPE_CHECKING:
     from memoir_tui.core.audit import AuditRecord

@@ -64,19 +64,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import MemoirError, ReadOnlyStoreError
-from memoir_tui.core.fsutil import (
+from memoir_tui.core.base.errors import MemoirError, ReadOnlyStoreError
+from memoir_tui.core.base.fsutil import (
     fsync_directory,
     is_our_temp,
     owned_temp,
     sweep_our_temps,
     sweep_stale_temps,
 )
-from memoir_tui.core.hooks import run_after_commit_hooks
-from memoir_tui.core.identity import canonical_json
-from memoir_tui.core.items import FILES, REVIEW, SESSION, SESSION_VERSION
-from memoir_tui.core.lock import js_session_lock, store_flock
-from memoir_tui.core.safeio import (
+from memoir_tui.core.base.safeio import (
     home_folder,
     open_for_reading,
     owner_folder,
@@ -84,13 +80,17 @@ from memoir_tui.core.safeio import (
     write_file_safely,
     write_target,
 )
-from memoir_tui.core.session import (
+from memoir_tui.core.format.identity import canonical_json
+from memoir_tui.core.format.items import FILES, REVIEW, SESSION, SESSION_VERSION
+from memoir_tui.core.format.session import (
     NOT_REGULAR,
     LoadedSession,
     encode_session,
     load_session,
     session_is_newer,
 )
+from memoir_tui.core.hooks import run_after_commit_hooks
+from memoir_tui.core.lock import js_session_lock, store_flock
 from memoir_tui.core.settle import settle_session
 
 if TYPE_CHECKING:
@@ -579,7 +579,7 @@ def refuse_odd_lock_file(session_path: Path) -> None:
 
 def _refuse_new_secrets(path: Path, old: bytes | None, new: bytes) -> None:
     """A secret in ``new`` that ``old`` did not hold refuses the write (naming the rule)."""
-    from memoir_tui.core.secrets import SecretFoundError, find_secrets
+    from memoir_tui.core.format.secrets import SecretFoundError, find_secrets
 
     try:
         text = new.decode("utf-8")
@@ -641,7 +641,7 @@ def _write_journal(root: Path, op: str, writes: list[_Write]) -> None:
     data = json.dumps(payload, separators=(",", ":")).encode("ascii")
     # The record first: a journal published without one would be set aside, not applied.
     record = commit_record_path(root)
-    from memoir_tui.core.fsutil import private_dir
+    from memoir_tui.core.base.fsutil import private_dir
 
     private_dir(record.parent, tighten=True)
     digest = hashlib.sha256(data).hexdigest()
@@ -715,7 +715,7 @@ def register_write_dirs(root: Path, directories: Iterable[Path | str]) -> bool:
     every = sorted(_recorded_write_dirs(root) | extra)
     record = write_dirs_record_path(root)
     try:
-        from memoir_tui.core.fsutil import private_dir
+        from memoir_tui.core.base.fsutil import private_dir
 
         private_dir(record.parent, tighten=True)
         write_file_safely(

@@ -48,7 +48,7 @@ def _clip(text: str, around: str, limit: int) -> str:
 
 
 def _shown(text: str) -> str:
-    from memoir_tui.core.textsafe import shown
+    from memoir_tui.core.format.textsafe import shown
     from memoir_tui.core.withhold import withhold_lines
 
     return shown(withhold_lines(text)[0])
@@ -64,8 +64,8 @@ def context_around(
     home: str | os.PathLike[str] | None = None,
 ) -> TranscriptContext:
     """Up to ``before`` messages before the candidate's, it, and ``after`` after it."""
+    from memoir_tui.core.base.safeio import home_folder, read_file_safely
     from memoir_tui.core.capture.transcripts import _parse_line, conversation_messages
-    from memoir_tui.core.safeio import home_folder, read_file_safely
 
     if not transcript:
         return TranscriptContext(note="capture recorded no transcript for this candidate")

@@ -38,11 +38,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core import durations
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.items import FILES, Outcome, Undo
-from memoir_tui.core.safeio import read_file_safely
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.safeio import read_file_safely
+from memoir_tui.core.format import durations
+from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core.format.items import FILES, Outcome, Undo
 
 MAX_TRASH_READ = 256 * 1024 * 1024  # a kept file or the trash's journal (regular-only)
 

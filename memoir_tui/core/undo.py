@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.items import FILES, REVIEW, SESSION, Outcome, Undo
+from memoir_tui.core.format.items import FILES, REVIEW, SESSION, Outcome, Undo
 
 if TYPE_CHECKING:
     from memoir_tui.core.review import ReviewQueue

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoir_tui.core.review_file import CANDIDATE, LoadedReview, state_of, well_formed_review_items
+from memoir_tui.core.format.review_file import (
+    CANDIDATE,
+    LoadedReview,
+    state_of,
+    well_formed_review_items,
+)
 
 __all__ = ["in_review_scope", "waiting_count"]
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from memoir_tui.core.identity import PURGED_TEXT, text_hash
-from memoir_tui.core.items import is_hidden, is_purged, plural
+from memoir_tui.core.format.identity import PURGED_TEXT, text_hash
+from memoir_tui.core.format.items import is_hidden, is_purged, plural
 
 WITHHELD = "withheld: looks like a secret"
 
@@ -38,7 +38,7 @@ def secret_in(*texts: str | None) -> str | None:
     present = [t for t in texts if isinstance(t, str) and t]
     if not present:
         return None
-    from memoir_tui.core.secrets import SecretFoundError, ensure_no_secrets_together
+    from memoir_tui.core.format.secrets import SecretFoundError, ensure_no_secrets_together
 
     try:
         ensure_no_secrets_together([(str(i), t) for i, t in enumerate(present)])
@@ -62,7 +62,7 @@ def withhold_lines(text: str, kept: int | None = None) -> tuple[str, int]:
     """``text`` (a file or a passage of one) with every line a secret touches shown as
     withheld (a key over several lines withholds all of them), and where ``kept`` (an
     offset into ``text``, its end by default) falls in the new text."""
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     kept = len(text) if kept is None else kept
     findings = find_secrets(text)
@@ -91,7 +91,7 @@ _TOMBSTONE_LISTS = frozenset(
 
 def _rules_in(value: Any) -> list[str]:
     """The rule of every secret in any string inside ``value`` (keys included)."""
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     rules: list[str] = []
     stack = [value]

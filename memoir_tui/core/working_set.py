@@ -17,13 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import (
+from memoir_tui.core.base.errors import (
     AmbiguousMatchError,
     EmptyTextError,
     ForgottenDecisionError,
     NoMatchError,
 )
-from memoir_tui.core.identity import (
+from memoir_tui.core.format.identity import (
     PURGED_TEXT,
     identity,
     is_text_hash,
@@ -31,7 +31,7 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.items import (
+from memoir_tui.core.format.items import (
     DATE_FIELDS,
     FILES,
     NOUNS,
@@ -53,11 +53,11 @@ from memoir_tui.core.items import (
     validity_window,
     well_formed_items,
 )
+from memoir_tui.core.format.review_file import purge_from_review
+from memoir_tui.core.format.session import QUARANTINED
 from memoir_tui.core.labels import project_labels
 from memoir_tui.core.model import Decision, WorkingSet, working_set
-from memoir_tui.core.review_file import purge_from_review
 from memoir_tui.core.scope import readable_project, same_project
-from memoir_tui.core.session import QUARANTINED
 from memoir_tui.core.settle import settle_session
 from memoir_tui.core.transaction import Transaction
 
@@ -644,7 +644,7 @@ class WorkingSetService:
         text = clean_text(text, "decision")
         why = clean_text(why, "why", required=False)
         rejected = clean_text(rejected, "rejected", required=False)
-        from memoir_tui.core.secrets import ensure_no_secrets_together  # compiled lazily
+        from memoir_tui.core.format.secrets import ensure_no_secrets_together  # compiled lazily
 
         ensure_no_secrets_together([("decision", text), ("why", why), ("rejected", rejected)])
         extra = {**clean_provenance(provenance), **validity_window(valid_from, valid_until)}
@@ -829,7 +829,7 @@ class WorkingSetService:
                 if rejected is None
                 else clean_text(rejected, "rejected", required=False)
             )
-            from memoir_tui.core.secrets import ensure_no_secrets_together
+            from memoir_tui.core.format.secrets import ensure_no_secrets_together
 
             ensure_no_secrets_together(
                 [("decision", new_text), ("why", new_why), ("rejected", new_rejected)]

@@ -14,10 +14,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Static
 
 from memoir_tui.core import review
-from memoir_tui.core.dates import day_or_raw
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.dates import day_or_raw
+from memoir_tui.core.format.review_file import CANDIDATE, NearHidden, ReviewItem
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review_file import CANDIDATE, NearHidden, ReviewItem
 from memoir_tui.core.transcript_context import TranscriptContext, context_around
 from memoir_tui.dialogs.base import DetailScreen
 from memoir_tui.dialogs.forms import DecisionFieldsDialog, form_buttons

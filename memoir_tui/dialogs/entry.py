@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.ui.entry_document import (
     EntryDocument,

@@ -24,7 +24,7 @@ from memoir_tui.core.export import (
     export_table,
     format_for,
 )
-from memoir_tui.core.items import plural
+from memoir_tui.core.format.items import plural
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.dialogs.confirm import ConfirmScreen
 

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select
 
-from memoir_tui.core.identity import identity
+from memoir_tui.core.format.identity import identity
 from memoir_tui.core.model import Decision
 from memoir_tui.dialogs.base import DetailScreen, DialogScreen
 from memoir_tui.widgets.item_table import long_date

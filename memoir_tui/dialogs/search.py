@@ -17,11 +17,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Label
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import identity, text_hash
-from memoir_tui.core.items import plural
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.identity import identity, text_hash
+from memoir_tui.core.format.items import plural
+from memoir_tui.core.format.review_file import ReviewItem
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review_file import ReviewItem
 from memoir_tui.core.search import Hit, Indexed, build_index, search_index
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.panes.registry import pane_spec

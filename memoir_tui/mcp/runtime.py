@@ -28,10 +28,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoir_tui.core.answers import refusal_text
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.textsafe import for_terminal
 from memoir_tui.core.memoir import open_memoir
 from memoir_tui.core.reply import Reply
-from memoir_tui.core.textsafe import for_terminal
 from memoir_tui.mcp import schema
 from memoir_tui.mcp.warm_recall import WarmRecall
 
@@ -290,7 +290,7 @@ def guard_arguments(
     async def call_tool(name, arguments, context=None):  # type: ignore[no-untyped-def]
         import json
 
-        from memoir_tui.core.secrets import SecretFoundError, ensure_no_secrets_together
+        from memoir_tui.core.format.secrets import SecretFoundError, ensure_no_secrets_together
 
         fields = [
             (str(key), value if isinstance(value, str) else json.dumps(value, default=str))

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 if TYPE_CHECKING:
     from memoir_tui.core.recall import Recall
@@ -132,7 +132,7 @@ class WarmRecall:
         try:
             recall = self._make()
         except Exception as exc:
-            from memoir_tui.core.errors import MemoirError
+            from memoir_tui.core.base.errors import MemoirError
 
             if isinstance(exc, MemoirError):  # a sentence for people (a FIFO as the config)
                 log.error("building the recall index in the background failed: %s", exc)

@@ -25,7 +25,7 @@ from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 
 if TYPE_CHECKING:
-    from memoir_tui.core.items import Undo
+    from memoir_tui.core.format.items import Undo
     from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.store import Outcome
 

@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, LoadingIndicator, Static
 
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.consolidate import (
     KEEP,
     ApplyResult,
@@ -30,7 +31,6 @@ from memoir_tui.core.consolidate import (
     Proposal,
     Report,
 )
-from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.store import Outcome

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.dates import day_or_raw
-from memoir_tui.core.items import plural
+from memoir_tui.core.format.dates import day_or_raw
+from memoir_tui.core.format.items import plural
 from memoir_tui.core.listing import DECISION_SORT_KEYS
 from memoir_tui.core.model import Decision, WorkingSet
 from memoir_tui.core.needle import shown
@@ -365,7 +365,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the decision with ``text`` (another pane's jump)."""
-        from memoir_tui.core.identity import text_hash
+        from memoir_tui.core.format.identity import text_hash
 
         self.focus_now(self.table)
         if not self.show_key(text_hash(text)):

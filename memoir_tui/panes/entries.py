@@ -23,8 +23,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static
 
-from memoir_tui.core.dates import day_or_raw
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.dates import day_or_raw
 from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.dialogs.entry import EntryScreen

@@ -25,7 +25,7 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.labels import cut_middle, place_labels
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.dialogs.entry import EntryScreen

@@ -19,14 +19,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core import review_file as review
-from memoir_tui.core.dates import day_or_raw
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format import review_file as review
+from memoir_tui.core.format.dates import day_or_raw
+from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core.format.review_file import (
+    CANDIDATE,
+    STATES,
+    NearHidden,
+    NearHiddenError,
+    ReviewItem,
+)
 from memoir_tui.core.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.review_file import CANDIDATE, STATES, NearHidden, NearHiddenError, ReviewItem
 from memoir_tui.core.scope import same_project
 from memoir_tui.core.store import Outcome
 from memoir_tui.dialogs.candidate import (
@@ -490,7 +496,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the candidate reading ``text`` (a search's jump; once the
         queue is read, if it is still on its way)."""
-        from memoir_tui.core.identity import text_hash
+        from memoir_tui.core.format.identity import text_hash
 
         self.focus_now(self.table)
         if not self.show_key(text_hash(text)):

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, ProgressBar, RichLog, Static
 
 import memoir_tui.core.sync as sync_core
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.model import WorkingSet
 from memoir_tui.core.store import default_store_dir
 from memoir_tui.core.sync.config import sync_config_path

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from memoir_tui.core.items import folded
+from memoir_tui.core.format.items import folded
 from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import (
     AFTER_KEY,

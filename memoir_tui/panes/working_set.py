@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
-from memoir_tui.core.dates import day_or_raw
-from memoir_tui.core.identity import identity, parse_date_ms
+from memoir_tui.core.format.dates import day_or_raw
+from memoir_tui.core.format.identity import identity, parse_date_ms
 from memoir_tui.core.model import CompletedAction, Item, WorkingSet
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell

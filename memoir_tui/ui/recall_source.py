@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 if TYPE_CHECKING:
     from textual.app import App

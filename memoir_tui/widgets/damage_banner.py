@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
-from memoir_tui.core.session import (
+from memoir_tui.core.format.session import (
     MISSHAPEN,
     NEWER_VERSION,
     NOT_REGULAR,

@@ -61,8 +61,8 @@ def is_news(before: int, after: int) -> bool:
 def session_counts(state: Mapping[str, Any]) -> dict[str, int]:
     """How many items each list holds live, every project counted (and the archives, and
     the decisions' tombstones): what a trim, a merge or a clean-up would move."""
-    from memoir_tui.core.items import well_formed_items
-    from memoir_tui.core.merge import is_hidden
+    from memoir_tui.core.format.items import well_formed_items
+    from memoir_tui.core.format.merge import is_hidden
     from memoir_tui.core.scope import is_visible
 
     current = state.get("current") if isinstance(state.get("current"), Mapping) else {}
@@ -100,7 +100,7 @@ def audit_tail(root: Path) -> tuple[AuditRecord, ...]:
     import os
 
     from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
-    from memoir_tui.core.safeio import open_for_reading
+    from memoir_tui.core.base.safeio import open_for_reading
 
     try:
         with open_for_reading(root / AUDIT_FILE) as fh:

@@ -66,7 +66,7 @@ async def test_entries_show_revision_project_and_state_and_recall_finds_it(
 def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> None:
     import pytest
 
-    from memoir_tui.core.entry_file import EntryError
+    from memoir_tui.core.format.entry_file import EntryError
     from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.places import parse_canonical
 

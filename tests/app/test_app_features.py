@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.export import ExportScreen

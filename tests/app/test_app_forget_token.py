@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memoir_tui.core.identity import iso_now
+from memoir_tui.core.format.identity import iso_now
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen
 from memoir_tui.panes.decisions import DecisionsPane

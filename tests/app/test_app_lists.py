@@ -19,7 +19,7 @@ from textual.widgets import Input, Label
 
 import memoir_tui.panes.windowed_list as windowed_list
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import Decision
 from memoir_tui.panes.decisions import DECISION_ROWS, DecisionsPane, decision_text

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.format.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.widgets.item_table import ItemTable

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Tab, TabbedContent
 
 from memoir_tui.core.config import load_config
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen
 from memoir_tui.dialogs.help import HelpScreen

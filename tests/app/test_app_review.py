@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.review import review_path
 from memoir_tui.dialogs.candidate import (

@@ -21,7 +21,7 @@ from textual.widgets._footer import FooterKey
 from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
-from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.format.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.forms import (
@@ -580,8 +580,8 @@ def test_registry_is_the_only_place_panes_are_listed() -> None:
 
 def test_demo_fixtures_are_a_valid_realistic_store(tmp_path: Path) -> None:
     from memoir_tui.core.demo import DemoStoreError
-    from memoir_tui.core.entry_file import ENTRY_TYPES, iter_entry_files, read_entry
-    from memoir_tui.core.validate import validate_paths
+    from memoir_tui.core.format.entry_file import ENTRY_TYPES, iter_entry_files, read_entry
+    from memoir_tui.core.format.validate import validate_paths
 
     root = create_demo_store(tmp_path / "demo")
     assert validate_paths([root]) == []

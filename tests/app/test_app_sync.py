@@ -17,7 +17,7 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES
-from memoir_tui.core.gitexe import git_env
+from memoir_tui.core.base.gitexe import git_env
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync
 from memoir_tui.dialogs.help import own_bindings

@@ -17,7 +17,7 @@ from textual import events
 from textual.widgets import Input, Select
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.format.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
 from memoir_tui.dialogs.confirm import ConfirmScreen
@@ -198,7 +198,7 @@ async def test_a_damaged_store_does_not_say_it_is_empty(tmp_path: Path) -> None:
 
 @pytest.fixture
 def newer_store(demo_store: Memoir, monkeypatch: pytest.MonkeyPatch) -> Memoir:
-    import memoir_tui.core.session as session
+    import memoir_tui.core.format.session as session
 
     monkeypatch.setattr(session, "_now_ms", lambda: 1785542400000)  # the copy's name
     monkeypatch.setenv("HOME", str(demo_store.root.parent))  # the banner says ~/store/…

@@ -12,7 +12,7 @@ from typing import Any
 from textual import events
 from textual.pilot import Pilot
 
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.panes.review import ReviewPane

@@ -12,7 +12,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
-from memoir_tui.core.identity import identity, text_hash
+from memoir_tui.core.format.identity import identity, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
 from memoir_tui.dialogs.confirm import ConfirmScreen

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.scope import project_identity
 from memoir_tui.ui.recall_source import RecallSource, attach_recall

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.capture.run import capture, default_projects_dir
-from memoir_tui.core.durations import parse_duration
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.format.durations import parse_duration
 
 from .conftest import (
     EXPECTED,

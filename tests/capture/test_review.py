@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.errors import ForgottenDecisionError, NoMatchError
-from memoir_tui.core.identity import text_hash
-from memoir_tui.core.review import near_hidden_match, similarity
-from memoir_tui.core.review_file import (
+from memoir_tui.core.base.errors import ForgottenDecisionError, NoMatchError
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.review_file import (
     CandidateStateError,
     NearHiddenError,
     load_review,
     merge_review,
 )
+from memoir_tui.core.review import near_hidden_match, similarity
 from tests.conftest import examples
 from tests.deadlines import SAFETY_NET
 

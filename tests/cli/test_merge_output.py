@@ -17,8 +17,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from memoir_tui.core.format.session import empty_session
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.session import empty_session
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 

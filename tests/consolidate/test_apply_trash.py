@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memoir_tui.core import consolidate as c
-from memoir_tui.core.entry_file import read_entry
+from memoir_tui.core.format.entry_file import read_entry
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.trash import TrashError, parse_duration
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from memoir_tui.core.identity import iso_from_ms, text_hash
+from memoir_tui.core.format.identity import iso_from_ms, text_hash
 
 TEXTS = [
     "Use SQLite",

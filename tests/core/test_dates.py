@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.dates import day, day_or_raw
+from memoir_tui.core.format.dates import day, day_or_raw
 
 # --- the replaced copies, verbatim ---------------------------------------------------
 

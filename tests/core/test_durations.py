@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.durations import UNIT_SECONDS, DurationError, parse_duration
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.durations import UNIT_SECONDS, DurationError, parse_duration
 from memoir_tui.core.trash import TrashError
 from memoir_tui.core.trash import parse_duration as trash_duration
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core import frontmatter
-from memoir_tui.core.entry_file import (
+from memoir_tui.core.format import frontmatter
+from memoir_tui.core.format.entry_file import (
     ENTRY_TYPES,
     OPAQUE,
     EntryError,
@@ -18,7 +18,7 @@ from memoir_tui.core.entry_file import (
     read_entry,
     render_entry,
 )
-from memoir_tui.core.frontmatter import FrontmatterError
+from memoir_tui.core.format.frontmatter import FrontmatterError
 from tests.conftest import examples
 
 

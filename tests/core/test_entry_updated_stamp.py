@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core import frontmatter
-from memoir_tui.core.entry_file import stamp_updated
+from memoir_tui.core.format import frontmatter
+from memoir_tui.core.format.entry_file import stamp_updated
 
 WHEN = "2026-12-03T20:00:00.000Z"
 _words = st.text(alphabet="abcdefgh xyz", min_size=1, max_size=20).map(str.strip).filter(bool)

@@ -11,9 +11,9 @@ import textwrap
 import time
 
 from memoir_tui.core import lock
+from memoir_tui.core.format.session import empty_session, save_session
 from memoir_tui.core.lock import LockTimeoutError, session_lock, store_flock
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.session import empty_session, save_session
 from tests.paths import REPO
 
 DEADLINE = 120.0  # a safety net only: nothing below decides by time

@@ -12,16 +12,16 @@ import time
 
 import pytest
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.session import empty_session, load_session, save_session
 from memoir_tui.core.lock import STALE_SECONDS, LockTimeoutError, session_lock
-from memoir_tui.core.session import empty_session, load_session, save_session
 from tests.deadlines import SAFETY_NET
 
 CYCLE = textwrap.dedent(
     """
     import sys
     from memoir_tui.core.lock import session_lock
-    from memoir_tui.core.session import load_session, save_session
+    from memoir_tui.core.format.session import load_session, save_session
     path, cycles = sys.argv[1], int(sys.argv[2])
     for _ in range(cycles):
         with session_lock(path, wait_seconds=600):
@@ -49,7 +49,7 @@ KILLABLE = textwrap.dedent(
     """
     import sys
     from memoir_tui.core.lock import session_lock
-    from memoir_tui.core.session import load_session, save_session
+    from memoir_tui.core.format.session import load_session, save_session
     path = sys.argv[1]
     announced = False
     while True:

@@ -499,7 +499,7 @@ def test_symlinked_config_is_written_through(home: Path, monkeypatch) -> None:
 def test_a_config_linked_out_of_the_home_is_named_and_left(
     home: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    from memoir_tui.core.safeio import LinkOutsideError
+    from memoir_tui.core.base.safeio import LinkOutsideError
 
     monkeypatch.setenv("HOME", str(home))
     real = tmp_path / "elsewhere" / "zed-settings.json"

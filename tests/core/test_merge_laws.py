@@ -10,9 +10,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.identity import identity, parse_date_ms, text_hash
-from memoir_tui.core.items import OVERFLOW_LIST
-from memoir_tui.core.merge import Caps, decision_key, is_hidden, item_key, merge_sessions
+from memoir_tui.core.format.identity import identity, parse_date_ms, text_hash
+from memoir_tui.core.format.items import OVERFLOW_LIST
+from memoir_tui.core.format.merge import Caps, decision_key, is_hidden, item_key, merge_sessions
 from tests.conftest import examples
 
 from .strategies import sessions

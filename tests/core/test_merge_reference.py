@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.identity import canonical_json, iso_from_ms, js_trim, parse_date_ms
-from memoir_tui.core.merge import JS_CAPS, merge_sessions
+from memoir_tui.core.format.identity import canonical_json, iso_from_ms, js_trim, parse_date_ms
+from memoir_tui.core.format.merge import JS_CAPS, merge_sessions
 from tests.conftest import examples
 
 NOW = "2031-01-01T00:00:00.000Z"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.items import empty_session
+from memoir_tui.core.format.items import empty_session
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.model import working_set
 from memoir_tui.core.scope import _legacy_id, project_identity, same_project

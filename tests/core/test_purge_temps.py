@@ -172,7 +172,7 @@ def test_a_temp_a_live_writer_holds_is_never_swept(tmp_path: Path) -> None:
     alive, stays (the store's lock keeps our own writers out; this keeps anyone's)."""
     import fcntl
 
-    from memoir_tui.core.fsutil import sweep_our_temps
+    from memoir_tui.core.base.fsutil import sweep_our_temps
 
     held = tmp_path / ".CLAUDE.md.0a1b2c3d.tmp"
     held.write_bytes(b"in flight")

@@ -8,10 +8,10 @@ from importlib import resources
 import jsonschema
 from hypothesis import given, settings
 
-from memoir_tui.core.entry_file import ENTRY_TYPES, new_entry_meta
-from memoir_tui.core.identity import _ISO_RE
-from memoir_tui.core.merge import DEFAULT_CAPS, merge_sessions
-from memoir_tui.core.session import normalise_shape
+from memoir_tui.core.format.entry_file import ENTRY_TYPES, new_entry_meta
+from memoir_tui.core.format.identity import _ISO_RE
+from memoir_tui.core.format.merge import DEFAULT_CAPS, merge_sessions
+from memoir_tui.core.format.session import normalise_shape
 from tests.conftest import examples
 
 from .strategies import sessions

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.errors import ReadOnlyStoreError
-from memoir_tui.core.session import (
+from memoir_tui.core.base.errors import ReadOnlyStoreError
+from memoir_tui.core.format.session import (
     MIGRATIONS,
     ReadOnlySessionError,
     empty_session,
@@ -18,7 +18,7 @@ from memoir_tui.core.session import (
     migrate_session,
     save_session,
 )
-from memoir_tui.core.validate import ERROR, validate_session_data
+from memoir_tui.core.format.validate import ERROR, validate_session_data
 from tests.conftest import examples
 
 

@@ -17,7 +17,7 @@ CHILD = textwrap.dedent(
     """
     import json, os, sys, threading
     from pathlib import Path
-    from memoir_tui.core import fsutil
+    from memoir_tui.core.base import fsutil
     from memoir_tui.core.lock import js_session_lock, session_lock
     from memoir_tui.core.shutdown import release_for_exit
 

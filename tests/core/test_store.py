@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from memoir_tui.core.errors import (
+from memoir_tui.core.base.errors import (
     AmbiguousMatchError,
     EmptyTextError,
     ForgottenDecisionError,
     NoMatchError,
     TextTooLongError,
 )
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.store import default_store_dir
 
@@ -227,7 +227,7 @@ def test_unchanged_outcomes_are_not_audited(store):
 
 
 def test_secrets_are_refused_before_anything_is_written(store):
-    from memoir_tui.core.secrets import SecretFoundError
+    from memoir_tui.core.format.secrets import SecretFoundError
 
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     with pytest.raises(SecretFoundError) as err:
@@ -278,7 +278,7 @@ def test_validity_window(store_dir, clock):
     store.note_decision("Use the new API", valid_from="2999-01-01")
     store.note_decision("Always true", valid_until="2999-01-01")
     assert [d.text for d in store.working_set().decisions] == ["Always true"]
-    from memoir_tui.core.errors import InvalidDateError
+    from memoir_tui.core.base.errors import InvalidDateError
 
     with pytest.raises(InvalidDateError):
         store.note_decision("bad", valid_from="someday")
@@ -287,7 +287,7 @@ def test_validity_window(store_dir, clock):
 
 
 def test_the_filter_matches_all_words_in_any_order_ignoring_case_and_accents() -> None:
-    from memoir_tui.core.items import matches_words
+    from memoir_tui.core.format.items import matches_words
 
     assert matches_words("cache sqlite", "Use SQLite", "for the cache")
     assert matches_words("creme BRULEE", "Crème brûlée on Fridays")
@@ -296,7 +296,7 @@ def test_the_filter_matches_all_words_in_any_order_ignoring_case_and_accents() -
 
 
 def test_dates_in_messages_read_as_a_person_reads_them(store) -> None:
-    from memoir_tui.core.errors import ForgottenDecisionError
+    from memoir_tui.core.base.errors import ForgottenDecisionError
 
     store.note_decision("Ship on Fridays")
     store.hide_decision(store.find_decision("Ship on Fridays").key)

@@ -20,7 +20,7 @@ from memoir_tui.core.adapters import (
     hook_host,
     resolve_tool,
 )
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.mcp_install import get_tool
 from tests.deadlines import SAFETY_NET
 

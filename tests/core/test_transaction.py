@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.audit import read_audit
-from memoir_tui.core.errors import ReadOnlyStoreError
-from memoir_tui.core.items import FILES, REVIEW, SESSION
+from memoir_tui.core.base.errors import ReadOnlyStoreError
+from memoir_tui.core.format.items import FILES, REVIEW, SESSION
+from memoir_tui.core.format.secrets import SecretFoundError
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.secrets import SecretFoundError
 from memoir_tui.core.transaction import (
     JOURNAL_FILE,
     FileExistsRefusal,

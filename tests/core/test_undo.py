@@ -17,11 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memoir_tui.core.audit import read_audit
-from memoir_tui.core.errors import ForgottenDecisionError, MemoirError
-from memoir_tui.core.identity import text_hash
-from memoir_tui.core.items import Outcome
+from memoir_tui.core.base.errors import ForgottenDecisionError, MemoirError
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.items import Outcome
+from memoir_tui.core.format.merge import merge_sessions
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.merge import merge_sessions
 from tests.conftest import TickingClock
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from memoir_tui.core.config import ConfigError, load_config
-from memoir_tui.core.merge import Caps
-from memoir_tui.core.validate import ERROR, WARNING, validate_paths
+from memoir_tui.core.format.merge import Caps
+from memoir_tui.core.format.validate import ERROR, WARNING, validate_paths
 
 
 def findings(tmp_path, name, text):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memoir_tui.core import config, session_start
 from memoir_tui.core.adapters import hook_hosts
-from memoir_tui.core.review_file import LoadedReview
+from memoir_tui.core.format.review_file import LoadedReview
 from memoir_tui.core.waiting import waiting_count
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world, start_event

@@ -24,7 +24,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.adapters.guard import claude_slug
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server
@@ -493,7 +493,7 @@ async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: Worl
         text = target.read_text(encoding="utf-8")
         assert text.startswith("---\ntype: fact\nname: Deploy flow\ncreated: ")
         assert "aliases:\n  - rollout\n  - shipping\ntags:\n  - ops\n---\n# Deploy flow\n" in text
-        from memoir_tui.core.entry_file import read_entry
+        from memoir_tui.core.format.entry_file import read_entry
 
         parsed = read_entry(target)
         assert (parsed.type, parsed.aliases, parsed.tags) == (
@@ -587,7 +587,7 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
                 "project": str(world.other),
             },
         )
-        from memoir_tui.core.entry_file import read_entry
+        from memoir_tui.core.format.entry_file import read_entry
 
         ibex = read_entry(world.store / "memory" / "ibex.md")
         assert (ibex.type, ibex.project, ibex.description) == (

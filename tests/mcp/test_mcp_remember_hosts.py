@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core import frontmatter
+from memoir_tui.core.format import frontmatter
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server

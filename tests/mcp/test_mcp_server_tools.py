@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from memoir_tui.core import answers
-from memoir_tui.core.errors import AmbiguousMatchError, EmptyTextError, MemoirError
-from memoir_tui.core.identity import JS_WHITESPACE, text_hash
+from memoir_tui.core.base.errors import AmbiguousMatchError, EmptyTextError, MemoirError
+from memoir_tui.core.format.identity import JS_WHITESPACE, text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples

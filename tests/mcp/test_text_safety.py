@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.textsafe import clean_input, for_terminal, shown
+from memoir_tui.core.format.textsafe import clean_input, for_terminal, shown
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world
 from tests.mcp.test_mcp_server import connect, ok

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.recall import semantic
 
 from .conftest import World, entry, write

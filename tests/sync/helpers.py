@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.gitexe import git_env
-from memoir_tui.core.identity import iso_from_ms
+from memoir_tui.core.base.gitexe import git_env
+from memoir_tui.core.format.identity import iso_from_ms
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, run_sync
 from tests.deadlines import SAFETY_NET

@@ -14,8 +14,8 @@ import traceback
 from pathlib import Path
 
 from memoir_tui.core import transaction
-from memoir_tui.core.entry_file import iter_entry_files, read_entry
-from memoir_tui.core.session import load_session
+from memoir_tui.core.format.entry_file import iter_entry_files, read_entry
+from memoir_tui.core.format.session import load_session
 from memoir_tui.core.sync import git as sync_git
 from tests.deadlines import SAFETY_NET
 

@@ -173,7 +173,7 @@ def test_the_record_holds_neither_the_words_nor_their_hash(tmp_path):
     assert record == (a.root / PURGES).read_bytes() == (b.root / PURGES).read_bytes()
     forms = {WORD, WORD.lower(), f"The codename is {WORD}.", f"The codename is {WORD}.\n"}
     hashes = {f(s.encode()).hexdigest() for s in forms for f in (hashlib.sha256, hashlib.sha1)}
-    from memoir_tui.core.identity import text_hash
+    from memoir_tui.core.format.identity import text_hash
 
     hashes |= {text_hash(s) for s in forms}
     low = record.lower()

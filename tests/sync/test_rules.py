@@ -208,7 +208,7 @@ def test_a_sync_run_refuses_options_its_mode_cannot_use(tmp_path, mode, extra):
 def test_without_git_sync_refuses_with_a_sync_error_and_forget_finds_no_history(
     tmp_path, monkeypatch
 ):
-    from memoir_tui.core.gitexe import GitNotFoundError, git_executable
+    from memoir_tui.core.base.gitexe import GitNotFoundError, git_executable
     from memoir_tui.core.places import git_objects_hold
     from memoir_tui.core.sync.errors import GitError
     from memoir_tui.core.sync.git import Git

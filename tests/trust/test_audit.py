@@ -17,7 +17,7 @@ from memoir_tui.core.audit import (
     audit_paths,
     read_audit,
 )
-from memoir_tui.core.identity import iso_from_ms, text_hash
+from memoir_tui.core.format.identity import iso_from_ms, text_hash
 from tests.deadlines import SAFETY_NET
 
 T0 = 1_780_000_000_000
@@ -234,7 +234,7 @@ def test_the_audit_pane_reader_names_a_special_audit_file(store_dir, kind):
     """The audit pane reads through ``read_audit``: a FIFO, a folder or a link to
     ``/dev/zero`` as ``audit.jsonl`` is one sentence naming it (the pane shows it), and
     the read never blocks (a FIFO with no writer would hang an open)."""
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
 
     path = store_dir / "audit.jsonl"
     if kind == "fifo":

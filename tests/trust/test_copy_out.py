@@ -13,9 +13,9 @@ from pathlib import Path
 
 from hypothesis import given, settings
 
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.identity import text_hash
+from memoir_tui.core.format.merge import merge_sessions
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.merge import merge_sessions
 from memoir_tui.core.withhold import withhold_secrets
 from tests.conftest import examples
 from tests.core.strategies import sessions

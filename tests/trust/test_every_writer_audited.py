@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.audit import read_audit
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.memoir import Memoir
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"

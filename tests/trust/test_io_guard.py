@@ -17,7 +17,7 @@ from tests.paths import REPO
 PACKAGE = REPO / "memoir_tui"
 
 # The helpers themselves.
-HELPERS = {"memoir_tui/core/safeio.py", "memoir_tui/core/fsutil.py"}
+HELPERS = {"memoir_tui/core/base/safeio.py", "memoir_tui/core/base/fsutil.py"}
 
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 FSUTIL_WRITERS = {"atomic_write_bytes", "atomic_write_text", "write_new_private", "private_file"}
@@ -35,7 +35,7 @@ WRITE_ALLOWED: dict[tuple[str, str], str] = {
     # Rotation renames within the store after write_target checked each destination.
     ("memoir_tui/core/audit.py", "_rotate"): "rename replaces a link, checked first",
     # Copies kept aside of a damaged session: O_EXCL (never follows, never replaces).
-    ("memoir_tui/core/session.py", "_copy_aside"): "O_EXCL copy beside the file",
+    ("memoir_tui/core/format/session.py", "_copy_aside"): "O_EXCL copy beside the file",
     # The recall index: write_target checks the path, then SQLite opens it.
     ("memoir_tui/core/recall/index.py", "_open"): "checked by write_target just above",
     # Sync keeps its own bare git copy under the user data folder (issue 25a's files).

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.identity import iso_now
+from memoir_tui.core.format.identity import iso_now
 from tests.trust.test_forget_everywhere import env_for, holders, memoir
 
 # a GitHub token shape, built so this file holds no literal token

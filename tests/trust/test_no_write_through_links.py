@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.base.safeio import LinkOutsideError
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.safeio import LinkOutsideError
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 

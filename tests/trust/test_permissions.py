@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.format.review_file import load_review
+from memoir_tui.core.format.session import load_session
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review_file import load_review
-from memoir_tui.core.session import load_session
 from tests.deadlines import SAFETY_NET
 
 

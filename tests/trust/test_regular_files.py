@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.fsutil import (
+from memoir_tui.core.base.fsutil import (
     FileTooLargeError,
     NotRegularFileError,
     open_regular,
@@ -124,7 +124,7 @@ def test_read_regular_caps_what_it_reads(tmp_path):
 def test_a_fifo_swapped_in_after_the_check_is_still_refused(tmp_path, monkeypatch):
     """The descriptor is checked too: a FIFO put in place between the check and the open
     is caught (and the open, non-blocking, does not wait for a writer)."""
-    import memoir_tui.core.fsutil as fsutil
+    import memoir_tui.core.base.fsutil as fsutil
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

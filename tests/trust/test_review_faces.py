@@ -65,7 +65,7 @@ async def test_pin_near_a_forgotten_decision_is_refused_over_mcp(store_dir: Path
 
 
 def test_purge_removes_the_text_from_the_review_queue_too(store: Memoir) -> None:
-    from memoir_tui.core.review_file import merge_review
+    from memoir_tui.core.format.review_file import merge_review
 
     secret_plan = "We are going with the Falcon vendor for billing"
     store.review.enqueue([candidate(secret_plan), candidate("Deploy with Falcon tooling daily")])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.safeio import (
+from memoir_tui.core.base.safeio import (
     LinkOutsideError,
     UnsafeFileError,
     nesting_depth,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.identity import iso_from_ms, parse_iso_ms, text_hash
+from memoir_tui.core.format.identity import iso_from_ms, parse_iso_ms, text_hash
 from memoir_tui.core.scope import (
     LIST_DATE_FIELDS,
     ProjectIdentity,

@@ -17,15 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.brief import render_brief
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.secrets import (
+from memoir_tui.core.format.secrets import (
     SecretFoundError,
     ensure_no_secrets_together,
     find_secrets,
     redact,
 )
+from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
@@ -276,7 +276,7 @@ ORDINARY = [
     "Use the colours #ff8800, #1e1e2e and rgb(30, 30, 46) in the dark theme.",
     "Bumped textual from 0.86.3 to 1.0.0 and pydantic to 2.10.4; python>=3.11,<3.14 stays.",
     "Rename AbstractSessionStoreTransactionCoordinatorFactory to SessionDoor in the core.",
-    "The file lives at /home/ada/projects/memoir-tui/memoir_tui/core/secrets.py now.",
+    "The file lives at /home/ada/projects/memoir-tui/memoir_tui/core/format/secrets.py now.",
     "Windows paths like C:\\Users\\ada\\AppData\\Roaming\\Code\\User\\settings.json need care.",
     "Escape the ampersand as &amp; and the quote as &quot; in HTML output; &lt;div&gt; too.",
     'The JSON string "caf\\u00e9" is café, and \\n is a newline.',
@@ -335,7 +335,7 @@ def test_the_ordinary_set_is_large_enough() -> None:
 
 
 def ensure_no_secrets(text: str, what: str) -> None:
-    from memoir_tui.core.secrets import ensure_no_secrets as ensure
+    from memoir_tui.core.format.secrets import ensure_no_secrets as ensure
 
     ensure(text, what)
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.secrets import FAMILY_PREFIXES, RULES, find_secrets, redact
+from memoir_tui.core.format.secrets import FAMILY_PREFIXES, RULES, find_secrets, redact
 from tests.conftest import examples
 
 MIXED = "q7Xk2Lm9Vt" + "R4wZp8NcYh" + "3JsGd6BfTu" + "1EaWn5HyKe"

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.secrets import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.secrets import (
     SecretFinding,
     SecretFoundError,
     ensure_no_secrets,

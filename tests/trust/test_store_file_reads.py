@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.format.review_file import load_review
+from memoir_tui.core.format.session import load_session
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review_file import load_review
-from memoir_tui.core.session import load_session
 from tests.deadlines import HANG_NET
 from tests.paths import REPO
 

@@ -1216,7 +1216,7 @@ def resolve_tool(name: str, *, among: tuple[str, ...] | None = None, what: str =
     """The adapter a person means by ``name`` (any alias, any case); with ``among``, one
     of those adapters only. Unknown or outside ``among``: a ``MemoirError`` that lists
     the names that work. The one resolver every command, MCP argument and pane uses."""
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
 
     known = among if among is not None else tuple(a.name for a in ADAPTERS)
     key = fold_tool_name(name) if isinstance(name, str) else ""

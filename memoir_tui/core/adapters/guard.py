@@ -30,9 +30,9 @@ from memoir_tui.core.adapters.walk import (
     sources,
     walk_source,
 )
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import open_regular
-from memoir_tui.core.names import is_entry_name, slugify
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.fsutil import open_regular
+from memoir_tui.core.format.names import is_entry_name, slugify
 
 
 class PathRefused(MemoirError):

@@ -33,7 +33,7 @@ from memoir_tui.core.adapters import (
     is_denied,
     is_markdown,
 )
-from memoir_tui.core.fsutil import open_regular
+from memoir_tui.core.base.fsutil import open_regular
 
 MAX_DEPTH = 8
 MAX_FILES_PER_SOURCE = 250_000

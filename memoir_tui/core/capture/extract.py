@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoir_tui.core.capture.transcripts import Message
-from memoir_tui.core.fences import strip_ours
-from memoir_tui.core.identity import text_hash
+from memoir_tui.core.format.fences import strip_ours
+from memoir_tui.core.format.identity import text_hash
 
 USER = "user"
 ASSISTANT = "assistant"
@@ -307,7 +307,7 @@ class ProjectRef:
 
 
 def _redact(text: str) -> str:
-    from memoir_tui.core.secrets import redact
+    from memoir_tui.core.format.secrets import redact
 
     return redact(text)
 

@@ -143,7 +143,7 @@ def gemini_chat_messages(
 
 def read_jsonl(path: Path, *, max_bytes: int = MAX_CHAT_BYTES) -> list[dict[str, Any]]:
     """Every complete JSON-object line of ``path`` (a half-written last line is left)."""
-    from memoir_tui.core.safeio import open_for_reading
+    from memoir_tui.core.base.safeio import open_for_reading
 
     with open_for_reading(path) as handle:  # a FIFO is refused, never blocks
         data = handle.read(max_bytes)
@@ -167,7 +167,7 @@ def queue_messages(
     """Extract candidates from ``messages`` (provenance: ``host``) and queue the new ones;
     ``state`` is ``(path, bytes)`` of capture's offsets file to write in the same commit."""
     from memoir_tui.core.capture.run import _project_resolver
-    from memoir_tui.core.items import FILES, REVIEW
+    from memoir_tui.core.format.items import FILES, REVIEW
 
     candidates = [
         replace(c, tool=host)

@@ -44,8 +44,8 @@ from memoir_tui.core.capture.transcripts import (
     read_new_records,
     walk_transcripts,
 )
-from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.items import FILES, REVIEW
+from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core.format.items import FILES, REVIEW
 from memoir_tui.core.lock import store_flock
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def _given_transcripts(
     refused: list[str],
 ) -> Iterator[TranscriptFile]:
     """The named files judged as a walk of ``root`` would judge them (the one predicate)."""
-    from memoir_tui.core.safeio import not_read_sentence
+    from memoir_tui.core.base.safeio import not_read_sentence
 
     for given in paths:
         path = Path(given).expanduser().absolute()
@@ -228,7 +228,7 @@ def _run(
         try:
             result = read_new_records(path, offset, max_bytes=budget)
         except OSError as exc:  # swapped for a FIFO or a folder since the walk, or gone
-            from memoir_tui.core.safeio import not_read_sentence
+            from memoir_tui.core.base.safeio import not_read_sentence
 
             report.unreadable.append(not_read_sentence(path, exc))
             continue

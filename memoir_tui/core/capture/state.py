@@ -83,7 +83,7 @@ def head_hash(path: str | os.PathLike[str], length: int) -> str:
     """SHA-256 of the first ``length`` bytes ("" when the file is shorter or unreadable)."""
     if length <= 0:
         return ""
-    from memoir_tui.core.safeio import open_for_reading
+    from memoir_tui.core.base.safeio import open_for_reading
 
     try:
         with open_for_reading(path) as fh:  # a FIFO or a device: never opened
@@ -105,7 +105,7 @@ def start_offset(path: str | os.PathLike[str], entry: FileState, size: int) -> i
 def load_state(path: str | os.PathLike[str]) -> dict[str, FileState]:
     """Per-file states; a missing or unreadable file is an empty state."""
     try:
-        from memoir_tui.core.safeio import read_json_safely
+        from memoir_tui.core.base.safeio import read_json_safely
 
         data = read_json_safely(path, max_bytes=64 * 1024 * 1024)
     except (OSError, ValueError, UnicodeDecodeError):

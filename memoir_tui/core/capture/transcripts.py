@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import open_regular
-from memoir_tui.core.identity import parse_date_ms
+from memoir_tui.core.base.fsutil import open_regular
+from memoir_tui.core.format.identity import parse_date_ms
 
 PRIMARY = "primary"
 SUBAGENT = "subagent"
@@ -181,7 +181,7 @@ def walk_transcripts(
     ``*.jsonl`` that is not a regular file (a link, a FIFO, a device, a folder) is
     never opened; with ``refused`` a sentence naming it is appended there.
     """
-    from memoir_tui.core.safeio import not_read_sentence
+    from memoir_tui.core.base.safeio import not_read_sentence
 
     root = Path(projects_dir)
     known = known_kinds or {}

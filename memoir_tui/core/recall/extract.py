@@ -141,7 +141,7 @@ def _gone(meta: Mapping[str, Any]) -> bool:
 
 
 def _date_ms(value: Any) -> int | None:
-    from memoir_tui.core.identity import parse_iso_ms
+    from memoir_tui.core.format.identity import parse_iso_ms
 
     end = parse_iso_ms(value) if isinstance(value, str) else None
     if end is None and hasattr(value, "isoformat"):  # YAML read a bare date as a date
@@ -178,8 +178,8 @@ def doc_from_text(
     markdown: bool,
 ) -> Doc | None:
     """The document for one file, or None when it must never be returned."""
-    from memoir_tui.core.entry_file import OPAQUE, parse_entry
-    from memoir_tui.core.frontmatter import split
+    from memoir_tui.core.format.entry_file import OPAQUE, parse_entry
+    from memoir_tui.core.format.frontmatter import split
 
     entry = parse_entry(Path(path), text)
     meta = entry.meta
@@ -205,7 +205,7 @@ def doc_from_text(
     ]
     ident = ""
     if entry.type == "decision":
-        from memoir_tui.core.identity import text_hash
+        from memoir_tui.core.format.identity import text_hash
 
         ident = text_hash(entry.name)
     always = _always_from_meta(meta) if meta else None
@@ -246,8 +246,8 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
     Goes through ``working_set`` (the one place that decides what is live), so
     hidden or purged decisions and completed actions never become documents.
     """
+    from memoir_tui.core.format.session import load_session
     from memoir_tui.core.model import working_set
-    from memoir_tui.core.session import load_session
 
     loaded = load_session(session_path)
     ws = working_set(loaded.state)

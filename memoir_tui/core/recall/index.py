@@ -48,10 +48,10 @@ from memoir_tui.core.adapters.walk import (
     sources,
     walk_source,
 )
-from memoir_tui.core.cachedir import cache_dir
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.filestamp import FileStamp, file_stamp
-from memoir_tui.core.fsutil import open_regular, private_dir, private_file
+from memoir_tui.core.base.cachedir import cache_dir
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.filestamp import FileStamp, file_stamp
+from memoir_tui.core.base.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import camel_parts, index_text
 
@@ -203,7 +203,7 @@ class RecallIndex:
         # The index holds entry text: 0600 in a 0700 folder (SQLite gives its -wal and
         # -shm files the database's own mode). Never through a link out of the user's
         # cache folder (the folder or the database planted as a link elsewhere).
-        from memoir_tui.core.safeio import write_target
+        from memoir_tui.core.base.safeio import write_target
 
         write_target(self.path, within=self.path.parent.parent)
         private_dir(self.path.parent, tighten=True)

@@ -42,14 +42,14 @@ def paths_for(index_path: Path) -> tuple[Path, Path]:
 
 
 def _write_private(path: Path, text: str) -> None:
-    from memoir_tui.core.safeio import write_file_safely
+    from memoir_tui.core.base.safeio import write_file_safely
 
     write_file_safely(path, text.encode("utf-8"), within=path.parent, mode=0o600)
 
 
 def _read(path: Path) -> str:
     """A keeper file's text (safeio: a regular file only, never blocks; bounded)."""
-    from memoir_tui.core.safeio import read_text_safely
+    from memoir_tui.core.base.safeio import read_text_safely
 
     return read_text_safely(path, max_bytes=64 * 1024 * 1024, errors="replace")
 
@@ -91,7 +91,7 @@ def catch_up(index_path: Path, *, timeout: float = SYNC_TIMEOUT) -> list[str] | 
     token = secrets.token_hex(8)
     marker = Path(f"{index_path}-sync-{token}")
     try:
-        from memoir_tui.core.safeio import create_exclusive
+        from memoir_tui.core.base.safeio import create_exclusive
 
         create_exclusive(marker, b"", within=marker.parent)
     except OSError:
@@ -169,7 +169,7 @@ def run(
                 if os.path.dirname(f) == cache_dir and os.path.basename(f).startswith(prefix)
             ]
             if paths or syncs:
-                from memoir_tui.core.safeio import open_for_append
+                from memoir_tui.core.base.safeio import open_for_append
 
                 fd = open_for_append(journal, within=journal.parent)
                 with os.fdopen(fd, "a", encoding="utf-8") as fh:

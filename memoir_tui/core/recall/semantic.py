@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.filestamp import file_stamp
-from memoir_tui.core.safeio import read_text_safely
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.filestamp import file_stamp
+from memoir_tui.core.base.safeio import read_text_safely
 
 MODEL_ID = "minishlab/potion-base-8M"  # its authors' own repository
 MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
@@ -150,7 +150,7 @@ def _mapped_table(path: Path) -> Any:
 
     import numpy as np
 
-    from memoir_tui.core.safeio import open_for_reading, parse_json_bounded
+    from memoir_tui.core.base.safeio import open_for_reading, parse_json_bounded
 
     with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
         size = os.fstat(fh.fileno()).st_size
@@ -267,7 +267,7 @@ _SCHEMA = (
 def _open(path: Path) -> sqlite3.Connection:
     """The fingerprint table for writing; a file of another format is emptied first (its
     vectors are re-embedded, never reinterpreted)."""
-    from memoir_tui.core.safeio import create_exclusive, write_target
+    from memoir_tui.core.base.safeio import create_exclusive, write_target
 
     write_target(path, within=path.parent)  # a link out is refused before SQLite opens it
     if not path.exists():
@@ -292,7 +292,7 @@ def _doc_key(path: str, name: str) -> str:
 
 def _chunks(index_conn: sqlite3.Connection) -> Iterable[tuple[str, str]]:
     """(key, chunk text) for every document: name, description, the start of the body."""
-    from memoir_tui.core.fsutil import read_regular
+    from memoir_tui.core.base.fsutil import read_regular
 
     for path, name, description, text, body_line in index_conn.execute(
         "SELECT path, name, description, text, body_line FROM docs ORDER BY path"
@@ -316,7 +316,7 @@ def _map(path: Path, token: str) -> Any:
 
     import numpy as np
 
-    from memoir_tui.core.safeio import open_for_reading
+    from memoir_tui.core.base.safeio import open_for_reading
 
     try:
         with open_for_reading(path, within=path.parent, follow_symlinks=False) as fh:
@@ -363,7 +363,7 @@ def build(
 
     import numpy as np
 
-    from memoir_tui.core.safeio import write_file_safely
+    from memoir_tui.core.base.safeio import write_file_safely
 
     dims = int(model.vectors.shape[1])
     conn = _open(vectors_path(index_path))
@@ -477,7 +477,7 @@ def hint_once(cache: Path) -> bool:
         return False
     try:
         cache.mkdir(parents=True, exist_ok=True, mode=0o700)
-        from memoir_tui.core.safeio import create_exclusive
+        from memoir_tui.core.base.safeio import create_exclusive
 
         create_exclusive(marker, b"", within=cache)
     except OSError:

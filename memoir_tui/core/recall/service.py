@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 if TYPE_CHECKING:
     from memoir_tui.core.config import Config
@@ -144,11 +144,11 @@ def parse_since(text: str, *, now: float | None = None) -> tuple[str, int]:
     now (``30m``, ``12h``, ``7d``, ``2w``) or a date (``2026-05-01``, ISO date-time)."""
     import datetime as dt
 
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
 
     raw = text.strip()
     if raw and raw[0].isdigit() and raw[-1].isalpha() and "-" not in raw:
-        from memoir_tui.core.durations import parse_duration
+        from memoir_tui.core.format.durations import parse_duration
 
         moment = (time.time() if now is None else now) - parse_duration(raw)
         at = dt.datetime.fromtimestamp(moment, tz=dt.UTC)
@@ -694,7 +694,7 @@ class Recall:
             spans: tuple[tuple[int, int], ...] = ()
         else:
             from memoir_tui.core.adapters import MAX_FILE_BYTES
-            from memoir_tui.core.fsutil import read_regular
+            from memoir_tui.core.base.fsutil import read_regular
 
             try:
                 data = read_regular(row.path, max_bytes=MAX_FILE_BYTES)

@@ -44,7 +44,7 @@ def usage_path(store_root: str | os.PathLike[str], *, env=None, home=None) -> Pa
 
 def _load(path: Path) -> dict[str, str]:
     try:
-        from memoir_tui.core.safeio import read_json_safely
+        from memoir_tui.core.base.safeio import read_json_safely
 
         data = read_json_safely(path, max_bytes=16 * 1024 * 1024)
     except FileNotFoundError:
@@ -96,7 +96,7 @@ def record_recalled(
                 changed = True
         if not changed:
             return
-        from memoir_tui.core.safeio import write_file_safely
+        from memoir_tui.core.base.safeio import write_file_safely
 
         text = json.dumps({"version": VERSION, "paths": stamps}, indent=1, sort_keys=True)
         # never through a link out of the user's state folder

@@ -21,19 +21,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.errors import ReadOnlyStoreError
-from memoir_tui.core.identity import canonical_json, identity, parse_date_ms
-from memoir_tui.core.items import FILES as TX_FILES
-from memoir_tui.core.items import REVIEW as TX_REVIEW
-from memoir_tui.core.items import SESSION as TX_SESSION
-from memoir_tui.core.items import (
+from memoir_tui.core.base.errors import ReadOnlyStoreError
+from memoir_tui.core.format.identity import canonical_json, identity, parse_date_ms
+from memoir_tui.core.format.items import FILES as TX_FILES
+from memoir_tui.core.format.items import REVIEW as TX_REVIEW
+from memoir_tui.core.format.items import SESSION as TX_SESSION
+from memoir_tui.core.format.items import (
     decision_key,
     is_hidden,
     is_purged,
     well_formed_items,
 )
-from memoir_tui.core.merge import contributes_to_merge, merge_sessions
-from memoir_tui.core.session import NOT_REGULAR, encode_session, load_session
+from memoir_tui.core.format.merge import contributes_to_merge, merge_sessions
+from memoir_tui.core.format.session import NOT_REGULAR, encode_session, load_session
 from memoir_tui.core.sync.layout import MEMORY_PREFIX, REVIEW, SESSION, is_entry_path, sha256
 from memoir_tui.core.sync.purges import (
     PURGES,
@@ -234,7 +234,7 @@ def review_contributes(data: bytes | None) -> bool:
     """False for a review file from a newer version: it must be neither merged nor replaced."""
     if data is None:
         return True
-    from memoir_tui.core.review_file import contributes_to_review_merge
+    from memoir_tui.core.format.review_file import contributes_to_review_merge
 
     try:
         raw = json.loads(data.decode("utf-8"))
@@ -245,7 +245,7 @@ def review_contributes(data: bytes | None) -> bool:
 
 def _merge_review_in(tx: Any, store: Any, remote: bytes | None) -> str:
     """Merge the remote queue into the transaction's ``review.json``."""
-    from memoir_tui.core.review_file import load_review, merge_review
+    from memoir_tui.core.format.review_file import load_review, merge_review
 
     if remote is None:
         return "unchanged"
@@ -280,7 +280,7 @@ def _read(path: Path) -> bytes | None:
 
 def _local_entries(store: Any) -> dict[str, bytes]:
     """The store's readable entry files with a syncable name, as logical paths."""
-    from memoir_tui.core.entry_file import iter_entry_files
+    from memoir_tui.core.format.entry_file import iter_entry_files
     from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     out: dict[str, bytes] = {}
@@ -303,7 +303,7 @@ def apply_snapshot(
     entry merge three-way (``entry_sync``); without it every difference is kept
     both ways.
     """
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
     from memoir_tui.core.sync.entry_sync import plan_entry_sync
 
     remote_session = parse_session_bytes(files.get(SESSION))
@@ -454,8 +454,8 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
         )
     if store.session_path.exists():
         files[SESSION] = encode_session(loaded.state)
-    from memoir_tui.core.fsutil import NotRegularFileError
-    from memoir_tui.core.session import read_store_file
+    from memoir_tui.core.base.fsutil import NotRegularFileError
+    from memoir_tui.core.format.session import read_store_file
 
     try:
         review = read_store_file(store.root / REVIEW_FILE)
@@ -466,7 +466,7 @@ def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
     records = read_local_records(store)
     if records is not None:
         files[PURGES] = records
-    from memoir_tui.core.entry_file import iter_entry_files
+    from memoir_tui.core.format.entry_file import iter_entry_files
     from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
     for path in iter_entry_files(store.memory_dir):
@@ -482,7 +482,7 @@ def _without_purged(review: bytes, session: dict[str, Any], now: str) -> bytes:
     """The queue's bytes with the text of every decision the session purged dropped: a
     purge that reached only the session (made elsewhere, or killed between commits)
     must not send the text on from the queue."""
-    from memoir_tui.core.review_file import encode_review, redact_purged, session_purged_keys
+    from memoir_tui.core.format.review_file import encode_review, redact_purged, session_purged_keys
 
     purged = session_purged_keys(session)
     if not purged:

@@ -103,7 +103,7 @@ def normalise_remote(remote: str, cwd: Path | None = None) -> str:
 def load_sync_config(store_root: Path) -> SyncConfig:
     path = sync_config_path(store_root)
     try:
-        from memoir_tui.core.safeio import read_json_safely
+        from memoir_tui.core.base.safeio import read_json_safely
 
         raw = read_json_safely(path, max_bytes=1024 * 1024)  # a FIFO: a sentence, no hang
     except FileNotFoundError:
@@ -141,7 +141,7 @@ def load_sync_config(store_root: Path) -> SyncConfig:
 
 def save_sync_config(store: Any, config: SyncConfig) -> Path:
     """Write the store's sync settings (0600: a remote URL may carry a token)."""
-    from memoir_tui.core.items import FILES
+    from memoir_tui.core.format.items import FILES
 
     path = sync_config_path(store.root)
     data = (json.dumps(config.to_json(), indent=2) + "\n").encode("utf-8")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import atomic_write_bytes, atomic_write_text
-from memoir_tui.core.gitexe import GitNotFoundError, git_env, git_executable
+from memoir_tui.core.base.fsutil import atomic_write_bytes, atomic_write_text
+from memoir_tui.core.base.gitexe import GitNotFoundError, git_env, git_executable
 from memoir_tui.core.sync.errors import GitError, SyncError
 
 DRIVER_NAME = "memoir"
@@ -75,8 +75,8 @@ def merge_files(
         return DriverOutcome(1, "memoir merge driver: a side is not a JSON object; conflict")
     kind = _kind(path_name, mine, other)
     if kind == "session":
-        from memoir_tui.core.merge import contributes_to_merge, merge_sessions
-        from memoir_tui.core.session import encode_session
+        from memoir_tui.core.format.merge import contributes_to_merge, merge_sessions
+        from memoir_tui.core.format.session import encode_session
 
         for side in (mine, other):
             if side and not contributes_to_merge(side):
@@ -88,7 +88,11 @@ def merge_files(
         merged = merge_sessions(mine, other) if mine else other
         atomic_write_bytes(ours, encode_session(merged))
         return DriverOutcome(0, "memoir merge driver: session merged")
-    from memoir_tui.core.review_file import contributes_to_review_merge, encode_review, merge_review
+    from memoir_tui.core.format.review_file import (
+        contributes_to_review_merge,
+        encode_review,
+        merge_review,
+    )
 
     for side in (mine, other):
         if side and not contributes_to_review_merge(side):

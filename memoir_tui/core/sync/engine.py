@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.merge import SESSION_VERSION, contributes_to_merge
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.merge import SESSION_VERSION, contributes_to_merge
 from memoir_tui.core.sync.apply import (
     MergeReport,
     apply_snapshot,
@@ -571,7 +571,7 @@ def _machine_list(files: dict[str, bytes], store: Any) -> list[dict[str, Any]]:
         stamps = [
             s for s in (info.get("last_sync"), seen_info.get("last_seen")) if isinstance(s, str)
         ]
-        from memoir_tui.core.identity import parse_date_ms
+        from memoir_tui.core.format.identity import parse_date_ms
 
         out.append(
             {

@@ -70,14 +70,14 @@ def conflict_path(path: str, data: bytes) -> str:
 
 
 def _entry(path: str, data: bytes):  # -> Entry
-    from memoir_tui.core.entry_file import parse_entry
+    from memoir_tui.core.format.entry_file import parse_entry
 
     return parse_entry(Path(path), data.decode("utf-8", "replace"))
 
 
 def _completion_winner(path: str, mine: bytes, theirs: bytes) -> str | None:
     """'mine' or 'theirs' when one side completed a goal/next action the other began before."""
-    from memoir_tui.core.entry_file import _done_at_ms, _start_ms
+    from memoir_tui.core.format.entry_file import _done_at_ms, _start_ms
 
     a, b = _entry(path, mine), _entry(path, theirs)
     a_done, b_done = _done_at_ms(a), _done_at_ms(b)

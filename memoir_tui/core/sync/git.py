@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoir_tui.core.gitexe import GitNotFoundError, git_env, git_executable
+from memoir_tui.core.base.gitexe import GitNotFoundError, git_env, git_executable
 from memoir_tui.core.sync.errors import GitError
 
 NETWORK_TIMEOUT = 300.0

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoir_tui.core.merge import SESSION_VERSION
+from memoir_tui.core.format.merge import SESSION_VERSION
 from memoir_tui.core.sync.crypto import KdfParams, Keys
 from memoir_tui.core.sync.errors import IntegrityError, ModeMismatchError, SyncError
 

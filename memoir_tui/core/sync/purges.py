@@ -177,8 +177,8 @@ class Taints:
 
 def read_local_records(store: Any) -> bytes | None:
     """The store's ``sync-purges.json`` bytes (a regular file only), or None."""
-    from memoir_tui.core.fsutil import NotRegularFileError
-    from memoir_tui.core.session import read_store_file
+    from memoir_tui.core.base.fsutil import NotRegularFileError
+    from memoir_tui.core.format.session import read_store_file
 
     try:
         return read_store_file(Path(store.root) / PURGES)
@@ -192,7 +192,7 @@ def stage_entry_forget(
     """Inside a forget's transaction: record that the words left these entry files
     (``before``: each file's bytes before the forget took them out). Only on a store
     under sync (no other machine to tell otherwise). Returns the record's id."""
-    from memoir_tui.core.errors import MemoirError
+    from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.sync.config import load_sync_config, sync_config_path, work_dir_for
     from memoir_tui.core.sync.layout import MEMORY_PREFIX, SYNCED_NAME_RE, sha256
     from memoir_tui.core.sync.state import SyncState

@@ -42,7 +42,7 @@ def _texts(path: str, data: bytes) -> list[tuple[str, str, bool]]:
 def scan_outgoing(
     outgoing: dict[str, bytes], remote: dict[str, bytes], paths: list[str]
 ) -> list[SecretFindingRef]:
-    from memoir_tui.core.secrets import find_secrets
+    from memoir_tui.core.format.secrets import find_secrets
 
     findings: list[SecretFindingRef] = []
     for path in paths:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import atomic_write_bytes
+from memoir_tui.core.base.fsutil import atomic_write_bytes
 
 STATE_FILE = "state.json"
 

@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.sync.apply import MergeReport, file_digest, local_files
 from memoir_tui.core.sync.config import (
     SyncConfig,

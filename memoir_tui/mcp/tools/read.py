@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from memoir_tui.core.errors import EmptyTextError, MemoirError
+from memoir_tui.core.base.errors import EmptyTextError, MemoirError
 from memoir_tui.core.reply import Reply
 from memoir_tui.core.withhold import withhold_lines
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
@@ -74,7 +74,7 @@ def read(
 def _refuse_forgotten(store: Memoir, path: str, text: str, tool: str) -> None:
     """A forgotten decision or a completed action is never returned, by path either."""
     from memoir_tui.core.adapters.guard import PathRefused
-    from memoir_tui.core.identity import text_hash
+    from memoir_tui.core.format.identity import text_hash
     from memoir_tui.core.recall.extract import doc_from_text
 
     doc = doc_from_text(

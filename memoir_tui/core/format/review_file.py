@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format.identity import (
     PURGED_TEXT,
     canonical_json,
     is_text_hash,
@@ -33,10 +33,10 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.items import (
+from memoir_tui.core.format.items import (
     is_purged,
 )
-from memoir_tui.core.session import quarantine_copy
+from memoir_tui.core.format.session import quarantine_copy
 
 REVIEW_VERSION = 1
 
@@ -276,8 +276,8 @@ def session_purged_keys(session: Any) -> set[str]:
 def purged_in_session(review_file: Path) -> set[str]:
     """The purged decisions of the ``session.json`` beside ``review_file`` (a regular
     file only; an unreadable session purges nothing)."""
-    from memoir_tui.core.fsutil import NotRegularFileError
-    from memoir_tui.core.session import SESSION_FILE, read_store_file
+    from memoir_tui.core.base.fsutil import NotRegularFileError
+    from memoir_tui.core.format.session import SESSION_FILE, read_store_file
 
     try:
         data = read_store_file(review_file.with_name(SESSION_FILE))
@@ -467,8 +467,8 @@ def load_review(path: str | Path, *, quarantine: bool = False) -> LoadedReview:
     With ``quarantine`` (a writer about to replace the file) an unparseable
     file is first copied aside as ``review.json.corrupted-<ms>``.
     """
-    from memoir_tui.core.fsutil import NotRegularFileError
-    from memoir_tui.core.session import not_regular_notice, read_store_file
+    from memoir_tui.core.base.fsutil import NotRegularFileError
+    from memoir_tui.core.format.session import not_regular_notice, read_store_file
 
     path = Path(path)
     try:

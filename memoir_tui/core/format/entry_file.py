@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core import frontmatter
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.identity import parse_date_ms
-from memoir_tui.core.names import is_entry_name
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.format import frontmatter
+from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core.format.names import is_entry_name
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
 OPAQUE = "opaque"  # legacy dossiers and files without frontmatter
@@ -159,7 +159,7 @@ def parse_entry(path: Path, text: str) -> Entry:
 
 
 def read_entry(path: str | os.PathLike[str]) -> Entry:
-    from memoir_tui.core.fsutil import FileTooLargeError, read_regular
+    from memoir_tui.core.base.fsutil import FileTooLargeError, read_regular
 
     path = Path(path)
     try:
@@ -264,7 +264,7 @@ def _start_ms(entry: Entry) -> int:
 
 
 def _bytes(path: Path) -> bytes:
-    from memoir_tui.core.safeio import read_file_safely
+    from memoir_tui.core.base.safeio import read_file_safely
 
     return read_file_safely(path, max_bytes=MAX_EDIT_BYTES)
 

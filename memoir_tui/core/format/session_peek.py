@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.fsutil import NotRegularFileError
-from memoir_tui.core.items import SESSION_VERSION, empty_session
-from memoir_tui.core.session import (
+from memoir_tui.core.base.fsutil import NotRegularFileError
+from memoir_tui.core.format.items import SESSION_VERSION, empty_session
+from memoir_tui.core.format.session import (
     MISSHAPEN,
     NEWER_VERSION,
     NOT_REGULAR,
@@ -71,7 +71,7 @@ def understood_state(path: Path, *, now: str | None = None) -> dict[str, Any] | 
     """What a newer-format session holds that this version understands (its known lists,
     read as today's shapes), for showing it read-only; None when it is not one. Never
     written back: every write to such a file is refused (``session.guard_not_newer``)."""
-    from memoir_tui.core.session import normalise_shape
+    from memoir_tui.core.format.session import normalise_shape
 
     try:
         raw_bytes = read_store_file(path)

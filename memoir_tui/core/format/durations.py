@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 _PART_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])", re.IGNORECASE)
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}

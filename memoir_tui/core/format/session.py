@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.fsutil import (
     FileTooLargeError,
     NotRegularFileError,
     read_regular,
 )
-from memoir_tui.core.identity import is_iso_date, iso_now
-from memoir_tui.core.items import LIST_KEYS, SESSION_VERSION, empty_session
-from memoir_tui.core.safeio import read_file_safely
+from memoir_tui.core.base.safeio import read_file_safely
+from memoir_tui.core.format.identity import is_iso_date, iso_now
+from memoir_tui.core.format.items import LIST_KEYS, SESSION_VERSION, empty_session
 
 SESSION_FILE = "session.json"
 BACKUPS_KEPT = 3
@@ -222,7 +222,7 @@ def _now_ms() -> int:
 
 
 def _copy_aside(path: Path, kind: str, raw_bytes: bytes) -> Path:
-    from memoir_tui.core.fsutil import write_new_private
+    from memoir_tui.core.base.fsutil import write_new_private
 
     stamp = _now_ms()
     backup = path.with_name(f"{path.name}.{kind}-{stamp}")
@@ -350,7 +350,7 @@ def save_session(
     out = dict(state)
     out["version"] = SESSION_VERSION
     out["updated_at"] = now or iso_now()
-    from memoir_tui.core.safeio import write_file_safely
+    from memoir_tui.core.base.safeio import write_file_safely
 
     write_file_safely(path, encode_session(out), within=Path(path).parent)
 
@@ -358,7 +358,7 @@ def save_session(
 def write_session_copy(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
     """Write a session that is not a store's (``merge -o other.json``): atomically, 0600,
     never over a newer-format file."""
-    from memoir_tui.core.safeio import write_file_safely
+    from memoir_tui.core.base.safeio import write_file_safely
 
     path = Path(path)
     guard_not_newer(path)

@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.identity import canonical_json, is_text_hash, iso_now, parse_date_ms
-from memoir_tui.core.items import (
+from memoir_tui.core.format.identity import canonical_json, is_text_hash, iso_now, parse_date_ms
+from memoir_tui.core.format.items import (
     LIST_KEYS,
     SESSION_VERSION,
     current_of,

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memoir_tui.core.errors import EmptyTextError, InvalidDateError, TextTooLongError
-from memoir_tui.core.identity import (
+from memoir_tui.core.base.errors import EmptyTextError, InvalidDateError, TextTooLongError
+from memoir_tui.core.format.identity import (
     PURGED_TEXT,
     is_iso_date,
     is_text_hash,
@@ -23,7 +23,7 @@ from memoir_tui.core.identity import (
     parse_date_ms,
     text_hash,
 )
-from memoir_tui.core.textsafe import clean_input
+from memoir_tui.core.format.textsafe import clean_input
 
 SESSION_VERSION = 1
 
@@ -210,7 +210,9 @@ def clean_text(text: Any, what: str = "text", *, required: bool = True) -> str:
     if len(cleaned.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
         raise TextTooLongError(f"{what} is longer than {MAX_TEXT_BYTES // 1024} KB; shorten it")
     # Memory is copied into instruction files and synced: a secret never goes in.
-    from memoir_tui.core.secrets import ensure_no_secrets  # its patterns cost ~25 ms to build
+    from memoir_tui.core.format.secrets import (
+        ensure_no_secrets,  # its patterns cost ~25 ms to build
+    )
 
     ensure_no_secrets(cleaned, what)
     return cleaned

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.entry_file import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
-from memoir_tui.core.identity import is_iso_date, is_text_hash
-from memoir_tui.core.items import DATE_FIELDS, SESSION_VERSION
-from memoir_tui.core.names import is_entry_name
+from memoir_tui.core.format.entry_file import ENTRY_TYPES, OPAQUE, Entry, EntryError, read_entry
+from memoir_tui.core.format.identity import is_iso_date, is_text_hash
+from memoir_tui.core.format.items import DATE_FIELDS, SESSION_VERSION
+from memoir_tui.core.format.names import is_entry_name
 
 ERROR = "error"
 WARNING = "warning"
@@ -284,7 +284,7 @@ MAX_SESSION_BYTES = 64 * 1024 * 1024
 
 
 def validate_session_file(path: Path) -> list[Finding]:
-    from memoir_tui.core.fsutil import read_regular
+    from memoir_tui.core.base.fsutil import read_regular
 
     try:
         raw = read_regular(path, max_bytes=MAX_SESSION_BYTES)  # never a FIFO or a device

@@ -92,7 +92,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 __all__ = [
     "RULES",

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 FENCE = "---"
 

@@ -12,7 +12,7 @@ import os
 import shutil
 from collections.abc import Mapping
 
-from memoir_tui.core.errors import MemoirError
+from memoir_tui.core.base.errors import MemoirError
 
 
 class GitNotFoundError(MemoirError):

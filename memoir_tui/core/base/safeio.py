@@ -30,8 +30,8 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from memoir_tui.core.errors import MemoirError
-from memoir_tui.core.fsutil import _hold_temp_lock, owned_temp
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.fsutil import _hold_temp_lock, owned_temp
 
 PathLike = str | os.PathLike[str]
 

@@ -1,0 +1,1 @@
+"""base: see docs/ARCHITECTURE.md (the floors of core)."""

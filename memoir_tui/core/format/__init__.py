@@ -1,0 +1,1 @@
+"""format: see docs/ARCHITECTURE.md (the floors of core)."""
