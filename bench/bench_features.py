@@ -41,9 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from memoir_tui.core.export import decision_table, render  # noqa: E402
-from memoir_tui.core.listing import sort_decisions  # noqa: E402
-from memoir_tui.core.model import Decision  # noqa: E402
-from memoir_tui.core.search import build_index, search_index  # noqa: E402
+from memoir_tui.core.rules.listing import sort_decisions  # noqa: E402
+from memoir_tui.core.rules.model import Decision  # noqa: E402
+from memoir_tui.core.rules.search import build_index, search_index  # noqa: E402
 
 PANES = ("history", "audit", "review")
 TYPED = {"history": "cache", "audit": "hide", "review": "cache"}
@@ -278,7 +278,7 @@ def pane_store(base: Path, count: int) -> Path:
     them (``rows-<pane>.json``), for the floors."""
     import json
 
-    from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
+    from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord
     from memoir_tui.core.format.identity import text_hash
     from memoir_tui.core.memoir import Memoir
     from memoir_tui.panes.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
@@ -340,7 +340,7 @@ def pane_store(base: Path, count: int) -> Path:
 
     store = Memoir(root, machine_label="bench")
     ws = store.working_set(all_projects=True)
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     audit = resolve_rows(store, read_audit(root, limit=count))
     queue = store.review.items_of(store.review.load(), states=("candidate", "rejected"))

@@ -34,14 +34,14 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from memoir_tui.core.audit import AUDIT_FILE
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.door.audit import AUDIT_FILE
+from memoir_tui.core.door.store import Outcome
 from memoir_tui.core.format.identity import iso_now
 from memoir_tui.core.format.items import REVIEW_FILE, Undo
 from memoir_tui.core.format.session import NEWER_VERSION, LoadedSession
 from memoir_tui.core.memoir import Memoir, open_memoir
-from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.store import Outcome
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
 from memoir_tui.panes.registry import PANES, pane_spec
 from memoir_tui.ui.store_watch import (
@@ -1274,7 +1274,7 @@ def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
 
 
 def _remember_theme(store: Memoir, theme: str) -> Outcome:
-    from memoir_tui.core.config import remember_setting
+    from memoir_tui.core.door.config import remember_setting
 
     remember_setting(store, "app", "theme", theme)
     store.config = replace(store.config, theme=theme)

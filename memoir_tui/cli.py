@@ -91,7 +91,7 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
         sys.stdout.flush()
         return code
     except MemoirError as err:
-        from memoir_tui.core.needle import shown  # an error may quote a pasted needle
+        from memoir_tui.core.rules.needle import shown  # an error may quote a pasted needle
 
         print(f"memoir-tui: {shown(str(err))}", file=sys.stderr)
         return 1
@@ -107,7 +107,7 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
 
 def _print_notices() -> None:
     """Sentences the core left for the user (a journal set aside, never applied)."""
-    from memoir_tui.core.transaction import take_notices
+    from memoir_tui.core.door.transaction import take_notices
 
     for note in take_notices():
         print(f"memoir-tui: {note}", file=sys.stderr)

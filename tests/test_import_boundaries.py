@@ -117,7 +117,7 @@ RULES: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     (
         "faces change files only through the store's transaction",
         (*FACES, *HEADLESS_FACES, "memoir_tui.__main__"),
-        ("memoir_tui.core.lock", "memoir_tui.core.base.fsutil", "filelock"),
+        ("memoir_tui.core.door.lock", "memoir_tui.core.base.fsutil", "filelock"),
     ),
 ]
 

@@ -42,7 +42,7 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
 
 def _here() -> Path | None:
     """The git work tree the doctor runs in (its project-level host files count too)."""
-    from memoir_tui.core.scope import find_git_dir
+    from memoir_tui.core.rules.scope import find_git_dir
 
     found = find_git_dir(Path.cwd().resolve(), stop_at=Path.home().parent)
     return found[0] if found is not None and found[0] != Path.home() else None

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_forget(ns: argparse.Namespace) -> int:
     from memoir_tui.core.base.errors import AmbiguousMatchError
-    from memoir_tui.core.needle import shown  # what is printed: a token shows as [REDACTED:…]
+    from memoir_tui.core.rules.needle import shown  # what is printed: a token shows as [REDACTED:…]
 
     store = open_store(ns)
     if ns.everywhere:
@@ -86,7 +86,7 @@ def cmd_forget(ns: argparse.Namespace) -> int:
 
 
 def _forget_everywhere(store: Memoir, ns: argparse.Namespace) -> int:
-    from memoir_tui.core.needle import shown
+    from memoir_tui.core.rules.needle import shown
 
     forget = store.forget
     if ns.dry_run:

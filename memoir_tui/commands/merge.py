@@ -51,7 +51,7 @@ def _same_file(a: Path, b: Path | None) -> bool:
 def cmd_merge(ns: argparse.Namespace) -> int:
     from memoir_tui.core.format.merge import contributes_to_merge, merge_sessions
     from memoir_tui.core.format.session import encode_session
-    from memoir_tui.core.withhold import withhold_secrets
+    from memoir_tui.core.rules.withhold import withhold_secrets
 
     local, remote = _read_session_arg(ns.local), _read_session_arg(ns.remote)
     for path, data in ((ns.local, local), (ns.remote, remote)):

@@ -111,7 +111,7 @@ def _check_tools(tools: list[str] | None) -> list[str] | None:
     if not tools:
         return tools
     from memoir_tui.core.adapters import resolve_tool
-    from memoir_tui.core.config import KNOWN_TOOLS
+    from memoir_tui.core.door.config import KNOWN_TOOLS
 
     return [resolve_tool(tool, among=KNOWN_TOOLS) for tool in tools]
 
@@ -185,7 +185,7 @@ def _concept_hint(recall) -> None:
 def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
     import dataclasses
 
-    from memoir_tui.core.withhold import shown_text, withhold_lines
+    from memoir_tui.core.rules.withhold import shown_text, withhold_lines
 
     # never hands on a secret another tool wrote into a memory: its lines are withheld
     hits = [
@@ -196,7 +196,7 @@ def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
         _write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1) + "\n")
         return
     if not hits:
-        from memoir_tui.core.needle import shown
+        from memoir_tui.core.rules.needle import shown
 
         print(f"nothing found for {shown(query)!r}", file=sys.stderr)
         return

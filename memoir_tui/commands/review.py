@@ -60,7 +60,7 @@ def format_item(item, labels: dict[str, str] | None = None) -> str:
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
     from memoir_tui.core.format.review_file import STATES
-    from memoir_tui.core.waiting import in_review_scope
+    from memoir_tui.core.rules.waiting import in_review_scope
 
     store = open_store(ns)
     states = STATES if getattr(ns, "all", False) else ("candidate",)
@@ -73,8 +73,8 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
     if not items:
         print("no candidates waiting for review here" + (f"; {elsewhere}" if more else ""))
         return 0
-    from memoir_tui.core.labels import queue_labels
-    from memoir_tui.core.scope import project_names
+    from memoir_tui.core.rules.labels import queue_labels
+    from memoir_tui.core.rules.scope import project_names
 
     labels = queue_labels(project_names(store.load().state), items)
     for item in items:

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_status(ns: argparse.Namespace) -> int:
     from memoir_tui.core.format.identity import parse_iso_ms
-    from memoir_tui.core.render import render_working_set
+    from memoir_tui.core.rules.render import render_working_set
 
     at_ms = None
     if ns.as_of:

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoir_tui.core.adapters import STARTUP_FILES, HookHost, StartupFile, get_adapter
-from memoir_tui.core.withhold import withhold_lines
+from memoir_tui.core.rules.withhold import withhold_lines
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 MAX_READ = 4 * 1024 * 1024  # Claude Code skips instruction files above 4 MiB
 BRIEF = "brief"
@@ -278,7 +278,7 @@ def agent_views(
 
 def project_dir(cwd: Path) -> Path | None:
     """The project directory a session started in ``cwd`` works in (its git work tree)."""
-    from memoir_tui.core.scope import find_git_dir
+    from memoir_tui.core.rules.scope import find_git_dir
 
     found = find_git_dir(cwd)
     return found[0] if found is not None else None

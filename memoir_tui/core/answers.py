@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoir_tui.core.base.errors import AmbiguousMatchError, MemoirError, NoMatchError
+from memoir_tui.core.door.store import Store
 from memoir_tui.core.format.dates import day
 from memoir_tui.core.format.identity import identity
 from memoir_tui.core.format.items import Outcome, clean_text  # the one door for item text
-from memoir_tui.core.model import Decision, HistoryEntry, Item, WorkingSet
-from memoir_tui.core.needle import clean_needle
-from memoir_tui.core.needle import shown as _shown
-from memoir_tui.core.reply import Reply
-from memoir_tui.core.store import Store
-from memoir_tui.core.withhold import secret_in, shown_text, withheld_text
+from memoir_tui.core.rules.model import Decision, HistoryEntry, Item, WorkingSet
+from memoir_tui.core.rules.needle import clean_needle
+from memoir_tui.core.rules.needle import shown as _shown
+from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core.rules.withhold import secret_in, shown_text, withheld_text
 
 SESSION_DECISIONS_SHOWN = 10
 SESSION_HISTORY_SHOWN = 5
@@ -308,7 +308,7 @@ def _scope_line(ws: WorkingSet) -> str:
 
 def _project_scope(value: str, store: Store) -> str:
     """A project argument as a scope id: an id as given, else the project of a path."""
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     if value.split(":", 1)[0] in ("git", "path", "home"):
         return value
@@ -743,9 +743,9 @@ REVIEW_SHOWN = 20
 
 
 def review_list(store: Store, all_projects: bool = False) -> Reply:
-    from memoir_tui.core.labels import queue_labels
-    from memoir_tui.core.scope import project_names
-    from memoir_tui.core.waiting import in_review_scope
+    from memoir_tui.core.rules.labels import queue_labels
+    from memoir_tui.core.rules.scope import project_names
+    from memoir_tui.core.rules.waiting import in_review_scope
 
     loaded = store.review.load()
     every = store.review.items_of(loaded)

@@ -26,8 +26,8 @@ from memoir_tui.core.format.fences import FENCE_CLOSE, FENCE_OPEN
 from memoir_tui.core.format.items import REVIEW_FILE
 
 if TYPE_CHECKING:
-    from memoir_tui.core.model import Decision, WorkingSet
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.rules.model import Decision, WorkingSet
 
 DEFAULT_CHARS = 2_000
 HARD_CAP_CHARS = 8_000  # well under the ~10,000 at which Claude Code cuts context
@@ -63,7 +63,7 @@ def _clip(text: str, limit: int = ITEM_CHARS) -> str:
 
 def _waiting_in_scope(store: Store) -> int:
     from memoir_tui.core.format.review_file import load_review
-    from memoir_tui.core.waiting import waiting_count
+    from memoir_tui.core.rules.waiting import waiting_count
 
     path = store.root / REVIEW_FILE
     if not path.exists():
@@ -171,14 +171,14 @@ def render_brief(ws: WorkingSet, *, waiting_review: int = 0, limit: int = DEFAUL
 def _item_line(text: str) -> str:
     """A goal, next action or question; one that holds a secret (another tool wrote it,
     or an older scanner let it in) is withheld, as inject withholds it."""
-    from memoir_tui.core.withhold import secret_in, withheld_text
+    from memoir_tui.core.rules.withhold import secret_in, withheld_text
 
     rule = secret_in(text)
     return f"- {withheld_text(rule)}" if rule else f"- {_clip(text)}"
 
 
 def _decision_line(d: Decision) -> str:
-    from memoir_tui.core.withhold import secret_in, withheld_text
+    from memoir_tui.core.rules.withhold import secret_in, withheld_text
 
     rule = secret_in(d.text, d.why, d.rejected)
     if rule:

@@ -30,7 +30,7 @@ from urllib.parse import unquote
 from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.base.safeio import read_file_safely, read_json_safely, read_text_safely
-from memoir_tui.core.config import ConsolidateSettings
+from memoir_tui.core.door.config import ConsolidateSettings
 from memoir_tui.core.format import frontmatter
 from memoir_tui.core.format.dates import day
 from memoir_tui.core.format.entry_file import (
@@ -47,8 +47,8 @@ from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
 MAX_READ_BYTES = 64 * 1024 * 1024  # any file consolidate reads (regular-only, bounded)
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
     from memoir_tui.core.trash import Trash
     from memoir_tui.core.working_set import WorkingSetService
 

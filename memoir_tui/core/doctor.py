@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 HANDSHAKE_SECONDS = 20.0
@@ -100,7 +100,7 @@ def check_permissions(store: Store) -> list[Check]:
     """
     import shlex
 
-    from memoir_tui.core.config import js_footprint
+    from memoir_tui.core.door.config import js_footprint
 
     root = store.root
     try:
@@ -203,7 +203,7 @@ def check_permissions(store: Store) -> list[Check]:
 def check_store(store: Store) -> list[Check]:
     from memoir_tui.core.format.items import REVIEW_FILE
     from memoir_tui.core.format.review_file import load_review
-    from memoir_tui.core.waiting import waiting_count
+    from memoir_tui.core.rules.waiting import waiting_count
 
     out: list[Check] = []
     root = store.root
@@ -1190,7 +1190,7 @@ LATEST_LISTS = (
 def check_sharing(store: Store) -> list[Check]:
     """Which JavaScript memoir shares this store, as far as it can be told (its files,
     the one on PATH, the 3.13+ lists in the file), and what that means for the caps."""
-    from memoir_tui.core.config import (
+    from memoir_tui.core.door.config import (
         caps_over_memoirs,
         installed_memoir_version,
         js_footprint,

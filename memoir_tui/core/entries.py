@@ -27,7 +27,7 @@ from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import FILES, Outcome
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 
 # --- the service: creating and editing entry files ---------------------------------------

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.items import plural
-from memoir_tui.core.withhold import secret_in, withheld_text
+from memoir_tui.core.rules.withhold import secret_in, withheld_text
 
 if TYPE_CHECKING:
-    from memoir_tui.core.model import Decision
+    from memoir_tui.core.rules.model import Decision
 
 FORMATS = ("markdown", "json")
 EXPORT_VERSION = 1

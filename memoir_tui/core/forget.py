@@ -53,18 +53,18 @@ from memoir_tui.core.format.items import (
     is_purged,
     purged_form,
 )
-from memoir_tui.core.needle import clean_needle, shown
 from memoir_tui.core.places import Place
 from memoir_tui.core.places import context_line as _context
 from memoir_tui.core.places import git_objects_hold as _git_objects_hold
 from memoir_tui.core.purge_marker import stage_cache_scrub
+from memoir_tui.core.rules.needle import clean_needle, shown
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
     from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.format.items import Outcome
     from memoir_tui.core.receipts import KeptReceipt
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Transaction
     from memoir_tui.core.trash import Trash
     from memoir_tui.core.working_set import WorkingSetService
 
@@ -220,7 +220,7 @@ class Forgetter:
     def working_projects(self, home: Path) -> list[str]:
         """The working directory's project and each root's (its git work tree, else the
         folder), never home, / or a folder above home."""
-        from memoir_tui.core.scope import find_git_dir, is_outside_projects
+        from memoir_tui.core.rules.scope import find_git_dir, is_outside_projects
 
         try:
             here: list[Path] = [Path(os.getcwd())]
@@ -324,7 +324,7 @@ class Forgetter:
 
     def _other_files(self) -> list[Path]:
         """Files directly in the store no other place covers (read, never edited here)."""
-        from memoir_tui.core.audit import AUDIT_FILE
+        from memoir_tui.core.door.audit import AUDIT_FILE
         from memoir_tui.core.format.session import SESSION_FILE
         from memoir_tui.core.review import REVIEW_FILE
 

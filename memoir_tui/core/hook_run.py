@@ -176,7 +176,7 @@ def _session_start(
     # The doctor's synthetic event proves the hook runs; it must not write.
     if store.config.inject.enabled and not env.get("MEMOIR_TUI_DOCTOR"):
         from memoir_tui.core.inject import inject_if_enabled
-        from memoir_tui.core.scope import find_git_dir
+        from memoir_tui.core.rules.scope import find_git_dir
 
         # The session's own project is refreshed too, whether or not [inject] lists it.
         projects = list(store.config.inject.projects)

@@ -43,14 +43,14 @@ from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.adapters import INSTRUCTION_FILES, InstructionFile, tool_dir
 from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.config import INJECT_TARGETS, InjectConfig
+from memoir_tui.core.door.config import INJECT_TARGETS, InjectConfig
 from memoir_tui.core.format.identity import iso_now, parse_date_ms, text_hash
 from memoir_tui.core.format.items import FILES
-from memoir_tui.core.model import working_set
+from memoir_tui.core.rules.model import working_set
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Commit
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Commit
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ def find_targets(
 
 def scope_id(project: Path, *, home: Path | None = None) -> str:
     """The scope id items of this project directory carry (``core.scope``)."""
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     return project_identity(project, home=home if home is not None else Path.home()).id
 

@@ -77,7 +77,7 @@ from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import FILES
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 SERVER_NAME = "memoir-tui"
 DEFAULT_COMMAND = "memoir-tui"

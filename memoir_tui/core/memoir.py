@@ -20,22 +20,22 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.context import LoadedState, StateFileKind
+from memoir_tui.core.door.context import LoadedState, StateFileKind
+from memoir_tui.core.door.hooks import AfterCommitHook
+from memoir_tui.core.door.store import Store
 from memoir_tui.core.format.items import REVIEW, REVIEW_FILE, Outcome, Undo
 from memoir_tui.core.format.review_file import encode_review, load_review, merge_review
 from memoir_tui.core.format.session import SESSION_FILE
-from memoir_tui.core.hooks import AfterCommitHook
 from memoir_tui.core.review import ReviewQueue
-from memoir_tui.core.store import Store
 from memoir_tui.core.working_set import WorkingSetService
 
 if TYPE_CHECKING:
-    from memoir_tui.core.config import Config
     from memoir_tui.core.consolidate import Consolidator
+    from memoir_tui.core.door.config import Config
     from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.forget import Forgetter
-    from memoir_tui.core.model import Decision, WorkingSet
-    from memoir_tui.core.scope import ProjectIdentity
+    from memoir_tui.core.rules.model import Decision, WorkingSet
+    from memoir_tui.core.rules.scope import ProjectIdentity
     from memoir_tui.core.trash import Trash
 
 __all__ = ["AFTER_COMMIT_HOOKS", "REVIEW_KIND", "Memoir", "open_memoir", "write_merged_session"]
@@ -117,7 +117,7 @@ class Memoir(Store):
         Outside any project (the home directory, the filesystem root, a folder above
         home — where several hosts start their servers) it is opened for every project.
         """
-        from memoir_tui.core.scope import working_project
+        from memoir_tui.core.rules.scope import working_project
 
         project = working_project(cwd)
         return cls(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.door.transaction import Transaction
 
 # an index line: ``- [Title](file.md) — hook`` (as ``remember`` writes and reads them)
 _LINK = re.compile(r"^\s*[-*+]\s+\[(?:[^\]\\]|\\.)*\]\(\s*<?(?:\./)?([^)>\s]+)>?")

@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.adapters import BY_NAME, PLACES, KeptPlace
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.base.safeio import open_for_reading, read_file_safely
-from memoir_tui.core.needle import shown
+from memoir_tui.core.rules.needle import shown
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
 
 CANONICAL_NAME = re.compile(r"^[a-f0-9]{64}\.md$")
 PURGED_BODY = "[purged]"
@@ -510,7 +510,7 @@ def git_places(store: Store, needle: str, *, home: Path, env: Any) -> list[Place
 
 def canonical_lock(store_root: Path) -> Any:
     """memoir's own lock on its canonical memories (``memories/.write.lock``)."""
-    from memoir_tui.core.lock import js_session_lock
+    from memoir_tui.core.door.lock import js_session_lock
 
     return js_session_lock(canonical_dir(store_root) / ".write")
 

@@ -32,8 +32,8 @@ from memoir_tui.core.purge_marker import scrub_marker
 from memoir_tui.core.purge_recall import drop_recall_indexes
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Commit
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Commit
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def finish_cache_scrub(store: Store) -> list[str]:
         if not failures:
             break
     if failures:
-        from memoir_tui.core.transaction import add_notice
+        from memoir_tui.core.door.transaction import add_notice
 
         add_notice(
             store.root,
@@ -106,7 +106,7 @@ def finish_cache_scrub(store: Store) -> list[str]:
 def finish_interrupted(store: Store) -> bool:
     """What every face does first: complete a commit a killed process left half done
     (the redo journal) and the cache drops a purge did not get to."""
-    from memoir_tui.core.transaction import journal_path, sweep_temps_at_start
+    from memoir_tui.core.door.transaction import journal_path, sweep_temps_at_start
 
     with contextlib.suppress(MemoirError, OSError):
         sweep_temps_at_start(store)  # temp files a killed writer left: swept, not waited on

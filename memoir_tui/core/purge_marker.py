@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.door.transaction import Transaction
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
     from memoir_tui.core.format.items import Outcome
-    from memoir_tui.core.store import Store
     from memoir_tui.core.working_set import WorkingSetService
 
 RECEIPTS_FILE = "receipts.jsonl"
@@ -86,7 +86,7 @@ def _redacted_line(line: str, needle: str) -> str:
 
 def kept_lines(lines: Iterable[str], needle: str) -> tuple[str, ...]:
     """Lines as a receipt keeps them: the needle and any secret withheld."""
-    from memoir_tui.core.withhold import withhold_lines
+    from memoir_tui.core.rules.withhold import withhold_lines
 
     text = "\n".join(_redacted_line(line, needle) for line in lines)
     return tuple(withhold_lines(text)[0].split("\n")) if text else ()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.base.errors import EmptyTextError, MemoirError
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 
 if TYPE_CHECKING:
     from memoir_tui.core.adapters import Adapter
@@ -228,9 +228,9 @@ def remember(
     for messages only) and say where its host will and will not see it."""
     from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
     from memoir_tui.core.adapters.guard import normalise_filename
+    from memoir_tui.core.door.transaction import FileExistsRefusal
     from memoir_tui.core.format.frontmatter import render
     from memoir_tui.core.format.secrets import ensure_no_secrets
-    from memoir_tui.core.transaction import FileExistsRefusal
 
     if not isinstance(content, str) or not content.strip():
         raise EmptyTextError("content is empty: nothing to remember")

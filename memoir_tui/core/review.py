@@ -71,8 +71,8 @@ from memoir_tui.core.format.review_file import (
 _NEAR_CACHE_MAX = 20_000  # texts remembered (the queue holds at most 1,000 candidates)
 
 if TYPE_CHECKING:
-    from memoir_tui.core.model import Decision, WorkingSet
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.rules.model import Decision, WorkingSet
     from memoir_tui.core.working_set import WorkingSetService
 
 

@@ -94,8 +94,8 @@ def brief_output(root: Path, cwd: Path, *, limit: int | None = None) -> tuple[st
     """What the host reads on stdout (``""``: nothing to say), and notes for stderr."""
     from memoir_tui.core.brief import DEFAULT_CHARS, render_brief
     from memoir_tui.core.format.session_peek import peek_session
-    from memoir_tui.core.model import working_set
-    from memoir_tui.core.scope import working_project
+    from memoir_tui.core.rules.model import working_set
+    from memoir_tui.core.rules.scope import working_project
 
     notes: list[str] = []
     peek = peek_session(root / SESSION_FILE)

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 from memoir_tui.core.format.identity import parse_iso_ms
 
 if TYPE_CHECKING:
-    from memoir_tui.core.audit import AuditRecord
-    from memoir_tui.core.model import WorkingSet
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.audit import AuditRecord
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.rules.model import WorkingSet
 
 OPEN_OPERATIONS = ("session_start", "app_open")
 SESSION_END = "record_session_end"
@@ -144,7 +144,7 @@ def record_open(store: Store, *, read_only_checked: bool = False) -> str:
     just read the session and knows it is not) or when the log cannot be written
     (the app works without it; the next view falls back to older lines).
     """
-    from memoir_tui.core.audit import AuditRecord, append_audit
+    from memoir_tui.core.door.audit import AuditRecord, append_audit
 
     now = store.clock()
     try:

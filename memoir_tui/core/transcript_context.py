@@ -49,7 +49,7 @@ def _clip(text: str, around: str, limit: int) -> str:
 
 def _shown(text: str) -> str:
     from memoir_tui.core.format.textsafe import shown
-    from memoir_tui.core.withhold import withhold_lines
+    from memoir_tui.core.rules.withhold import withhold_lines
 
     return shown(withhold_lines(text)[0])
 

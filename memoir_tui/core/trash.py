@@ -47,8 +47,8 @@ from memoir_tui.core.format.items import FILES, Outcome, Undo
 MAX_TRASH_READ = 256 * 1024 * 1024  # a kept file or the trash's journal (regular-only)
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
-    from memoir_tui.core.transaction import Transaction
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
 
 TRASH_DIR = "trash"
 JOURNAL = "journal.jsonl"

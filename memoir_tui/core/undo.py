@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from memoir_tui.core.format.items import FILES, REVIEW, SESSION, Outcome, Undo
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
     from memoir_tui.core.review import ReviewQueue
-    from memoir_tui.core.store import Store
     from memoir_tui.core.trash import Trash
     from memoir_tui.core.working_set import WorkingSetService
 

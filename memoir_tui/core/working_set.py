@@ -23,6 +23,7 @@ from memoir_tui.core.base.errors import (
     ForgottenDecisionError,
     NoMatchError,
 )
+from memoir_tui.core.door.transaction import Transaction
 from memoir_tui.core.format.identity import (
     PURGED_TEXT,
     identity,
@@ -55,14 +56,13 @@ from memoir_tui.core.format.items import (
 )
 from memoir_tui.core.format.review_file import purge_from_review
 from memoir_tui.core.format.session import QUARANTINED
-from memoir_tui.core.labels import project_labels
-from memoir_tui.core.model import Decision, WorkingSet, working_set
-from memoir_tui.core.scope import readable_project, same_project
-from memoir_tui.core.settle import settle_session
-from memoir_tui.core.transaction import Transaction
+from memoir_tui.core.rules.labels import project_labels
+from memoir_tui.core.rules.model import Decision, WorkingSet, working_set
+from memoir_tui.core.rules.scope import readable_project, same_project
+from memoir_tui.core.rules.settle import settle_session
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 
 log = logging.getLogger(__name__)
@@ -248,7 +248,7 @@ class WorkingSetService:
         return bool(project) and same_project(project, self.store.project)
 
     def _in_scope(self, item: Mapping[str, Any], list_key: str) -> bool:
-        from memoir_tui.core.scope import is_visible
+        from memoir_tui.core.rules.scope import is_visible
 
         return is_visible(
             item, list_name=list_key, project=self.store.project, all_projects=not self.store.scoped
@@ -275,7 +275,7 @@ class WorkingSetService:
         named by its text or a unique substring; a match only in another project is
         named in the refusal, never acted on."""
         noun = NOUNS[list_key]
-        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+        from memoir_tui.core.rules.needle import clean_needle  # a needle, not a write
 
         needle = identity(clean_needle(match, "match"))
         pool = [i for i in _pooled(state, list_key) if not is_hidden(i)]
@@ -968,7 +968,7 @@ class WorkingSetService:
         one only with ``hidden_substrings`` — for a person at their own terminal; an
         agent's ambiguous answer must never list forgotten text.
         """
-        from memoir_tui.core.needle import clean_needle  # a needle, not a write
+        from memoir_tui.core.rules.needle import clean_needle  # a needle, not a write
 
         needle = clean_needle(needle, "match")
         everywhere = self.working_set(all_projects=True)
@@ -1188,7 +1188,7 @@ def _overflow_texts(state: dict[str, Any], list_key: str) -> frozenset[str]:
 
 
 def _is_live_item(item: Mapping[str, Any], list_key: str) -> bool:
-    from memoir_tui.core.scope import is_visible
+    from memoir_tui.core.rules.scope import is_visible
 
     return is_visible(item, list_name=list_key, project=None, all_projects=True)
 

@@ -21,8 +21,8 @@ from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.identity import identity, text_hash
 from memoir_tui.core.format.items import plural
 from memoir_tui.core.format.review_file import ReviewItem
-from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.search import Hit, Indexed, build_index, search_index
+from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core.rules.search import Hit, Indexed, build_index, search_index
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.panes.registry import pane_spec
 from memoir_tui.ui.latest_read import LatestRead
@@ -154,7 +154,7 @@ class SearchScreen(DialogScreen[Hit | None]):
     def _in_scope(self, item: ReviewItem) -> bool:
         """The scope the header names (as the Review pane's): this project's and global
         candidates, every project's after ``A``."""
-        from memoir_tui.core.scope import same_project
+        from memoir_tui.core.rules.scope import same_project
 
         store = self.store
         if store is None or store.project is None or getattr(self.app, "all_projects", False):

@@ -20,11 +20,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Label, Static
 
-from memoir_tui.core.audit import read_audit
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.door.audit import read_audit
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import plural
-from memoir_tui.core.search import Hit, working_set_lists
+from memoir_tui.core.rules.search import Hit, working_set_lists
 from memoir_tui.core.since import (
     Arrived,
     SinceReport,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memoir_tui.core import answers
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 from memoir_tui.mcp.runtime import Runtime
 
 BRIEF_URI = "memoir://brief"

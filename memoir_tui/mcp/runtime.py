@@ -31,7 +31,7 @@ from memoir_tui.core.answers import refusal_text
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.textsafe import for_terminal
 from memoir_tui.core.memoir import open_memoir
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 from memoir_tui.mcp import schema
 from memoir_tui.mcp.warm_recall import WarmRecall
 
@@ -105,7 +105,7 @@ class Runtime:
     warm recall index, and the call path (``call``, ``plain``, ``structured``)."""
 
     def __init__(self, server: MCPServer, root: Path, gate: CallGate) -> None:
-        from memoir_tui.core.scope import working_project
+        from memoir_tui.core.rules.scope import working_project
 
         self.server = server
         self.root = root
@@ -154,7 +154,7 @@ class Runtime:
             return self.run(fn, *args)
 
     def run(self, fn: Callable[..., Reply], *args: object) -> Reply:
-        from memoir_tui.core.transaction import take_notices
+        from memoir_tui.core.door.transaction import take_notices
 
         try:
             # per call: config and session re-read, nothing cached; items are
@@ -171,7 +171,7 @@ class Runtime:
                 for note in take_notices(self.root):  # a journal set aside, never applied
                     log.warning("%s", note)
         except MemoirError as err:
-            from memoir_tui.core.needle import shown  # a refusal may quote a pasted needle
+            from memoir_tui.core.rules.needle import shown  # a refusal may quote a pasted needle
 
             log.info("%s refused: %s", fn.__name__, shown(str(err)))
             raise ToolError(shown(refusal_text(err))) from None
@@ -208,7 +208,7 @@ class Runtime:
 
         from mcp.types import ClientCapabilities, RootsCapability
 
-        from memoir_tui.core.scope import project_identity
+        from memoir_tui.core.rules.scope import project_identity
 
         try:
             session = context.session

@@ -30,7 +30,7 @@ from memoir_tui.core.agent_view import (
     project_dir,
     shown_path,
 )
-from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.ui.store_watch import EntriesChanged

@@ -31,9 +31,9 @@ from memoir_tui.core.consolidate import (
     Proposal,
     Report,
 )
+from memoir_tui.core.door.store import Outcome
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.store import Outcome
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.core.trash import TrashRecord
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.proposal import ProposalDetailScreen

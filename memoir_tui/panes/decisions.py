@@ -13,9 +13,9 @@ from textual.widgets import DataTable
 
 from memoir_tui.core.format.dates import day_or_raw
 from memoir_tui.core.format.items import plural
-from memoir_tui.core.listing import DECISION_SORT_KEYS
-from memoir_tui.core.model import Decision, WorkingSet
-from memoir_tui.core.needle import shown
+from memoir_tui.core.rules.listing import DECISION_SORT_KEYS
+from memoir_tui.core.rules.model import Decision, WorkingSet
+from memoir_tui.core.rules.needle import shown
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.forms import (
     AddDecisionScreen,
@@ -32,10 +32,10 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Outcome
     from memoir_tui.core.export import ExportTable
     from memoir_tui.core.forget import Scan
     from memoir_tui.core.memoir import Memoir
-    from memoir_tui.core.store import Outcome
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),

@@ -25,8 +25,8 @@ from textual.widgets import DataTable, Label, Select, Static
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.labels import cut_middle, place_labels
-from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.rules.labels import cut_middle, place_labels
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.dialogs.entry import EntryScreen
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.ui.entry_document import (

@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from memoir_tui.core.format.identity import parse_date_ms, text_hash
 from memoir_tui.core.format.items import plural
-from memoir_tui.core.model import HistoryEntry, WorkingSet
+from memoir_tui.core.rules.model import HistoryEntry, WorkingSet
 from memoir_tui.dialogs.history import HistoryDetailScreen, minutes
 from memoir_tui.panes.base import FilteredPane, PaneCommand
 from memoir_tui.panes.windowed_list import ListView, WindowedList, list_bindings

@@ -27,7 +27,7 @@ from textual.widgets import DataTable, LoadingIndicator, Static, TextArea
 from memoir_tui.core.adapters import instruction_files_shown
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.inject import InjectChange, apply_inject, plan_inject
-from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.dialogs.confirm import ConfirmScreen
 from memoir_tui.dialogs.inject_diff import InjectDiffScreen
 from memoir_tui.panes.base import Pane, PaneCommand, Progress

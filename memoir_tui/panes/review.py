@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.door.store import Outcome
 from memoir_tui.core.format import review_file as review
 from memoir_tui.core.format.dates import day_or_raw
 from memoir_tui.core.format.identity import parse_date_ms
@@ -30,11 +31,10 @@ from memoir_tui.core.format.review_file import (
     NearHiddenError,
     ReviewItem,
 )
-from memoir_tui.core.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.scope import same_project
-from memoir_tui.core.store import Outcome
+from memoir_tui.core.rules.labels import GLOBAL, label_of, short_labels
+from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core.rules.scope import same_project
 from memoir_tui.dialogs.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,

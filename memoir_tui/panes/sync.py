@@ -24,8 +24,8 @@ from textual.widgets import Label, ProgressBar, RichLog, Static
 
 import memoir_tui.core.sync as sync_core
 from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.model import WorkingSet
-from memoir_tui.core.store import default_store_dir
+from memoir_tui.core.door.store import default_store_dir
+from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.core.sync.config import sync_config_path
 from memoir_tui.dialogs.passphrase import PassphraseScreen
 from memoir_tui.panes.base import Pane, PaneCommand, Progress

@@ -111,7 +111,7 @@ class DamageBanner(Static):
 
         def read() -> _ReviewState:
             # Imported here, in the worker: the review core is not needed for the first paint.
-            from memoir_tui.core.waiting import waiting_count
+            from memoir_tui.core.rules.waiting import waiting_count
 
             loaded = store.review.load()
             text = ""

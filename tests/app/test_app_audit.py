@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.audit import AuditRecord, append_audit
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL
+from memoir_tui.core.door.audit import AuditRecord, append_audit
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.help import own_bindings
@@ -199,7 +199,7 @@ def test_audit_pane_snapshot(snap_compare: Any, store: Memoir) -> None:
 def test_parked_and_archived_items_keep_their_text_in_the_log(store_dir: Path) -> None:
     """A full list parks or archives its oldest item: it still exists, so the log names
     it by its text, never "(gone)"."""
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
     from memoir_tui.panes.audit import resolve_rows
     from tests.conftest import store_past_its_caps
 

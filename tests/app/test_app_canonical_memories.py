@@ -100,7 +100,7 @@ async def test_the_recall_pane_scopes_them_by_their_project(world: World) -> Non
     shared ones, another project's only once ``A`` asks for every project."""
     import json
 
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
     from memoir_tui.panes.recall import RecallPane
     from tests.app.test_app_recall import search
 

@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
 
-from memoir_tui.core.audit import read_audit
+from memoir_tui.core.door.audit import read_audit
 from memoir_tui.dialogs.entry import EntryScreen
 from memoir_tui.dialogs.help import own_bindings
 from memoir_tui.panes.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane

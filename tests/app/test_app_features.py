@@ -684,7 +684,7 @@ async def test_search_finds_memory_files_once_entries_is_read(demo_store: Memoir
 
 
 async def test_the_app_logs_its_open_unless_the_store_is_read_only(demo_store: Memoir) -> None:
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     app = make_app(demo_store)
     app.log_open = True
@@ -727,7 +727,7 @@ def test_in_a_real_terminal_marked_rows_hide_at_once_and_the_open_is_logged(
     import os
     import subprocess
 
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     home = Path(os.environ["HOME"])
     project = home / "code" / f"alpha-{tmp_path.name}"

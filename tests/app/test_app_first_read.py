@@ -212,7 +212,7 @@ class DecisionCount:
     """Counts the ``Decision`` objects ``working_set`` builds (and where)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import memoir_tui.core.model as model
+        import memoir_tui.core.rules.model as model
 
         self.built = 0
         self.threads: set[str] = set()

@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import Input, Label
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.audit import AUDIT_FILE, AuditRecord
+from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.panes.audit import AUDIT_READ, AuditPane
@@ -453,7 +453,7 @@ async def test_a_jump_to_a_summary_past_the_window_shows_its_window(tmp_path: Pa
 
 
 async def test_a_jump_to_a_candidate_lands_once_the_queue_is_read(tmp_path: Path) -> None:
-    from memoir_tui.core.search import Hit
+    from memoir_tui.core.rules.search import Hit
     from memoir_tui.dialogs.search import go_to_hit
 
     root = write_review(tmp_path / "store", 250)

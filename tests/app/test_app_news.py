@@ -240,7 +240,7 @@ async def test_a_review_queue_that_jumps_is_news(tmp_path: Path) -> None:
 
 
 def _reading(decisions: int, *records: tuple[str, str], archived: int = 0, js: str = "") -> Any:
-    from memoir_tui.core.audit import AuditRecord
+    from memoir_tui.core.door.audit import AuditRecord
     from memoir_tui.widgets.news_banner import Reading
 
     audit = tuple(

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.containers import VerticalScroll
 from textual.widgets import Tab, TabbedContent
 
-from memoir_tui.core.config import load_config
+from memoir_tui.core.door.config import load_config
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen

@@ -553,7 +553,7 @@ def test_app_never_imports_mcp(tmp_path: Path) -> None:
 def test_app_module_imports_textual_only_in_faces(tmp_path: Path) -> None:
     """The core never needs textual: importing the demo helper keeps it out."""
     script = (
-        "import sys; import memoir_tui.core.demo, memoir_tui.core.store; "
+        "import sys; import memoir_tui.core.demo, memoir_tui.core.door.store; "
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )
     out = run_python(script, tmp_path)

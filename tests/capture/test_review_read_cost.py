@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memoir_tui.core import review
-from memoir_tui.core.audit import AUDIT_FILE, AuditRecord, read_audit
+from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord, read_audit
 from memoir_tui.core.format import review_file as queue_file
 from memoir_tui.core.format.identity import canonical_json, parse_date_ms, text_hash
 from memoir_tui.core.format.review_file import (

@@ -186,7 +186,7 @@ def test_install_mcp_dry_run_then_real(tmp_path, tool):
 
 
 def test_review_list_keeps_to_the_project_it_runs_in(store_dir, tmp_path):
-    from memoir_tui.core.scope import working_project
+    from memoir_tui.core.rules.scope import working_project
 
     repo = tmp_path / "shop"
     repo.mkdir()

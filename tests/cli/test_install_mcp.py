@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.commands.install_mcp import run_install_cli
-from memoir_tui.core import transaction
+from memoir_tui.core.door import transaction
 from memoir_tui.core.mcp_install import ServerSpec, backup_path_for
 from memoir_tui.core.memoir import Memoir
 from tests.core.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
@@ -145,7 +145,7 @@ def test_cli_passes_the_server_spec(home: Path) -> None:
 
 
 def test_install_and_uninstall_are_audited(home: Path) -> None:
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     store = Memoir(actor="cli")
     assert cli("cursor", home)[0] == 0

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memoir_tui.__main__ import main
-from memoir_tui.core.config import ConfigError, InjectConfig, load_config, render_config
+from memoir_tui.core.door.config import ConfigError, InjectConfig, load_config, render_config
 
 from .conftest import tree_state
 

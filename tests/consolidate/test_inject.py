@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core import inject as inj
-from memoir_tui.core.config import InjectConfig
+from memoir_tui.core.door.config import InjectConfig
 
 from .conftest import NOW
 
@@ -286,7 +286,7 @@ def test_inject_if_enabled(fx):
 
 
 def test_items_stamped_with_a_project_identity_show_in_that_project(fx, tmp_path):
-    scope = pytest.importorskip("memoir_tui.core.scope")
+    scope = pytest.importorskip("memoir_tui.core.rules.scope")
     repo = fx.home / "src" / "app"
     repo.mkdir(parents=True)
     (repo / "AGENTS.md").write_text("x\n")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.transaction import JOURNAL_FILE
+from memoir_tui.core.door.transaction import JOURNAL_FILE
 from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.audit import AuditRecord
+from memoir_tui.core.door.audit import AuditRecord
 from memoir_tui.core.export import (
     ExportError,
     ExportExistsError,
@@ -20,10 +20,10 @@ from memoir_tui.core.export import (
     format_for,
     render,
 )
-from memoir_tui.core.listing import next_column, sort_decisions
 from memoir_tui.core.memory_index import without_links
-from memoir_tui.core.model import Decision
 from memoir_tui.core.receipts import FORGOTTEN, _clean, redact
+from memoir_tui.core.rules.listing import next_column, sort_decisions
+from memoir_tui.core.rules.model import Decision
 from memoir_tui.core.since import boundary, since_last_session
 from memoir_tui.core.transcript_context import context_around
 
@@ -283,7 +283,7 @@ def test_the_one_pass_scan_withholds_exactly_the_rows_a_row_by_row_scan_would(
     rows: list[tuple[str, str]], holders: set[int], how: str
 ):
     from memoir_tui.core.export import withhold_rows
-    from memoir_tui.core.withhold import secret_in
+    from memoir_tui.core.rules.withhold import secret_in
 
     rows = list(rows)
     for n in sorted(holders):

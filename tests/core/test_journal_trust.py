@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from memoir_tui.core.door.transaction import JOURNAL_FILE, SET_ASIDE, commit_record_path
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.transaction import JOURNAL_FILE, SET_ASIDE, commit_record_path
 from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,7 +148,7 @@ def test_a_directory_or_a_link_where_the_journal_belongs_is_set_aside(home: Path
 KILLER = textwrap.dedent(
     """
     import os, signal, sys
-    from memoir_tui.core import transaction
+    from memoir_tui.core.door import transaction
     from memoir_tui.core.memoir import Memoir
 
     real = transaction._apply
@@ -245,7 +245,7 @@ def test_a_recorded_journal_with_an_undeclared_outside_path_is_set_aside(
     store.add_goal("Two")
     assert outside.read_bytes() == b"untouched\n"
     assert aside(store_dir)
-    from memoir_tui.core.transaction import take_notices
+    from memoir_tui.core.door.transaction import take_notices
 
     [note] = take_notices(store_dir)
     assert "outside the store it did not declare" in note

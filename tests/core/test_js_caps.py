@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.config import load_config
+from memoir_tui.core.door.config import load_config
 from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.labels import (
+from memoir_tui.core.rules.labels import (
     GLOBAL,
     SHARED,
     cut_middle,
@@ -14,7 +14,7 @@ from memoir_tui.core.labels import (
     short_labels,
     tail_labels,
 )
-from memoir_tui.core.model import working_set
+from memoir_tui.core.rules.model import working_set
 from tests.conftest import examples
 
 EXAMPLES = settings(max_examples=examples(400))
@@ -173,7 +173,7 @@ def test_an_entry_folder_that_is_a_session_project_takes_its_label(tmp_path, mon
     )
     notes = tmp_path / "notes" / "tideline-web"
     notes.mkdir(parents=True)
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     web_id = project_identity(web, home=tmp_path).id
     names = {web_id: "github.com/acme/tideline-web"}

@@ -10,9 +10,9 @@ import sys
 import textwrap
 import time
 
-from memoir_tui.core import lock
+from memoir_tui.core.door import lock
+from memoir_tui.core.door.lock import LockTimeoutError, session_lock, store_flock
 from memoir_tui.core.format.session import empty_session, save_session
-from memoir_tui.core.lock import LockTimeoutError, session_lock, store_flock
 from memoir_tui.core.memoir import Memoir
 from tests.paths import REPO
 
@@ -37,7 +37,7 @@ def _tickets(session_path) -> list[str]:
 HOLDER = textwrap.dedent(
     """
     import os, sys, time
-    from memoir_tui.core.lock import session_lock
+    from memoir_tui.core.door.lock import session_lock
     path, go = sys.argv[1], sys.argv[2]
     with session_lock(path, wait_seconds=600):
         print("holding", flush=True)
@@ -48,7 +48,7 @@ HOLDER = textwrap.dedent(
 WRITER = textwrap.dedent(
     """
     import sys
-    from memoir_tui.core.lock import session_lock
+    from memoir_tui.core.door.lock import session_lock
     path, log, tag = sys.argv[1], sys.argv[2], sys.argv[3]
     with session_lock(path, wait_seconds=600):
         with open(log, "a") as fh:

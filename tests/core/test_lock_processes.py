@@ -13,14 +13,14 @@ import time
 import pytest
 
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.door.lock import STALE_SECONDS, LockTimeoutError, session_lock
 from memoir_tui.core.format.session import empty_session, load_session, save_session
-from memoir_tui.core.lock import STALE_SECONDS, LockTimeoutError, session_lock
 from tests.deadlines import SAFETY_NET
 
 CYCLE = textwrap.dedent(
     """
     import sys
-    from memoir_tui.core.lock import session_lock
+    from memoir_tui.core.door.lock import session_lock
     from memoir_tui.core.format.session import load_session, save_session
     path, cycles = sys.argv[1], int(sys.argv[2])
     for _ in range(cycles):
@@ -48,7 +48,7 @@ def test_eight_processes_lose_no_update(tmp_path):
 KILLABLE = textwrap.dedent(
     """
     import sys
-    from memoir_tui.core.lock import session_lock
+    from memoir_tui.core.door.lock import session_lock
     from memoir_tui.core.format.session import load_session, save_session
     path = sys.argv[1]
     announced = False
@@ -147,7 +147,7 @@ def test_never_writes_without_the_lock(tmp_path, store_dir, clock):
 BUSY = textwrap.dedent(
     """
     import os, sys, time
-    import memoir_tui.core.lock as lock
+    import memoir_tui.core.door.lock as lock
     path, stop = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
         lock.FAIR_GAP_SECONDS = float(sys.argv[3])

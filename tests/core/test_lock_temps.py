@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from memoir_tui.core.lock import STALE_SECONDS
+from memoir_tui.core.door.lock import STALE_SECONDS
 from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
@@ -18,7 +18,7 @@ from tests.deadlines import SAFETY_NET
 KILLED_WRITER = """
 import os, sys, time
 from pathlib import Path
-import memoir_tui.core.lock as lock
+import memoir_tui.core.door.lock as lock
 def stall(fd, data):
     print("created", flush=True)
     time.sleep(600)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core import config as config_module
-from memoir_tui.core.config import load_config
+from memoir_tui.core.door import config as config_module
+from memoir_tui.core.door.config import load_config
 
 
 def _fake_memoir(tmp_path: Path, version: str) -> Path:

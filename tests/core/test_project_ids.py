@@ -21,8 +21,8 @@ import pytest
 
 from memoir_tui.core.format.items import empty_session
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.model import working_set
-from memoir_tui.core.scope import _legacy_id, project_identity, same_project
+from memoir_tui.core.rules.model import working_set
+from memoir_tui.core.rules.scope import _legacy_id, project_identity, same_project
 
 
 def _id(kind: str, key: str) -> str:
@@ -113,7 +113,7 @@ def test_tilde_shared_and_formed_ids(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_memoir_project_root_replaces_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core.scope import working_project
+    from memoir_tui.core.rules.scope import working_project
 
     home = tmp_path / "home"
     target = home / "work" / "app"

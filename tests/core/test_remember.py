@@ -8,6 +8,7 @@ import pytest
 
 from memoir_tui.core.adapters import get_adapter
 from memoir_tui.core.adapters.guard import PathRefused, normalise_filename
+from memoir_tui.core.door.transaction import FileExistsRefusal
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.remember import (
     IndexLine,
@@ -17,7 +18,6 @@ from memoir_tui.core.remember import (
     index_position,
     with_index_line,
 )
-from memoir_tui.core.transaction import FileExistsRefusal
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ CHILD = textwrap.dedent(
     import json, os, sys, threading
     from pathlib import Path
     from memoir_tui.core.base import fsutil
-    from memoir_tui.core.lock import js_session_lock, session_lock
-    from memoir_tui.core.shutdown import release_for_exit
+    from memoir_tui.core.door.lock import js_session_lock, session_lock
+    from memoir_tui.core.door.shutdown import release_for_exit
 
     session = Path(sys.argv[1])
     held, done = threading.Event(), threading.Event()
@@ -95,8 +95,8 @@ def test_a_lock_another_process_holds_is_not_released(tmp_path: Path):
         """
         import sys
         from pathlib import Path
-        from memoir_tui.core.lock import js_session_lock
-        from memoir_tui.core.shutdown import release_for_exit
+        from memoir_tui.core.door.lock import js_session_lock
+        from memoir_tui.core.door.shutdown import release_for_exit
         try:
             with js_session_lock(Path(sys.argv[1]), wait_seconds=0.2):
                 pass

@@ -14,9 +14,9 @@ from memoir_tui.core.base.errors import (
     NoMatchError,
     TextTooLongError,
 )
+from memoir_tui.core.door.store import default_store_dir
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.store import default_store_dir
 
 UUID = re.compile(r"^[0-9a-f-]{36}$")
 
@@ -188,7 +188,7 @@ def test_reads_never_create_files(store):
 
 
 def test_every_mutation_is_audited_without_text(store_dir, clock):
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     store = Memoir(store_dir, clock=clock, actor="app")
     store.add_goal("Ship the secret project")
@@ -219,7 +219,7 @@ def test_every_mutation_is_audited_without_text(store_dir, clock):
 
 
 def test_unchanged_outcomes_are_not_audited(store):
-    from memoir_tui.core.audit import read_audit
+    from memoir_tui.core.door.audit import read_audit
 
     store.add_goal("once")
     store.add_goal("ONCE")

@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.audit import read_audit
 from memoir_tui.core.base.errors import ReadOnlyStoreError
-from memoir_tui.core.format.items import FILES, REVIEW, SESSION
-from memoir_tui.core.format.secrets import SecretFoundError
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.transaction import (
+from memoir_tui.core.door.audit import read_audit
+from memoir_tui.core.door.transaction import (
     JOURNAL_FILE,
     FileExistsRefusal,
     TransactionError,
     open_transaction,
 )
+from memoir_tui.core.format.items import FILES, REVIEW, SESSION
+from memoir_tui.core.format.secrets import SecretFoundError
+from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +150,7 @@ def test_a_pin_is_one_commit(store: Memoir, monkeypatch: pytest.MonkeyPatch) -> 
     store.review.enqueue([{"text": "Use SQLite for the cache", "source": "user"}])
     (item,) = store.review.list_items()
     review_before = (store.root / "review.json").read_bytes()
-    from memoir_tui.core import transaction
+    from memoir_tui.core.door import transaction
 
     real = transaction._apply
 
@@ -179,7 +179,7 @@ def test_a_pin_is_one_commit(store: Memoir, monkeypatch: pytest.MonkeyPatch) -> 
 KILLER = textwrap.dedent(
     """
     import os, signal, sys
-    from memoir_tui.core import transaction
+    from memoir_tui.core.door import transaction
     from memoir_tui.core.memoir import Memoir
 
     real = transaction._apply
@@ -238,7 +238,7 @@ def test_an_unreadable_journal_was_never_published_and_is_dropped(store: Memoir)
 def test_after_commit_hooks_run_outside_the_locks(
     store: Memoir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core import hooks
+    from memoir_tui.core.door import hooks
 
     seen = []
 

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.audit import read_audit
 from memoir_tui.core.base.errors import ForgottenDecisionError, MemoirError
+from memoir_tui.core.door.audit import read_audit
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import Outcome
 from memoir_tui.core.format.merge import merge_sessions

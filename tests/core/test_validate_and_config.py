@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memoir_tui.core.config import ConfigError, load_config
+from memoir_tui.core.door.config import ConfigError, load_config
 from memoir_tui.core.format.merge import Caps
 from memoir_tui.core.format.validate import ERROR, WARNING, validate_paths
 
@@ -96,8 +96,8 @@ def test_config_errors_name_key_and_line(tmp_path, text, key, line):
 
 
 def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
-    from memoir_tui.core.audit import read_audit
-    from memoir_tui.core.config import load_config, remember_setting
+    from memoir_tui.core.door.audit import read_audit
+    from memoir_tui.core.door.config import load_config, remember_setting
     from memoir_tui.core.memoir import Memoir
 
     store = Memoir(tmp_path / "store")

@@ -15,7 +15,7 @@ import pytest
 
 from memoir_tui.core.brief import HARD_CAP_CHARS, render_brief
 from memoir_tui.core.hook_run import STDIN_DEADLINE_SECONDS
-from memoir_tui.core.model import working_set
+from memoir_tui.core.rules.model import working_set
 from tests.capture.conftest import FIXTURES, SHOP_SESSION, record, write_jsonl
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, brief_of, make_world, start_event
@@ -342,7 +342,7 @@ def test_an_event_with_nothing_new_takes_no_lock(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from memoir_tui.core.lock import store_flock\n"
+            "import sys; from memoir_tui.core.door.lock import store_flock\n"
             f"with store_flock({str(w.store / 'session.json')!r}, wait_seconds=0):\n"
             "    print('held', flush=True); sys.stdin.read()",
         ],

@@ -11,10 +11,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core import config, session_start
+from memoir_tui.core import session_start
 from memoir_tui.core.adapters import hook_hosts
+from memoir_tui.core.door import config
 from memoir_tui.core.format.review_file import LoadedReview
-from memoir_tui.core.waiting import waiting_count
+from memoir_tui.core.rules.waiting import waiting_count
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world, start_event
 
@@ -86,9 +87,9 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
     assert "hookSpecificOutput" in done.stdout, done.stderr
     loaded = set(done.stderr.split("MODULES ", 1)[1].split())
     for heavy in (
-        "memoir_tui.core.store",
-        "memoir_tui.core.transaction",
-        "memoir_tui.core.config",
+        "memoir_tui.core.door.store",
+        "memoir_tui.core.door.transaction",
+        "memoir_tui.core.door.config",
         "memoir_tui.core.adapters",
         "memoir_tui.core.review",
         "memoir_tui.cli",
@@ -157,9 +158,9 @@ def test_a_stop_with_nothing_new_ends_before_the_store_is_imported(tmp_path: Pat
     event = json.dumps(_stop_event(w, transcript))
     argv = ["hook", "stop", "--host", "claude"]
     first, err = _modules_after(w, argv, event)
-    assert "memoir_tui.core.store" in first, err  # something new: the full capture ran
+    assert "memoir_tui.core.door.store" in first, err  # something new: the full capture ran
     queued = json.loads((w.store / "review.json").read_text())["items"]
     assert len(queued) > 3  # the fixture's decisions joined the three written above
     again, err = _modules_after(w, argv, event)
-    assert "memoir_tui.core.store" not in again and "memoir_tui.cli" not in again, err
+    assert "memoir_tui.core.door.store" not in again and "memoir_tui.cli" not in again, err
     assert json.loads((w.store / "review.json").read_text())["items"] == queued

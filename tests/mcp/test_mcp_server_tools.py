@@ -73,7 +73,7 @@ async def test_add_next_names_what_rotated_out(store_dir: Path, store: Memoir) -
 
 
 async def test_resume_filters_by_project(store_dir: Path, store: Memoir) -> None:
-    from memoir_tui.core.scope import current_project, project_identity
+    from memoir_tui.core.rules.scope import current_project, project_identity
 
     home = Path.home()
     alpha = project_identity(Path("/srv/alpha"), home=home).id

@@ -18,7 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import ListRootsResult, Root
 
-from memoir_tui.core.scope import project_identity
+from memoir_tui.core.rules.scope import project_identity
 from tests.trust.test_forget_everywhere import env_for
 
 WORD = "zorbex"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memoir_tui.core.format.items import empty_session
-from memoir_tui.core.model import working_set
+from memoir_tui.core.rules.model import working_set
 from tests.recall.conftest import entry, write
 
 GONE = {

@@ -193,7 +193,7 @@ def test_linux_cache_dir_matches_platformdirs(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_full_check_files_comes_from_config(world: World):
-    from memoir_tui.core.config import ConfigError, load_config
+    from memoir_tui.core.door.config import ConfigError, load_config
 
     config_file = world.store / "memoir-tui.toml"
     config_file.write_text("[recall]\nfull_check_files = 0\n")

@@ -306,7 +306,7 @@ def test_project_by_name(world: World, recall):
 def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
     """Store stamps items with core.scope ids; recall scopes them the same way."""
     from memoir_tui.core.memoir import Memoir
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     mine = Memoir(world.store, project=project_identity(world.proj, home=world.home).id)
     theirs = Memoir(world.store, project=project_identity(world.other, home=world.home).id)

@@ -12,7 +12,7 @@ from memoir_tui.core.adapters.walk import (
     sources,
     walk_source,
 )
-from memoir_tui.core.config import KNOWN_TOOLS
+from memoir_tui.core.door.config import KNOWN_TOOLS
 
 from .conftest import World, write
 

@@ -13,7 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
-from memoir_tui.core import transaction
+from memoir_tui.core.door import transaction
 from memoir_tui.core.format.entry_file import iter_entry_files, read_entry
 from memoir_tui.core.format.session import load_session
 from memoir_tui.core.sync import git as sync_git
@@ -32,7 +32,7 @@ def forked(fn, *, new_group: bool = True) -> int:
         try:
             if new_group:
                 os.setpgid(0, 0)  # so a kill reaches the git processes it starts too
-            from memoir_tui.core import lock
+            from memoir_tui.core.door import lock
 
             lock._flocks.clear()  # lock objects are per process; the parent's stay with it
             fn()

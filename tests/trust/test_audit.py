@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from memoir_tui.core.audit import (
+from memoir_tui.core.door.audit import (
     AUDIT_FILE,
     AuditRecord,
     append_audit,
@@ -156,7 +156,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from memoir_tui.core.audit import AuditRecord, append_audit
+    from memoir_tui.core.door.audit import AuditRecord, append_audit
     root, worker, count, max_bytes = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     for n in range(count):
         append_audit(

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.audit import read_audit
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.door.audit import read_audit
 from memoir_tui.core.memoir import Memoir
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"

@@ -370,7 +370,8 @@ def test_sigkill_at_any_instant_leaves_it_nowhere_once_the_next_command_ran(
 KILL_AT = """
 import os, signal, sys
 from memoir_tui import cli
-from memoir_tui.core import purge, transaction
+from memoir_tui.core import purge
+from memoir_tui.core.door import transaction
 
 where = sys.argv.pop(1)
 if where == "after-commit":  # committed; the caches not yet dropped

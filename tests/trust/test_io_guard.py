@@ -27,13 +27,13 @@ SHUTIL_WRITERS = {"copy", "copy2", "copyfile", "copytree", "move", "copyfileobj"
 WRITE_ALLOWED: dict[tuple[str, str], str] = {
     # An exclusive create publishes a staged temp (written by safeio) by os.link, which
     # never follows a link; where hard links are missing, a rename replaces, never follows.
-    ("memoir_tui/core/transaction.py", "_create_exclusively"): "os.link / rename of our temp",
+    ("memoir_tui/core/door/transaction.py", "_create_exclusively"): "os.link / rename of our temp",
     # The JavaScript lock protocol's files: an O_EXCL create and an O_NOFOLLOW temp named
     # by this pid (issue 25a's file).
-    ("memoir_tui/core/lock.py", "_try_create_exclusive"): "O_EXCL lock file",
-    ("memoir_tui/core/lock.py", "_link_lock"): "O_NOFOLLOW temp of this pid",
+    ("memoir_tui/core/door/lock.py", "_try_create_exclusive"): "O_EXCL lock file",
+    ("memoir_tui/core/door/lock.py", "_link_lock"): "O_NOFOLLOW temp of this pid",
     # Rotation renames within the store after write_target checked each destination.
-    ("memoir_tui/core/audit.py", "_rotate"): "rename replaces a link, checked first",
+    ("memoir_tui/core/door/audit.py", "_rotate"): "rename replaces a link, checked first",
     # Copies kept aside of a damaged session: O_EXCL (never follows, never replaces).
     ("memoir_tui/core/format/session.py", "_copy_aside"): "O_EXCL copy beside the file",
     # The recall index: write_target checks the path, then SQLite opens it.
@@ -49,11 +49,11 @@ WRITE_ALLOWED: dict[tuple[str, str], str] = {
     ("memoir_tui/commands/recall.py", "_write"): "os.devnull",
     # The lock's FIFO ticket queue (issue 25): empty O_NOFOLLOW files in the private
     # 0700 ``session.json.queue/`` folder, made only to be flocked and renamed there.
-    ("memoir_tui/core/lock.py", "_draw_ticket"): "O_NOFOLLOW ticket, renamed in the queue",
-    ("memoir_tui/core/lock.py", "_note_js_seen"): "O_NOFOLLOW empty marker in the queue",
-    ("memoir_tui/core/lock.py", "_leave_a_gap"): "O_NOFOLLOW empty marker in the queue",
+    ("memoir_tui/core/door/lock.py", "_draw_ticket"): "O_NOFOLLOW ticket, renamed in the queue",
+    ("memoir_tui/core/door/lock.py", "_note_js_seen"): "O_NOFOLLOW empty marker in the queue",
+    ("memoir_tui/core/door/lock.py", "_leave_a_gap"): "O_NOFOLLOW empty marker in the queue",
     # A journal never applied is renamed aside in the store: a rename never follows a link.
-    ("memoir_tui/core/transaction.py", "_set_aside"): "rename within the store",
+    ("memoir_tui/core/door/transaction.py", "_set_aside"): "rename within the store",
     # The concept model's download: an O_EXCL ("xb") part, renamed over the name.
     ("memoir_tui/core/recall/semantic.py", "fetch_model"): "O_EXCL part, then rename",
 }
@@ -61,8 +61,8 @@ WRITE_ALLOWED: dict[tuple[str, str], str] = {
 # Reads outside safeio that cannot hang.
 READ_ALLOWED: dict[tuple[str, str], str] = {
     # Opened O_NOFOLLOW | O_NONBLOCK only to take or probe an flock, never read.
-    ("memoir_tui/core/lock.py", "_wait_for_turn"): "a queue ticket's flock",
-    ("memoir_tui/core/lock.py", "sweep_queue"): "a queue ticket's flock",
+    ("memoir_tui/core/door/lock.py", "_wait_for_turn"): "a queue ticket's flock",
+    ("memoir_tui/core/door/lock.py", "sweep_queue"): "a queue ticket's flock",
     ("memoir_tui/core/doctor.py", "_flock_held"): "an flock probe",
     ("memoir_tui/core/sync/*", "*"): "the sync copy (issue 25a): git files it wrote",
     ("memoir_tui/core/demo.py", "_copy_tree"): "the package's own bundled demo files",
@@ -91,7 +91,7 @@ def _receiver(call: ast.Call) -> str:
 def _is_transaction(call: ast.Call, rel: str = "") -> bool:
     """``tx.read_bytes``/``tx.write_text``…: the transaction, which stages via safeio."""
     receiver = _receiver(call)
-    if receiver == "self" and rel == "memoir_tui/core/transaction.py":
+    if receiver == "self" and rel == "memoir_tui/core/door/transaction.py":
         return True
     return receiver == "tx" or receiver.endswith(".tx") or receiver == "self.tx"
 

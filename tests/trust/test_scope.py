@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.format.identity import iso_from_ms, parse_iso_ms, text_hash
-from memoir_tui.core.scope import (
+from memoir_tui.core.rules.scope import (
     LIST_DATE_FIELDS,
     ProjectIdentity,
     as_of,

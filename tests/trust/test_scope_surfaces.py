@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.scope import project_identity
+from memoir_tui.core.rules.scope import project_identity
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
@@ -278,7 +278,7 @@ async def test_a_client_that_declares_roots_scopes_a_server_started_in_root(tmp_
     client's first root, not by where it runs (issue 21)."""
     from mcp.types import ListRootsResult, Root
 
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     home = Path(os.environ["HOME"])
     shop = make_project(home / "work", "shop", "git@github.com:Acme/Shop.git")

@@ -26,7 +26,7 @@ from memoir_tui.core.format.secrets import (
     redact,
 )
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.withhold import WITHHELD, withhold_lines, withhold_secrets
+from memoir_tui.core.rules.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
 from tests.deadlines import SAFETY_NET

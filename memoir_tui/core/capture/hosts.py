@@ -40,7 +40,7 @@ from memoir_tui.core.capture.extract import extract_candidates
 from memoir_tui.core.capture.transcripts import Message
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 MAX_CHAT_BYTES = 32 * 1024 * 1024
 
@@ -199,7 +199,7 @@ def capture_codex(
         start_offset,
     )
     from memoir_tui.core.capture.transcripts import PRIMARY, read_new_records
-    from memoir_tui.core.lock import store_flock
+    from memoir_tui.core.door.lock import store_flock
 
     state_path = store.root / STATE_FILE
     with store_flock(state_path, wait_seconds=store.config.lock_wait_seconds):

@@ -44,12 +44,12 @@ from memoir_tui.core.capture.transcripts import (
     read_new_records,
     walk_transcripts,
 )
+from memoir_tui.core.door.lock import store_flock
 from memoir_tui.core.format.identity import parse_date_ms
 from memoir_tui.core.format.items import FILES, REVIEW
-from memoir_tui.core.lock import store_flock
 
 if TYPE_CHECKING:
-    from memoir_tui.core.store import Store
+    from memoir_tui.core.door.store import Store
 
 MAX_FILES_PER_RUN = 200
 MAX_BYTES_PER_RUN = 32 * 1024 * 1024
@@ -92,7 +92,7 @@ def _project_resolver(home: Path) -> Callable[[str], ProjectRef]:
         if not cwd:
             return ProjectRef()
         if cwd not in cache:
-            from memoir_tui.core.scope import project_identity
+            from memoir_tui.core.rules.scope import project_identity
 
             ident = project_identity(Path(cwd), home=home)
             cache[cwd] = ProjectRef(id=str(ident.id), kind=str(ident.kind), label=str(ident.label))

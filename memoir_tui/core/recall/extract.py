@@ -132,7 +132,7 @@ def _gone(meta: Mapping[str, Any]) -> bool:
     """An entry the JavaScript tool treats as gone: deleted, a deleted/hidden/superseded
     status, superseded by another, or no longer valid. (One not valid yet is indexed; a
     hit is judged by the clock when it is shown, ``out_of_window``.)"""
-    from memoir_tui.core.scope import is_gone
+    from memoir_tui.core.rules.scope import is_gone
 
     if is_gone(meta):
         return True
@@ -247,7 +247,7 @@ def session_docs(session_path: Path) -> tuple[list[Doc], set[str]]:
     hidden or purged decisions and completed actions never become documents.
     """
     from memoir_tui.core.format.session import load_session
-    from memoir_tui.core.model import working_set
+    from memoir_tui.core.rules.model import working_set
 
     loaded = load_session(session_path)
     ws = working_set(loaded.state)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from memoir_tui.core.base.errors import MemoirError
 
 if TYPE_CHECKING:
-    from memoir_tui.core.config import Config
+    from memoir_tui.core.door.config import Config
     from memoir_tui.core.recall.index import RecallIndex, RefreshReport, Scope
     from memoir_tui.core.recall.rank import Row
 
@@ -108,7 +108,7 @@ def working_project(cwd: Path, home: Path) -> tuple[Path, ...]:
     """The working directory's project (its git work tree, else the folder), so the
     project's own CLAUDE.md, AGENTS.md, rules … are recallable with no transcript naming
     it; none in the home folder, / or above home (where hosts start their servers)."""
-    from memoir_tui.core.scope import find_git_dir, is_outside_projects
+    from memoir_tui.core.rules.scope import find_git_dir, is_outside_projects
 
     try:
         if is_outside_projects(cwd, home=home):
@@ -208,7 +208,7 @@ class Recall:
             Path(store_root) if store_root is not None else default_store_dir(self.env)
         )
         if config is None:
-            from memoir_tui.core.config import load_config
+            from memoir_tui.core.door.config import load_config
 
             config = load_config(self.store_root)
         self.config = config
@@ -363,14 +363,14 @@ class Recall:
                 best = project
         if best:
             return best
-        from memoir_tui.core.scope import find_git_dir
+        from memoir_tui.core.rules.scope import find_git_dir
 
         found = find_git_dir(Path(cwd))
         return str(found[0]) if found else cwd
 
     def _scope_id(self, path: str) -> str:
         """The id ``core.scope`` gives this directory: what Store stamps on session items."""
-        from memoir_tui.core.scope import project_identity
+        from memoir_tui.core.rules.scope import project_identity
 
         try:
             return project_identity(Path(path), home=self.home).id
@@ -390,7 +390,7 @@ class Recall:
         ``-``, so a memory written before the first session is still found).
         """
         from memoir_tui.core.adapters.guard import claude_slug
-        from memoir_tui.core.scope import aliases_of
+        from memoir_tui.core.rules.scope import aliases_of
 
         if not path:
             return set()
@@ -406,7 +406,7 @@ class Recall:
     def _current_labels(self) -> frozenset[str]:
         """The values documents of the project a query is asked from carry (none outside
         any project): in any scope, they weigh a little more (``rank.CURRENT_BOOST``)."""
-        from memoir_tui.core.scope import is_outside_projects
+        from memoir_tui.core.rules.scope import is_outside_projects
 
         if is_outside_projects(self.cwd, home=self.home):
             return frozenset()
@@ -421,12 +421,12 @@ class Recall:
         if all_projects:
             return None
         if not project:
-            from memoir_tui.core.scope import is_outside_projects
+            from memoir_tui.core.rules.scope import is_outside_projects
 
             if is_outside_projects(self.cwd, home=self.home):
                 return None  # home, / and above: no project, so every one is shown (README)
             return tuple(sorted(self._labels_of(self.current_project()) - {""}))
-        from memoir_tui.core.scope import SHARED
+        from memoir_tui.core.rules.scope import SHARED
 
         given = os.path.expanduser(str(project))
         if given == SHARED or given.split(":", 1)[0] in ("git", "local", "path", "home"):

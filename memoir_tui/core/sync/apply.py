@@ -313,7 +313,7 @@ def apply_snapshot(
     if remote_session is not None and not contributes_to_merge(remote_session):
         remote_session = None  # the caller quarantines first; this is a second guard
     if remote_session is not None:
-        from memoir_tui.core.withhold import withhold_secrets
+        from memoir_tui.core.rules.withhold import withhold_secrets
 
         # Another machine's tool may have let a secret in: it is not copied here.
         remote_session, held = withhold_secrets(remote_session)

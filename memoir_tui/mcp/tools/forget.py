@@ -8,7 +8,7 @@ from pydantic import Field
 
 from memoir_tui.core import answers
 from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 from memoir_tui.mcp.runtime import Runtime, writes
 
 

@@ -8,7 +8,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from memoir_tui.core.recall.answers import EntryOut, ListView
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.schema import model_for
 from memoir_tui.mcp.warm_recall import (

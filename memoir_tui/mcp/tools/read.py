@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field
 
 from memoir_tui.core.base.errors import EmptyTextError, MemoirError
-from memoir_tui.core.reply import Reply
-from memoir_tui.core.withhold import withhold_lines
+from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core.rules.withhold import withhold_lines
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 

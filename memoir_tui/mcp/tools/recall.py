@@ -10,8 +10,8 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from memoir_tui.core.recall.answers import PassageOut, RecallView
-from memoir_tui.core.reply import Reply
-from memoir_tui.core.withhold import shown_text, withhold_lines
+from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core.rules.withhold import shown_text, withhold_lines
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.schema import model_for
 from memoir_tui.mcp.warm_recall import (
@@ -60,7 +60,7 @@ def recall(
     type: str | None = None,
     since: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.needle import clean_needle, shown
+    from memoir_tui.core.rules.needle import clean_needle, shown
 
     query = clean_needle(query, "query")  # a needle, not a write: any text
     echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]

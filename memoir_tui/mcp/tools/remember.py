@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from memoir_tui.core.reply import Reply
+from memoir_tui.core.rules.reply import Reply
 from memoir_tui.mcp.runtime import Runtime, writes
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 

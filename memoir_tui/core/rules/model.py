@@ -27,8 +27,8 @@ from memoir_tui.core.format.items import (
     well_formed_items,
 )
 from memoir_tui.core.format.merge import suppress_completed, suppress_retracted
-from memoir_tui.core.labels import short_labels
-from memoir_tui.core.scope import is_visible, project_names, readable_project, same_project
+from memoir_tui.core.rules.labels import short_labels
+from memoir_tui.core.rules.scope import is_visible, project_names, readable_project, same_project
 
 
 def _str(value: Any) -> str:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from memoir_tui.core.config import Config
-    from memoir_tui.core.hooks import AfterCommitHook
-    from memoir_tui.core.machine import Machine
+    from memoir_tui.core.door.config import Config
+    from memoir_tui.core.door.hooks import AfterCommitHook
+    from memoir_tui.core.door.machine import Machine
 
 __all__ = ["LoadedState", "StateFileKind", "StoreContext"]
 

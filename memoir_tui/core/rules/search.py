@@ -18,7 +18,7 @@ from memoir_tui.core.format.items import folded
 
 if TYPE_CHECKING:
     from memoir_tui.core.format.review_file import ReviewItem
-    from memoir_tui.core.model import WorkingSet
+    from memoir_tui.core.rules.model import WorkingSet
 
 LIMIT = 500
 

@@ -22,7 +22,7 @@ class Released:
 
 def release_for_exit() -> Released:
     from memoir_tui.core.base.fsutil import remove_own_temps
-    from memoir_tui.core.lock import release_own_locks
+    from memoir_tui.core.door.lock import release_own_locks
 
     locks = release_own_locks()  # first: no new lock (and so no new write) starts
     temps = remove_own_temps()

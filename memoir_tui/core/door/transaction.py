@@ -80,6 +80,8 @@ from memoir_tui.core.base.safeio import (
     write_file_safely,
     write_target,
 )
+from memoir_tui.core.door.hooks import run_after_commit_hooks
+from memoir_tui.core.door.lock import js_session_lock, store_flock
 from memoir_tui.core.format.identity import canonical_json
 from memoir_tui.core.format.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.format.session import (
@@ -89,13 +91,11 @@ from memoir_tui.core.format.session import (
     load_session,
     session_is_newer,
 )
-from memoir_tui.core.hooks import run_after_commit_hooks
-from memoir_tui.core.lock import js_session_lock, store_flock
-from memoir_tui.core.settle import settle_session
+from memoir_tui.core.rules.settle import settle_session
 
 if TYPE_CHECKING:
-    from memoir_tui.core.context import LoadedState, StoreContext
-    from memoir_tui.core.machine import Machine
+    from memoir_tui.core.door.context import LoadedState, StoreContext
+    from memoir_tui.core.door.machine import Machine
 
 log = logging.getLogger(__name__)
 
@@ -519,7 +519,7 @@ class Transaction:
 
 def write_audit(store: StoreContext, records: Iterable[tuple[str, str, str]]) -> None:
     """Audit lines for a commit (identity hashes only, never text)."""
-    from memoir_tui.core.audit import AuditRecord, append_audit
+    from memoir_tui.core.door.audit import AuditRecord, append_audit
 
     machine_id = store.machine.id
     for operation, list_name, key in records:

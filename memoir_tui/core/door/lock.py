@@ -470,7 +470,7 @@ write here waits under half a second and never goes unlocked."""
 
 def _js_uses_store(session_path: Path) -> bool:
     """The JavaScript tool has a footprint here (its files, or its lock seen held)."""
-    from memoir_tui.core.config import JS_FOOTPRINT_FILES
+    from memoir_tui.core.door.config import JS_FOOTPRINT_FILES
 
     folder = session_path.parent
     if any(os.path.isfile(folder / name) for name in JS_FOOTPRINT_FILES):

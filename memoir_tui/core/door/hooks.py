@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoir_tui.core.config import Config
-    from memoir_tui.core.context import StoreContext
-    from memoir_tui.core.transaction import Commit
+    from memoir_tui.core.door.config import Config
+    from memoir_tui.core.door.context import StoreContext
+    from memoir_tui.core.door.transaction import Commit
 
 log = logging.getLogger(__name__)
 

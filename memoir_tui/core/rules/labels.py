@@ -79,7 +79,7 @@ def project_labels(
 ) -> dict[str, str]:
     """Scope id → its short label among the projects a session names: what every face
     shows for a project, the same on every pane and in every answer."""
-    from memoir_tui.core.scope import project_names
+    from memoir_tui.core.rules.scope import project_names
 
     return short_labels(project_names(state, here=here))
 
@@ -111,7 +111,7 @@ def cut_middle(text: str, width: int) -> str:
 @functools.lru_cache(maxsize=512)
 def _folder_identity(path: str) -> tuple[str, str]:
     """(project id, full name) of an entry's project folder, as ``scope`` computes them."""
-    from memoir_tui.core.scope import project_identity
+    from memoir_tui.core.rules.scope import project_identity
 
     try:
         ident = project_identity(path, home=Path.home())

@@ -54,7 +54,7 @@ def migrate_project_ids(state: dict[str, Any], project: str | None) -> int:
     to today's ids where the folder is known: the store's own project, and a folder an
     item's ``project_label`` names that still computes to the old stamp. Returns how many
     items changed; stamps of folders not known here stay, and keep matching their folder."""
-    from memoir_tui.core.scope import aliases_of, is_legacy_id, project_identity
+    from memoir_tui.core.rules.scope import aliases_of, is_legacy_id, project_identity
 
     mapping: dict[str, tuple[str, str]] = {}
     if project:

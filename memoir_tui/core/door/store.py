@@ -21,14 +21,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from memoir_tui.core.config import Config, load_config
-from memoir_tui.core.context import StateFileKind
+from memoir_tui.core.door.config import Config, load_config
+from memoir_tui.core.door.context import StateFileKind
+from memoir_tui.core.door.hooks import AfterCommitHook
+from memoir_tui.core.door.machine import Machine, known_machine, load_machine
+from memoir_tui.core.door.transaction import Transaction, run_transaction
 from memoir_tui.core.format.identity import iso_now
 from memoir_tui.core.format.items import SESSION, Outcome
 from memoir_tui.core.format.session import SESSION_FILE, LoadedSession, load_session
-from memoir_tui.core.hooks import AfterCommitHook
-from memoir_tui.core.machine import Machine, known_machine, load_machine
-from memoir_tui.core.transaction import Transaction, run_transaction
 
 __all__ = ["Outcome", "Store", "default_store_dir"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memoir_tui.core.format.identity import parse_date_ms
 
 if TYPE_CHECKING:
-    from memoir_tui.core.model import Decision
+    from memoir_tui.core.rules.model import Decision
 
 DECISION_SORT_KEYS: dict[str, Callable[[Decision], str | int]] = {
     "text": lambda d: d.text.casefold(),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memoir_tui.core.format.dates import day
 from memoir_tui.core.format.textsafe import shown
-from memoir_tui.core.model import WorkingSet
+from memoir_tui.core.rules.model import WorkingSet
 
 
 def render_working_set(

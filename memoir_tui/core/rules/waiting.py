@@ -22,7 +22,7 @@ __all__ = ["in_review_scope", "waiting_count"]
 def in_review_scope(item_project: Any, project: str | None) -> bool:
     """Whether a candidate stamped ``item_project`` is shown in ``project``'s scope: its
     own and global ones (the rule every pane and answer uses); ``None`` shows all."""
-    from memoir_tui.core.scope import same_project
+    from memoir_tui.core.rules.scope import same_project
 
     return project is None or same_project(item_project, project)
 

@@ -1,0 +1,1 @@
+"""door: see docs/ARCHITECTURE.md (the floors of core)."""

@@ -1,0 +1,1 @@
+"""rules: see docs/ARCHITECTURE.md (the floors of core)."""
