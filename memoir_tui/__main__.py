@@ -44,7 +44,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # A host's session-start hook, run before every session: the lean path (no
         # parser, no store), unless the pinned block must be refreshed too.
         from memoir_tui.commands.hook import run_lean
-        from memoir_tui.core.session_start import lean_argv
+        from memoir_tui.core.loop.session_start import lean_argv
 
         found = lean_argv(args)
         if found is not None:
@@ -54,7 +54,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if len(args) in (4, 5, 6) and "stop" in args:
         # A Stop hook, run after every turn: nothing unread ends it before the store loads.
         from memoir_tui.commands.hook import run_lean_stop
-        from memoir_tui.core.session_start import lean_argv
+        from memoir_tui.core.loop.session_start import lean_argv
 
         found = lean_argv(args, "stop")
         if found is not None:

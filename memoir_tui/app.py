@@ -621,7 +621,7 @@ class MemoirApp(App[int]):
         def entry_folders() -> list[Path]:
             # Listings only (a folder's stamp moves when a file is added, removed or
             # replaced atomically): a handful of stats, never a walk of the corpus.
-            from memoir_tui.core.adapters import ADAPTERS
+            from memoir_tui.core.hosts.adapters import ADAPTERS
 
             folders: list[Path] = []
             for adapter in ADAPTERS:

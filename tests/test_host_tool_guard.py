@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from memoir_tui.core.adapters import ADAPTERS, INSTRUCTION_FILES, STARTUP_FILES
+from memoir_tui.core.hosts.adapters import ADAPTERS, INSTRUCTION_FILES, STARTUP_FILES
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memoir_tui"
 REGISTRY = PACKAGE / "core" / "adapters" / "__init__.py"

@@ -11,7 +11,7 @@ from memoir_tui.commands import open_store
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     # The adapters' data only: the capture machinery loads when the command runs.
-    from memoir_tui.core.adapters import describe_dir, get_adapter
+    from memoir_tui.core.hosts.adapters import describe_dir, get_adapter
 
     transcripts = describe_dir("claude-code", get_adapter("claude-code").transcripts or "")
     p = subparsers.add_parser(

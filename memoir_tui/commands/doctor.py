@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.doctor import run_doctor, summary
+    from memoir_tui.core.loop.doctor import run_doctor, summary
     from memoir_tui.core.memoir import open_memoir
 
     # Opened as every face opens it, but finishing nothing: an interrupted purge or a

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from memoir_tui.core.hook_install import HookCommand
+    from memoir_tui.core.hosts.hook_install import HookCommand
     from memoir_tui.core.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: the hook machinery loads when a command runs.
-    from memoir_tui.core.adapters import HOOK_VERBS, hook_hosts
+    from memoir_tui.core.hosts.adapters import HOOK_VERBS, hook_hosts
 
     hosts = [h.name for h in hook_hosts()]
     p = sub.add_parser(
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_hook(ns: argparse.Namespace) -> int:
     try:
-        from memoir_tui.core.hook_run import read_event, run_hook
+        from memoir_tui.core.loop.hook_run import read_event, run_hook
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -90,7 +90,7 @@ def hook_command(ns: argparse.Namespace) -> HookCommand:
     """How a host should run us: the console script by absolute path if there is
     one (hosts start hooks with their own PATH), else this Python; the store when
     one was named."""
-    from memoir_tui.core.hook_install import HookCommand
+    from memoir_tui.core.hosts.hook_install import HookCommand
 
     script = shutil.which("memoir-tui")
     if getattr(ns, "project", None) is not None:
@@ -136,10 +136,10 @@ def run_install_hooks(
 ) -> int:
     """Plan, then print the diff or apply it; exit 0 done, 1 refused or check failed,
     2 usage."""
-    from memoir_tui.core.adapters import hook_host
     from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.hook_install import plan, read_state
-    from memoir_tui.core.mcp_install import ConfigRefusedError, apply_change
+    from memoir_tui.core.hosts.adapters import hook_host
+    from memoir_tui.core.hosts.hook_install import plan, read_state
+    from memoir_tui.core.hosts.mcp_install import ConfigRefusedError, apply_change
 
     host = hook_host(host_name)
     if project is not None and not project.is_dir():
@@ -202,7 +202,7 @@ def run_install_hooks(
         )
     if not install or dry_run or not live_check:
         return 0
-    from memoir_tui.core.doctor import WARN, check_hooks_file
+    from memoir_tui.core.loop.doctor import WARN, check_hooks_file
 
     failed = False
     # what only the user can still give (approve the new hook, trust the folder) is a
@@ -214,8 +214,8 @@ def run_install_hooks(
 
 
 def cmd_hooks_status(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.adapters import hook_hosts
-    from memoir_tui.core.hook_install import read_state, settings_paths
+    from memoir_tui.core.hosts.adapters import hook_hosts
+    from memoir_tui.core.hosts.hook_install import read_state, settings_paths
 
     home, env = Path.home(), os.environ
     for host in hook_hosts():
@@ -243,7 +243,7 @@ def cmd_hooks_status(ns: argparse.Namespace) -> int:
 
 def run_lean(store: Path | None, host: str) -> int | None:
     """The whole face for the lean case; None when the full path must run instead."""
-    from memoir_tui.core.session_start import (
+    from memoir_tui.core.loop.session_start import (
         FULL_PATH_ENV,
         brief_output,
         event_cwd,
@@ -258,7 +258,7 @@ def run_lean(store: Path | None, host: str) -> int | None:
     if inject_enabled(root) is not False and not env.get("MEMOIR_TUI_DOCTOR"):
         return None  # the pinned block is refreshed through the store's door
     try:
-        from memoir_tui.core.hook_run import read_event
+        from memoir_tui.core.loop.hook_run import read_event
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -279,10 +279,10 @@ def run_lean(store: Path | None, host: str) -> int | None:
 def run_lean_stop(store: Path | None, host: str) -> int:
     """``hook stop``: a burst of events whose transcript holds nothing unread ends
     before the store is imported; anything else runs the full hook with the event."""
-    from memoir_tui.core.session_start import nothing_new, store_root
+    from memoir_tui.core.loop.session_start import nothing_new, store_root
 
     try:
-        from memoir_tui.core.hook_run import read_event
+        from memoir_tui.core.loop.hook_run import read_event
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -290,7 +290,7 @@ def run_lean_stop(store: Path | None, host: str) -> int:
             return 0  # no transcript named: nothing to capture
         if nothing_new(store_root(store, os.environ), event):
             return 0
-        from memoir_tui.core.hook_run import run_hook
+        from memoir_tui.core.loop.hook_run import run_hook
 
         result = run_hook("stop", host, event, store_root=store or _env_store())
         for line in result.notes:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, TextIO
 from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
-    from memoir_tui.core.mcp_install import ServerSpec
+    from memoir_tui.core.hosts.mcp_install import ServerSpec
     from memoir_tui.core.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: mcp_install (and its editor) load when the command runs.
-    from memoir_tui.core.adapters import mcp_hosts
+    from memoir_tui.core.hosts.adapters import mcp_hosts
 
     tools = ", ".join("/".join((t.name, *t.aliases)) for t in mcp_hosts(installable=True))
     for name, uninstall in (("install-mcp", False), ("uninstall-mcp", True)):
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_install_mcp(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.mcp_install import ServerSpec
+    from memoir_tui.core.hosts.mcp_install import ServerSpec
 
     # The host tool starts the server with its own PATH, so name the
     # executable absolutely: the console script if installed, else this Python.
@@ -95,7 +95,7 @@ def run_install_cli(
     the tool lacks, a missing project directory).
     """
     from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.mcp_install import (
+    from memoir_tui.core.hosts.mcp_install import (
         ConfigRefusedError,
         InvalidProjectError,
         ServerSpec,
@@ -174,7 +174,7 @@ def run_install_cli(
     if uninstall or not live_check:
         return 0
     # Prove it: start the server exactly as the host will, and shake hands.
-    from memoir_tui.core.doctor import (
+    from memoir_tui.core.loop.doctor import (
         WARN,
         Check,
         Registration,

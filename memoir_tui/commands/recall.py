@@ -110,8 +110,8 @@ def _check_tools(tools: list[str] | None) -> list[str] | None:
     ``claude-code``); an unknown name is refused listing the known ones."""
     if not tools:
         return tools
-    from memoir_tui.core.adapters import resolve_tool
     from memoir_tui.core.door.config import KNOWN_TOOLS
+    from memoir_tui.core.hosts.adapters import resolve_tool
 
     return [resolve_tool(tool, among=KNOWN_TOOLS) for tool in tools]
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.base.safeio import read_file_safely, read_json_safely, read_text_safely
 from memoir_tui.core.door.config import ConsolidateSettings
@@ -42,6 +41,7 @@ from memoir_tui.core.format.entry_file import (
 )
 from memoir_tui.core.format.identity import identity, parse_date_ms, parse_iso_ms
 from memoir_tui.core.format.items import FILES, SESSION, Undo
+from memoir_tui.core.hosts.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
 from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # any file consolidate reads (regular-only, bounded)

@@ -245,7 +245,7 @@ class Forgetter:
 
     def host_files(self) -> Iterator[tuple[str, Path]]:
         """Every file of every host tool the adapters know (tool, path), outside the store."""
-        from memoir_tui.core.adapters.walk import Project, sources, walk_source
+        from memoir_tui.core.hosts.adapters.walk import Project, sources, walk_source
 
         home, env = self._home_env()
         projects = [
@@ -282,8 +282,8 @@ class Forgetter:
         """Host files that are links leading out of their tool's folders: the walker never
         follows them, so they are never edited here; one whose target holds the text is
         named (read only when it is a markdown file, never a credentials name)."""
-        from memoir_tui.core.adapters import MAX_FILE_BYTES, is_denied, is_markdown
         from memoir_tui.core.base.fsutil import open_regular
+        from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES, is_denied, is_markdown
 
         for link in getattr(self, "_links_out", ()):
             if not is_markdown(link.name) or is_denied(link.name):
@@ -305,7 +305,7 @@ class Forgetter:
                 )
 
     def _transcripts(self) -> Iterator[Path]:
-        from memoir_tui.core.adapters import transcripts_dir
+        from memoir_tui.core.hosts.adapters import transcripts_dir
 
         home, env = self._home_env()
         root = transcripts_dir("claude-code", home, env)
@@ -585,8 +585,8 @@ class Forgetter:
     def _file_place(
         self, kind: str, path: Path, needle: str, how: str, purge: bool = False
     ) -> Place | None:
-        from memoir_tui.core.adapters import MAX_FILE_BYTES
         from memoir_tui.core.base.safeio import LinkOutsideError, read_file_safely, write_target
+        from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES
 
         owner = self._owner(path, kind)
         try:

@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.adapters import INSTRUCTION_FILES, InstructionFile, tool_dir
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.door.config import INJECT_TARGETS, InjectConfig
 from memoir_tui.core.format.identity import iso_now, parse_date_ms, text_hash
 from memoir_tui.core.format.items import FILES
+from memoir_tui.core.hosts.adapters import INSTRUCTION_FILES, InstructionFile, tool_dir
 from memoir_tui.core.rules.model import working_set
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ def without_links(text: str, link: str) -> tuple[str, int]:
 
 def drop_index_links(tx: Transaction, removed: Path, within: Path | str) -> list[str]:
     """Stage the removal of ``removed``'s lines from the index beside it; receipt lines."""
-    from memoir_tui.core.adapters import ADAPTERS
+    from memoir_tui.core.hosts.adapters import ADAPTERS
 
     out: list[str] = []
     # the hosts' own index names (adapters' ``write_index``: Claude Code's)

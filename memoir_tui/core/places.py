@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.adapters import BY_NAME, PLACES, KeptPlace
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.base.safeio import open_for_reading, read_file_safely
+from memoir_tui.core.hosts.adapters import BY_NAME, PLACES, KeptPlace
 from memoir_tui.core.rules.needle import shown
 
 if TYPE_CHECKING:

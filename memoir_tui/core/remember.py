@@ -33,8 +33,8 @@ from memoir_tui.core.base.errors import EmptyTextError, MemoirError
 from memoir_tui.core.rules.reply import Reply
 
 if TYPE_CHECKING:
-    from memoir_tui.core.adapters import Adapter
     from memoir_tui.core.entries import EntryFiles
+    from memoir_tui.core.hosts.adapters import Adapter
     from memoir_tui.core.recall import Recall
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def project_dir(engine: Recall, project: str) -> str:
     """``project`` as a directory memories may be written for: the current project or one
     memoir knows (configured roots, Claude Code's, the store's); a path, home-relative as
     the JavaScript tool takes it, or a known project's name."""
-    from memoir_tui.core.adapters.guard import PathRefused
+    from memoir_tui.core.hosts.adapters.guard import PathRefused
 
     current = os.path.normpath(engine.current_project())
     known = {os.path.normpath(p) for p in engine.projects()} | {current}
@@ -226,11 +226,11 @@ def remember(
 ) -> Reply:
     """Write a new memory file for ``tool_name`` (an adapter name; ``tool`` as given is
     for messages only) and say where its host will and will not see it."""
-    from memoir_tui.core.adapters import MAX_FILE_BYTES, get_adapter
-    from memoir_tui.core.adapters.guard import normalise_filename
     from memoir_tui.core.door.transaction import FileExistsRefusal
     from memoir_tui.core.format.frontmatter import render
     from memoir_tui.core.format.secrets import ensure_no_secrets
+    from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES, get_adapter
+    from memoir_tui.core.hosts.adapters.guard import normalise_filename
 
     if not isinstance(content, str) or not content.strip():
         raise EmptyTextError("content is empty: nothing to remember")

@@ -11,7 +11,7 @@ BRIEF_URI = "memoir://brief"
 
 
 def _brief(store: Memoir) -> Reply:
-    from memoir_tui.core.brief import build_brief
+    from memoir_tui.core.loop.brief import build_brief
 
     text = build_brief(store).text
     return Reply(text or "memoir holds nothing for this project yet.")

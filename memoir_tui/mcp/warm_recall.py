@@ -256,7 +256,7 @@ def close_all() -> None:
 def resolve_tool(name: str | None) -> str | None:
     """A tool name as a person or the JavaScript tool spells it → an adapter name (the
     registry's one resolver); empty is every tool."""
-    from memoir_tui.core.adapters import resolve_tool as resolve
+    from memoir_tui.core.hosts.adapters import resolve_tool as resolve
 
     if name is None or not name.strip():
         return None

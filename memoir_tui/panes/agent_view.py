@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.agent_view import (
+from memoir_tui.core.loop.agent_view import (
     BRIEF,
     HostView,
     LoadedSource,

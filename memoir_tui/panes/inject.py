@@ -24,8 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, LoadingIndicator, Static, TextArea
 
-from memoir_tui.core.adapters import instruction_files_shown
 from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.hosts.adapters import instruction_files_shown
 from memoir_tui.core.inject import InjectChange, apply_inject, plan_inject
 from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.dialogs.confirm import ConfirmScreen

@@ -26,9 +26,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App, SuspendNotSupported
 
-from memoir_tui.core.adapters import CLAUDE_MEMORY_INDEX
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.dates import day_or_raw
+from memoir_tui.core.hosts.adapters import CLAUDE_MEMORY_INDEX
 from memoir_tui.ui.fields import home_relative
 
 if TYPE_CHECKING:

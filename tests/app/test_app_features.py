@@ -430,7 +430,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 ) -> None:
     import os
 
-    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.hosts.adapters.guard import claude_slug
     from memoir_tui.core.receipts import RECEIPTS_FILE
     from memoir_tui.dialogs.receipts import ReceiptsScreen
     from memoir_tui.panes.audit import AuditPane

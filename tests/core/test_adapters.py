@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.adapters import (
+from memoir_tui.core.hosts.adapters import (
     ADAPTERS,
     BY_NAME,
     INSTRUCTION_FILES,
@@ -21,8 +21,8 @@ from memoir_tui.core.adapters import (
     tool_dir,
     transcripts_dir,
 )
+from memoir_tui.core.hosts.mcp_install import UnknownToolError, get_tool, known_tools
 from memoir_tui.core.inject import find_targets
-from memoir_tui.core.mcp_install import UnknownToolError, get_tool, known_tools
 
 
 def host(name: str):

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core.config_splice import (
+from memoir_tui.core.hosts.config_splice import (
     UnparseableConfig,
     UnsafeEdit,
     json_entries,

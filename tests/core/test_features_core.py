@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memoir_tui.core.capture.context import context_around
 from memoir_tui.core.door.audit import AuditRecord
 from memoir_tui.core.export import (
     ExportError,
@@ -25,7 +26,6 @@ from memoir_tui.core.receipts import FORGOTTEN, _clean, redact
 from memoir_tui.core.rules.listing import next_column, sort_decisions
 from memoir_tui.core.rules.model import Decision
 from memoir_tui.core.since import boundary, since_last_session
-from memoir_tui.core.transcript_context import context_around
 
 # a GitHub token shape the scanner knows (built, so this file holds none)
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.mcp_install import (
+from memoir_tui.core.hosts.mcp_install import (
     BACKUP_SUFFIX,
     ConfigChange,
     ConfigParseError,
@@ -44,7 +44,7 @@ FIXTURES = TEST_FIXTURES / "mcp_configs"
 
 def apply_change(change: ConfigChange) -> Path | None:
     """The one write, through a scratch store's door (as the command does)."""
-    from memoir_tui.core.mcp_install import apply_change as apply_through
+    from memoir_tui.core.hosts.mcp_install import apply_change as apply_through
     from memoir_tui.core.memoir import Memoir
 
     return apply_through(Memoir(actor="cli"), change)
@@ -843,7 +843,7 @@ def test_opencode_gets_its_own_entry_shape_and_goes_away_byte_exact(home: Path) 
     path.write_text(OPENCODE)
     server = ServerSpec(command="/opt/memoir-tui", env={"MEMOIR_HOME": "/srv/memoir"})
     apply_change(install("opencode", home, server=server))
-    from memoir_tui.core.config_splice import parse_jsonc_value
+    from memoir_tui.core.hosts.config_splice import parse_jsonc_value
 
     data = parse_jsonc_value(path.read_text())
     assert data["mcp"]["memoir-tui"] == {

@@ -76,7 +76,7 @@ def _files(root: Path) -> list[tuple[str, bytes]]:
 def test_the_doctor_names_who_shares_the_store_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core.doctor import check_sharing
+    from memoir_tui.core.loop.doctor import check_sharing
     from memoir_tui.core.memoir import Memoir
 
     store_dir = tmp_path / "store"

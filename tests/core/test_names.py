@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.adapters.guard import PathRefused, normalise_filename
 from memoir_tui.core.format.entry_file import EntryError, render_entry
 from memoir_tui.core.format.names import SLUG_LIMIT, is_entry_name, slugify
+from memoir_tui.core.hosts.adapters.guard import PathRefused, normalise_filename
 from memoir_tui.core.sync.layout import SYNCED_NAME_RE
 
 

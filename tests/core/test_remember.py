@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.adapters import get_adapter
-from memoir_tui.core.adapters.guard import PathRefused, normalise_filename
 from memoir_tui.core.door.transaction import FileExistsRefusal
+from memoir_tui.core.hosts.adapters import get_adapter
+from memoir_tui.core.hosts.adapters.guard import PathRefused, normalise_filename
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.remember import (
     IndexLine,

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.adapters import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.hosts.adapters import (
     ADAPTERS,
     TOOL_ALIASES,
     fold_tool_name,
     hook_host,
     resolve_tool,
 )
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.mcp_install import get_tool
+from memoir_tui.core.hosts.mcp_install import get_tool
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.brief import HARD_CAP_CHARS, render_brief
-from memoir_tui.core.hook_run import STDIN_DEADLINE_SECONDS
+from memoir_tui.core.loop.brief import HARD_CAP_CHARS, render_brief
+from memoir_tui.core.loop.hook_run import STDIN_DEADLINE_SECONDS
 from memoir_tui.core.rules.model import working_set
 from tests.capture.conftest import FIXTURES, SHOP_SESSION, record, write_jsonl
 from tests.deadlines import SAFETY_NET

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core import config_splice
+from memoir_tui.core.hosts import config_splice
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world
 

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core import session_start
-from memoir_tui.core.adapters import hook_hosts
 from memoir_tui.core.door import config
 from memoir_tui.core.format.review_file import LoadedReview
+from memoir_tui.core.hosts.adapters import hook_hosts
+from memoir_tui.core.loop import session_start
 from memoir_tui.core.rules.waiting import waiting_count
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import World, make_world, start_event
@@ -90,7 +90,7 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
         "memoir_tui.core.door.store",
         "memoir_tui.core.door.transaction",
         "memoir_tui.core.door.config",
-        "memoir_tui.core.adapters",
+        "memoir_tui.core.hosts.adapters",
         "memoir_tui.core.review",
         "memoir_tui.cli",
         "textual",

@@ -176,7 +176,7 @@ async def test_a_new_memory_folder_gets_a_new_index(world: World) -> None:
         await remember(
             client, content="Prefers short answers.\n", filename="style.md", tool="claude"
         )
-    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.hosts.adapters.guard import claude_slug
 
     folder = world.claude / "projects" / claude_slug(str(world.home)) / "memory"
     assert (folder / "MEMORY.md").read_text(encoding="utf-8") == (

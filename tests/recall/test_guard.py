@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.adapters.guard import (
+from memoir_tui.core.hosts.adapters.guard import (
     PathRefused,
     claude_slug,
     read_file,

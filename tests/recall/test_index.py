@@ -205,7 +205,7 @@ def test_full_check_files_comes_from_config(world: World):
 
 
 def test_read_and_write_target_through_the_service(world: World):
-    from memoir_tui.core.adapters.guard import PathRefused
+    from memoir_tui.core.hosts.adapters.guard import PathRefused
 
     with world.recall() as r:
         _path, text = r.read("cursor", world.proj / ".cursor" / "rules" / "sql.mdc")

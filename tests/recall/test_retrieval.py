@@ -327,7 +327,7 @@ def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
 def test_claude_memory_of_a_project_without_transcripts_is_in_its_scope(world: World):
     """Before its first session a Claude Code project folder names no directory;
     its folder name (the path with every other character turned into '-') does."""
-    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.hosts.adapters.guard import claude_slug
 
     folder = world.home / ".claude" / "projects" / claude_slug(str(world.other))
     write(
@@ -527,7 +527,7 @@ def test_four_letter_abbreviation_reaches_the_full_word_before_a_fragment(world:
 
 
 def test_a_host_loaded_memory_index_comes_after_every_other_match(world: World, recall):
-    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.hosts.adapters.guard import claude_slug
 
     folder = world.home / ".claude" / "projects" / claude_slug(str(world.proj)) / "memory"
     write(folder / "fact_toggles.md", entry("fact", "Unleash toggles", "Flags live in Unleash.\n"))

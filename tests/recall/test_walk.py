@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memoir_tui.core.adapters import ADAPTERS, get_adapter, is_denied
-from memoir_tui.core.adapters.walk import (
+from memoir_tui.core.door.config import KNOWN_TOOLS
+from memoir_tui.core.hosts.adapters import ADAPTERS, get_adapter, is_denied
+from memoir_tui.core.hosts.adapters.walk import (
     Project,
     claude_project_cwd,
     sources,
     walk_source,
 )
-from memoir_tui.core.door.config import KNOWN_TOOLS
 
 from .conftest import World, write
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.doctor import FAIL, PASS, WARN, check_permissions
+from memoir_tui.core.loop.doctor import FAIL, PASS, WARN, check_permissions
 from memoir_tui.core.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO

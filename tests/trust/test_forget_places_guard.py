@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.adapters import PLACES, KeptPlace
+from memoir_tui.core.hosts.adapters import PLACES, KeptPlace
 from memoir_tui.core.places import _base
 from tests.trust.test_forget_every_place import TOKEN, holders, still_there
 
@@ -191,7 +191,7 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
 def _host_cases() -> list:
     """Every host tool's file the adapters know (project files, and global files under the
     tool's first root), discovered from the registry."""
-    from memoir_tui.core.adapters import ADAPTERS
+    from memoir_tui.core.hosts.adapters import ADAPTERS
 
     cases = []
     for adapter in ADAPTERS:
@@ -213,7 +213,7 @@ HOST_CASES = _host_cases()
 
 
 def test_host_cases_cover_every_project_location() -> None:
-    from memoir_tui.core.adapters import ADAPTERS
+    from memoir_tui.core.hosts.adapters import ADAPTERS
 
     wanted = {(a.name, loc.pattern) for a in ADAPTERS for loc in a.project_files}
     assert wanted and wanted <= {(c.values[0], c.values[2]) for c in HOST_CASES}
@@ -225,8 +225,8 @@ def test_the_receipt_names_every_host_tools_file(
 ) -> None:
     """Cline's memory bank, Serena's memories, CLAUDE.md, AGENTS.md … : each found, named
     and its lines removed, from inside the project and through an MCP client's roots."""
-    from memoir_tui.core.adapters import BY_NAME
-    from memoir_tui.core.adapters.guard import claude_slug
+    from memoir_tui.core.hosts.adapters import BY_NAME
+    from memoir_tui.core.hosts.adapters.guard import claude_slug
     from memoir_tui.core.memoir import Memoir
 
     home = tmp_path / "home"

@@ -63,7 +63,7 @@ READ_ALLOWED: dict[tuple[str, str], str] = {
     # Opened O_NOFOLLOW | O_NONBLOCK only to take or probe an flock, never read.
     ("memoir_tui/core/door/lock.py", "_wait_for_turn"): "a queue ticket's flock",
     ("memoir_tui/core/door/lock.py", "sweep_queue"): "a queue ticket's flock",
-    ("memoir_tui/core/doctor.py", "_flock_held"): "an flock probe",
+    ("memoir_tui/core/loop/doctor.py", "_flock_held"): "an flock probe",
     ("memoir_tui/core/sync/*", "*"): "the sync copy (issue 25a): git files it wrote",
     ("memoir_tui/core/demo.py", "_copy_tree"): "the package's own bundled demo files",
 }

@@ -132,7 +132,7 @@ DRIVER = r"""
 import json, os, signal, sys, time
 sys.argv = ["memoir-tui"]
 from memoir_tui.cli import build_parser, run_command  # imported once, before the forks
-import memoir_tui.core.door.store, memoir_tui.core.hook_run  # noqa: F401
+import memoir_tui.core.door.store, memoir_tui.core.loop.hook_run  # noqa: F401
 runs, out_dir, payload, watched = json.loads(os.environ["DRIVE"])
 results = []
 for n, (argv, deadline) in enumerate(runs):

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.brief import render_brief
 from memoir_tui.core.format.secrets import (
     SecretFoundError,
     ensure_no_secrets_together,
     find_secrets,
     redact,
 )
+from memoir_tui.core.loop.brief import render_brief
 from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.withhold import WITHHELD, withhold_lines, withhold_secrets
 from memoir_tui.mcp.server import build_server
@@ -752,7 +752,7 @@ async def test_the_stdio_server_refuses_a_service_account_object_in_a_sentence(
 def test_the_agent_view_shows_a_loaded_file_with_its_secret_withheld(
     store: Memoir, tmp_path: Path
 ) -> None:
-    from memoir_tui.core.agent_view import host_view
+    from memoir_tui.core.loop.agent_view import host_view
 
     home = tmp_path / "home"
     project = home / "code" / "app"

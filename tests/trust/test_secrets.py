@@ -566,7 +566,7 @@ DRESSED_NEGATIVES = [
     "The ghp_ prefix marks classic tokens and sk- marks OpenAI keys; both are 40 or more "
     "characters long, and we never store them.",
     "Use the GitHub token from the environment, not the config file.\nRotate it monthly.",
-    "memoir_tui/core/adapters/walk.py and tests/core/test_merge_laws.py changed together",
+    "memoir_tui/core/hosts/adapters/walk.py and tests/core/test_merge_laws.py changed together",
     "SomeVeryLongCamelCaseIdentifierNameForAClass and another_long_snake_case_function_name",
     "a Stripe sk_live_ key goes in the vault; hf_ tokens too",
     "the docs at https://example.org/aGVsbG8vd29ybGQvdGhpcy9pcy9hL3BhdGg are public",

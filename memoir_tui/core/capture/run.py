@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.adapters import transcripts_dir
 from memoir_tui.core.capture.extract import TOOL, Candidate, ProjectRef, extract_candidates
 from memoir_tui.core.capture.state import (
     HEAD_LEN,
@@ -47,6 +46,7 @@ from memoir_tui.core.capture.transcripts import (
 from memoir_tui.core.door.lock import store_flock
 from memoir_tui.core.format.identity import parse_date_ms
 from memoir_tui.core.format.items import FILES, REVIEW
+from memoir_tui.core.hosts.adapters import transcripts_dir
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store

@@ -38,8 +38,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoir_tui.core.adapters import MAX_FILE_BYTES
-from memoir_tui.core.adapters.walk import (
+from memoir_tui.core.base.cachedir import cache_dir
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.filestamp import FileStamp, file_stamp
+from memoir_tui.core.base.fsutil import open_regular, private_dir, private_file
+from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES
+from memoir_tui.core.hosts.adapters.walk import (
     FoundFile,
     Project,
     Source,
@@ -48,10 +52,6 @@ from memoir_tui.core.adapters.walk import (
     sources,
     walk_source,
 )
-from memoir_tui.core.base.cachedir import cache_dir
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.base.filestamp import FileStamp, file_stamp
-from memoir_tui.core.base.fsutil import open_regular, private_dir, private_file
 from memoir_tui.core.recall.extract import FIELDS, N_FIELDS, Doc
 from memoir_tui.core.recall.text import camel_parts, index_text
 
@@ -80,7 +80,7 @@ def index_path(store_root: Path, home: Path, directory: Path, scope: Scope | Non
 
     parts = [os.path.realpath(store_root), os.path.realpath(home)]
     if scope is not None:
-        from memoir_tui.core.adapters import ADAPTERS
+        from memoir_tui.core.hosts.adapters import ADAPTERS
 
         for adapter in ADAPTERS:
             parts += [str(d) for d in adapter.global_dirs(scope.home, scope.env, store_root)]

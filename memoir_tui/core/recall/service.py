@@ -389,7 +389,7 @@ class Recall:
         (the folder name is the path with every other character turned into
         ``-``, so a memory written before the first session is still found).
         """
-        from memoir_tui.core.adapters.guard import claude_slug
+        from memoir_tui.core.hosts.adapters.guard import claude_slug
         from memoir_tui.core.rules.scope import aliases_of
 
         if not path:
@@ -693,8 +693,8 @@ class Recall:
             passage = extract(lines, 0, terms, budget)
             spans: tuple[tuple[int, int], ...] = ()
         else:
-            from memoir_tui.core.adapters import MAX_FILE_BYTES
             from memoir_tui.core.base.fsutil import read_regular
+            from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES
 
             try:
                 data = read_regular(row.path, max_bytes=MAX_FILE_BYTES)
@@ -772,7 +772,7 @@ class Recall:
         """``(absolute path, text)`` of one of ``tool``'s files — only if the walker finds
         that file for that tool (inside its directories, through its file filter, never
         a credentials file or a symlink leading out); else ``PathRefused``."""
-        from memoir_tui.core.adapters.guard import read_file
+        from memoir_tui.core.hosts.adapters.guard import read_file
 
         found, text = read_file(
             tool,
@@ -790,7 +790,7 @@ class Recall:
         """Where a new memory ``filename`` (a bare ``.md`` slug) for ``tool`` goes; see
         ``adapters.guard.writable_file``. The caller scans for secrets, writes atomically
         and then calls ``notify_changed([path])``."""
-        from memoir_tui.core.adapters.guard import writable_file
+        from memoir_tui.core.hosts.adapters.guard import writable_file
 
         return writable_file(
             tool,

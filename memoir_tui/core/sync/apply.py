@@ -420,7 +420,7 @@ def apply_snapshot(
         shutil.rmtree(staging, ignore_errors=True)
     if purged_here:
         # the recall index may hold the discarded words: it rebuilds from the files
-        from memoir_tui.core.purge_recall import drop_recall_indexes
+        from memoir_tui.core.recall.drop import drop_recall_indexes
 
         drop_recall_indexes()
     return MergeReport(

@@ -34,7 +34,7 @@ def list_entries(
     project: str | None = None,
     all_projects: bool = False,
 ) -> Reply:
-    from memoir_tui.core.adapters import BY_NAME
+    from memoir_tui.core.hosts.adapters import BY_NAME
 
     tool_name = resolve_tool(tool)
     project = text_arg(project)

@@ -15,14 +15,14 @@ from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 
 if TYPE_CHECKING:
-    from memoir_tui.core.adapters import Adapter
+    from memoir_tui.core.hosts.adapters import Adapter
     from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import Recall
 
 
 def _read_candidates(engine: Recall, adapter: Adapter, raw: str) -> list[str]:
     """Absolute paths to try for ``raw``: itself, or relative to the tool's directories."""
-    from memoir_tui.core.adapters.guard import PathRefused
+    from memoir_tui.core.hosts.adapters.guard import PathRefused
 
     if "\0" in raw:
         raise PathRefused("a path cannot contain NUL")
@@ -45,8 +45,8 @@ def read(
     filepath: str | None = None,
     path: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.adapters import get_adapter
-    from memoir_tui.core.adapters.guard import PathRefused
+    from memoir_tui.core.hosts.adapters import get_adapter
+    from memoir_tui.core.hosts.adapters.guard import PathRefused
 
     tool_name = resolve_tool(tool)
     if tool_name is None:
@@ -73,8 +73,8 @@ def read(
 
 def _refuse_forgotten(store: Memoir, path: str, text: str, tool: str) -> None:
     """A forgotten decision or a completed action is never returned, by path either."""
-    from memoir_tui.core.adapters.guard import PathRefused
     from memoir_tui.core.format.identity import text_hash
+    from memoir_tui.core.hosts.adapters.guard import PathRefused
     from memoir_tui.core.recall.extract import doc_from_text
 
     doc = doc_from_text(

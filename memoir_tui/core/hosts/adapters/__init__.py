@@ -2,7 +2,7 @@
 
 This module is the only place that spells a host tool's folders and file names
 (a guard test holds every other module to that). Each ``Adapter`` is a frozen
-value read by one generic walker (``memoir_tui.core.adapters.walk``); inject
+value read by one generic walker (``memoir_tui.core.hosts.adapters.walk``); inject
 reads ``INSTRUCTION_FILES``, capture and consolidate read Claude Code's
 folders through ``transcripts_dir`` and ``project_memory_dirs``, and
 ``mcp_install`` reads each adapter's ``mcp`` hosts. Adding a tool means adding

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.adapters import STARTUP_FILES, HookHost, StartupFile, get_adapter
+from memoir_tui.core.hosts.adapters import STARTUP_FILES, HookHost, StartupFile, get_adapter
 from memoir_tui.core.rules.withhold import withhold_lines
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def _bases(
         return []
     if spec.scope == "project":
         return [project]
-    from memoir_tui.core.adapters.guard import PathRefused, writable_file
+    from memoir_tui.core.hosts.adapters.guard import PathRefused, writable_file
 
     try:  # Claude Code's memory folder for this project (its slug, or the one naming it)
         return [
@@ -233,8 +233,8 @@ def _brief_sources(
     project: Path | None,
     notes: list[str],
 ) -> list[LoadedSource]:
-    from memoir_tui.core.brief import build_brief
-    from memoir_tui.core.hook_install import read_state, settings_paths
+    from memoir_tui.core.hosts.hook_install import read_state, settings_paths
+    from memoir_tui.core.loop.brief import build_brief
 
     paths = settings_paths(hook, home=home, env=env, project=project)
     installed = any(

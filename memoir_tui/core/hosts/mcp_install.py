@@ -5,7 +5,7 @@ under ``mcpServers`` (Claude Code, Cursor, Gemini CLI, Windsurf), ``servers``
 (VS Code / Copilot) or ``context_servers`` (Zed, whose settings are JSON with
 comments), or TOML ``[mcp_servers.<name>]`` tables (Codex). Where each file
 lives, per scope and platform, and its shape come from the adapters' data
-(``memoir_tui.core.adapters``, each adapter's ``mcp`` hosts): this module
+(``memoir_tui.core.hosts.adapters``, each adapter's ``mcp`` hosts): this module
 spells no path. Several of those files also hold a great deal of unrelated
 state (``~/.claude.json``, editor settings), so the one rule here is:
 **change our entry and nothing else**.
@@ -18,7 +18,7 @@ Design
   run is a plan that is shown instead of applied. Paths are resolved from an
   explicit ``home`` and ``env`` mapping (never ``Path.home()`` or
   ``os.environ`` implicitly), so tests and previews run on scratch directories.
-* Edits are textual, never a reserialisation: ``memoir_tui.core.config_splice``
+* Edits are textual, never a reserialisation: ``memoir_tui.core.hosts.config_splice``
   splices our member into (or out of) the JSON/JSONC text, or cuts and appends
   our TOML table, keeping every other byte, comment and the file's layout, and
   refuses any edit whose result would differ from the old data plus (or minus)
@@ -69,12 +69,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from memoir_tui.core import config_splice
-from memoir_tui.core.adapters import McpHost, mcp_hosts
 from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.config_splice import ConfigTextError, UnparseableConfig
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import FILES
+from memoir_tui.core.hosts import config_splice
+from memoir_tui.core.hosts.adapters import McpHost, mcp_hosts
+from memoir_tui.core.hosts.config_splice import ConfigTextError, UnparseableConfig
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
@@ -213,7 +213,7 @@ def describe_known_tools() -> str:
 def get_tool(name: str) -> McpHost:
     """The host named ``name`` or one of its aliases, else the first host of the tool the
     registry's one resolver reads in ``name`` (``claude``, ``Claude Code``, ``vscode`` …)."""
-    from memoir_tui.core.adapters import BY_NAME, fold_tool_name, resolve_tool
+    from memoir_tui.core.hosts.adapters import BY_NAME, fold_tool_name, resolve_tool
 
     wanted = fold_tool_name(name) if isinstance(name, str) else ""
     for tool in known_tools():

@@ -26,14 +26,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoir_tui.core.adapters import (
+from memoir_tui.core.base.fsutil import open_regular
+from memoir_tui.core.hosts.adapters import (
     ADAPTERS,
     Adapter,
     Location,
     is_denied,
     is_markdown,
 )
-from memoir_tui.core.base.fsutil import open_regular
 
 MAX_DEPTH = 8
 MAX_FILES_PER_SOURCE = 250_000

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core import config_splice
-from memoir_tui.core.adapters import HookEvent, HookHost, hook_host
-from memoir_tui.core.config_splice import ConfigTextError, UnparseableConfig
-from memoir_tui.core.mcp_install import (
+from memoir_tui.core.hosts import config_splice
+from memoir_tui.core.hosts.adapters import HookEvent, HookHost, hook_host
+from memoir_tui.core.hosts.config_splice import ConfigTextError, UnparseableConfig
+from memoir_tui.core.hosts.mcp_install import (
     ConfigChange,
     ConfigParseError,
     backup_path_for,

@@ -364,7 +364,7 @@ def _startup_limit(
     """How long ``host`` waits for our server to start (its documented limit, read where
     the host reads it) and the exact knob that raises it; {} for a host that documents
     none. The doctor only reads: install-mcp writes the knob where it is on our entry."""
-    from memoir_tui.core.mcp_install import SERVER_NAME
+    from memoir_tui.core.hosts.mcp_install import SERVER_NAME
 
     limit = host.startup
     if limit is None:
@@ -422,7 +422,7 @@ def _startup_limit(
 
 
 def _adapter_of(host: Any) -> Any:
-    from memoir_tui.core.adapters import ADAPTERS
+    from memoir_tui.core.hosts.adapters import ADAPTERS
 
     return next((a for a in ADAPTERS if host in a.mcp), None)
 
@@ -448,8 +448,8 @@ def _registrations(
     import sys
     import tomllib
 
-    from memoir_tui.core import config_splice
-    from memoir_tui.core.mcp_install import SERVER_NAME, known_tools
+    from memoir_tui.core.hosts import config_splice
+    from memoir_tui.core.hosts.mcp_install import SERVER_NAME, known_tools
 
     found: list[Registration] = []
     for host in known_tools():
@@ -638,7 +638,7 @@ def project_registration_checks(
 ) -> list[Check]:
     """A project file's server runs only where its host trusts the project (the same
     rule as the project's hooks) and, in Claude Code, once the user approved it."""
-    from memoir_tui.core.mcp_install import SERVER_NAME, get_tool
+    from memoir_tui.core.hosts.mcp_install import SERVER_NAME, get_tool
 
     if project is None or not reg.path.is_relative_to(project):
         return []
@@ -786,7 +786,7 @@ def check_hooks_file(
     when run with a synthetic event within the host's timeout. ``pending`` is the
     verdict on what only the user can still give (trust a folder, approve a hook):
     install-hooks, which just wrote the hook, says it as a next step (WARN)."""
-    from memoir_tui.core.hook_install import read_state
+    from memoir_tui.core.hosts.hook_install import read_state
 
     state = read_state(host_name, path)
     area = f"hooks {state.host.name}"
@@ -968,7 +968,7 @@ def _read_settings(path: Path, file_format: str) -> tuple[Any, str]:
             import tomllib
 
             return tomllib.loads(text), ""
-        from memoir_tui.core import config_splice
+        from memoir_tui.core.hosts import config_splice
 
         return config_splice.parse_jsonc_value(text), ""
     except Exception as exc:  # every parser's own error: named, never raised
@@ -1052,7 +1052,7 @@ def _gemini_untrusted(host: Any, home: Path, env: Mapping[str, str], project: Pa
 def _check_one_hook(
     host: Any, hook: Any, rules: HostRules, env: Mapping[str, str], cwd: Path
 ) -> Check:
-    from memoir_tui.core.hook_install import matcher_matches
+    from memoir_tui.core.hosts.hook_install import matcher_matches
 
     area = f"hook {host.name} {hook.host_event}"
     if hook.verb == "session-start":
@@ -1140,8 +1140,8 @@ def _shape_problem(host: Any, verb: str, stdout: bytes) -> str | None:
 
 
 def check_hooks(*, home: Path, env: Mapping[str, str], project: Path | None = None) -> list[Check]:
-    from memoir_tui.core.adapters import hook_hosts
-    from memoir_tui.core.hook_install import settings_paths
+    from memoir_tui.core.hosts.adapters import hook_hosts
+    from memoir_tui.core.hosts.hook_install import settings_paths
 
     out: list[Check] = []
     installed = False

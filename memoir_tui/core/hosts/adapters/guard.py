@@ -22,17 +22,17 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from memoir_tui.core.adapters import MAX_FILE_BYTES, Adapter, get_adapter, is_denied
-from memoir_tui.core.adapters.walk import (
+from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core.base.fsutil import open_regular
+from memoir_tui.core.format.names import is_entry_name, slugify
+from memoir_tui.core.hosts.adapters import MAX_FILE_BYTES, Adapter, get_adapter, is_denied
+from memoir_tui.core.hosts.adapters.walk import (
     FoundFile,
     Project,
     claude_project_cwd,
     sources,
     walk_source,
 )
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.base.fsutil import open_regular
-from memoir_tui.core.format.names import is_entry_name, slugify
 
 
 class PathRefused(MemoirError):

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.brief import DEFAULT_CHARS, build_brief
+from memoir_tui.core.loop.brief import DEFAULT_CHARS, build_brief
 
 # The adapters are imported where a host is looked up: the lean session-start path
 # (core.session_start) reads its event with read_event and must not pay for them.
@@ -124,7 +124,7 @@ def run_hook(
     brief_chars: int = DEFAULT_CHARS,
 ) -> HookResult:
     """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
-    from memoir_tui.core.adapters import HOOK_VERBS, hook_host
+    from memoir_tui.core.hosts.adapters import HOOK_VERBS, hook_host
     from memoir_tui.core.memoir import open_memoir
 
     env = os.environ if env is None else env
@@ -194,7 +194,7 @@ def _session_start(
 
 def render_for_host(host: str, text: str) -> str:
     """The brief in ``host``'s documented SessionStart output shape."""
-    from memoir_tui.core.adapters import hook_host
+    from memoir_tui.core.hosts.adapters import hook_host
 
     spec = hook_host(host)
     if spec.output == "plain":
@@ -212,7 +212,7 @@ def _capture(
     home: Path | None,
     env: Mapping[str, str],
 ) -> HookResult:
-    from memoir_tui.core.adapters import hook_host
+    from memoir_tui.core.hosts.adapters import hook_host
 
     spec = hook_host(host)
     if not spec.captures:
@@ -221,8 +221,8 @@ def _capture(
             "nothing queued"
         )
         return HookResult("", tuple(notes))
-    from memoir_tui.core.adapters import transcripts_dir
     from memoir_tui.core.capture.run import capture, unread_bytes
+    from memoir_tui.core.hosts.adapters import transcripts_dir
 
     home = Path.home() if home is None else home
     if host == "gemini" and (

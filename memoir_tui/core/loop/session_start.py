@@ -92,8 +92,8 @@ def waiting_in_scope(root: Path, project: str | None) -> int:
 
 def brief_output(root: Path, cwd: Path, *, limit: int | None = None) -> tuple[str, list[str]]:
     """What the host reads on stdout (``""``: nothing to say), and notes for stderr."""
-    from memoir_tui.core.brief import DEFAULT_CHARS, render_brief
     from memoir_tui.core.format.session_peek import peek_session
+    from memoir_tui.core.loop.brief import DEFAULT_CHARS, render_brief
     from memoir_tui.core.rules.model import working_set
     from memoir_tui.core.rules.scope import working_project
 

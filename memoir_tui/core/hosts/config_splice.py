@@ -23,7 +23,7 @@ plus (or minus) the entry; if anything else would differ, the edit is refused
 (``UnsafeEdit``). Text that cannot be parsed, or whose shape is not an object /
 table where one is needed, raises ``UnparseableConfig``. A byte order mark is
 kept. These are pure functions of text: reading, writing, backups and what an
-entry should hold are the caller's (``memoir_tui.core.mcp_install``).
+entry should hold are the caller's (``memoir_tui.core.hosts.mcp_install``).
 """
 
 from __future__ import annotations

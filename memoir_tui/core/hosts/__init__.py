@@ -1,0 +1,1 @@
+"""hosts: see docs/ARCHITECTURE.md (the floors of core)."""

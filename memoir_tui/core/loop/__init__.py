@@ -1,0 +1,1 @@
+"""loop: see docs/ARCHITECTURE.md (the floors of core)."""
