@@ -40,10 +40,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from memoir_tui.core.export import decision_table, render  # noqa: E402
 from memoir_tui.core.rules.listing import sort_decisions  # noqa: E402
 from memoir_tui.core.rules.model import Decision  # noqa: E402
 from memoir_tui.core.rules.search import build_index, search_index  # noqa: E402
+from memoir_tui.core.services.export import decision_table, render  # noqa: E402
 
 PANES = ("history", "audit", "review")
 TYPED = {"history": "cache", "audit": "hide", "review": "cache"}
@@ -143,9 +143,9 @@ floor = scenario.startswith("floor")
 limit = CAP if scenario == "floor-capped" else None
 if not floor:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     from memoir_tui.panes.registry import pane_spec
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 rows = data["rows"]
 folded = ["\n".join(r).lower() for r in rows]
 
@@ -280,7 +280,7 @@ def pane_store(base: Path, count: int) -> Path:
 
     from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord
     from memoir_tui.core.format.identity import text_hash
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     from memoir_tui.panes.audit import AUDIT_COLUMNS, audit_cells, resolve_rows
     from memoir_tui.panes.history import HISTORY_COLUMNS, history_row
     from memoir_tui.panes.review import REVIEW_COLUMNS, source_label

@@ -39,7 +39,7 @@ PROCESS_WRITER = textwrap.dedent(
     """
     import json, sys, time
     from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     root, tag, writes = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = Memoir(root, actor="bench")
     out = {"ok": 0, "refused": 0, "waits": [], "errors": []}
@@ -139,7 +139,7 @@ def _run_processes(n: int, root: Path, env: dict[str, str], writes: int, tally: 
 
 def _run_threads(n: int, root: Path, writes: int, tally: _Tally):
     from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     store = Memoir(root, actor="bench")
 
@@ -278,7 +278,7 @@ def _run(
     mode: str, writes: int, footprint: bool, scratch: Path, root: Path, env: dict[str, str]
 ) -> dict[str, object]:
     if True:
-        from memoir_tui.core.memoir import Memoir
+        from memoir_tui.core.workflows.memoir import Memoir
 
         Memoir(root, actor="bench").add_goal("bench")  # the session exists
         stop = scratch / "stop"

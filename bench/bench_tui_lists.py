@@ -95,7 +95,7 @@ App._display = first_frame
 limit = CAP if scenario == "floor-capped" else None  # the strict floor draws a window too
 if not floor:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 imported = time.perf_counter()
 
 def matching(text):
@@ -277,7 +277,7 @@ def decisions_session(count: int) -> dict[str, Any]:
 
 def make_store(base: Path, count: int) -> Path:
     sys.path.insert(0, str(REPO))
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     root = base / "store"
     root.mkdir(parents=True)

@@ -86,7 +86,7 @@ if scenario in ("floor", "shape"):
                     table.add_row(f"row {i}", "2026-06-01")
 else:
     from memoir_tui.app import MemoirApp
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 imported = time.perf_counter()
 
 async def auto_pilot(pilot):

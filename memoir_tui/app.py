@@ -40,8 +40,8 @@ from memoir_tui.core.door.store import Outcome
 from memoir_tui.core.format.identity import iso_now
 from memoir_tui.core.format.items import REVIEW_FILE, Undo
 from memoir_tui.core.format.session import NEWER_VERSION, LoadedSession
-from memoir_tui.core.memoir import Memoir, open_memoir
 from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core.workflows.memoir import Memoir, open_memoir
 from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
 from memoir_tui.panes.registry import PANES, pane_spec
 from memoir_tui.ui.store_watch import (
@@ -749,7 +749,7 @@ class MemoirApp(App[int]):
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         self._stamp_entry_folders_later()
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
-            from memoir_tui.core.since import record_open
+            from memoir_tui.core.services.since import record_open
 
             def log_open() -> None:  # the line's own time is this session's start
                 self.opened_at = record_open(self.store, read_only_checked=True)

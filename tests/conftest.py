@@ -242,7 +242,7 @@ def clock() -> TickingClock:
 
 @pytest.fixture
 def store(store_dir: Path, clock: TickingClock):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     return Memoir(store_dir, clock=clock, machine_label="test-machine")
 
@@ -250,7 +250,7 @@ def store(store_dir: Path, clock: TickingClock):
 def store_past_its_caps(store_dir: Path):
     """A store whose every visible cap is 1 and that holds an "old" and a "new" goal,
     next action, question and decision: the old ones parked or archived."""
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     (store_dir / "memoir-tui.toml").write_text(
         "[caps]\ngoals = 1\nnext_actions = 1\nopen_questions = 1\ndecisions = 1\n"

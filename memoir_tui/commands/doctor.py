@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
     from memoir_tui.core.loop.doctor import run_doctor, summary
-    from memoir_tui.core.memoir import open_memoir
+    from memoir_tui.core.workflows.memoir import open_memoir
 
     # Opened as every face opens it, but finishing nothing: an interrupted purge or a
     # damaged session is what the doctor reports, and the doctor writes nothing.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

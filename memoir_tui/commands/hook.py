@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from memoir_tui.core.hosts.hook_install import HookCommand
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_inject(ns: argparse.Namespace) -> int:
     from memoir_tui.core.hosts.adapters import get_adapter
-    from memoir_tui.core.inject import apply_inject, plan_inject
+    from memoir_tui.core.services.inject import apply_inject, plan_inject
 
     store = open_store(ns)
     cfg = store.config.inject

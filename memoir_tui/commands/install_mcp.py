@@ -18,7 +18,7 @@ from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
     from memoir_tui.core.hosts.mcp_install import ServerSpec
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

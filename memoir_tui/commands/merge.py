@@ -71,7 +71,7 @@ def cmd_merge(ns: argparse.Namespace) -> int:
         for note in held:
             print(f"memoir-tui: {ns.remote}: {note}", file=sys.stderr)
     if ns.output:
-        from memoir_tui.core.memoir import write_merged_session
+        from memoir_tui.core.workflows.memoir import write_merged_session
 
         print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:

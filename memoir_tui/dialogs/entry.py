@@ -33,7 +33,7 @@ from memoir_tui.widgets.frontmatter_table import FrontmatterTable
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     from memoir_tui.ui.recall_source import RecallSource
 
 

@@ -16,7 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from memoir_tui.core.export import (
+from memoir_tui.core.format.items import plural
+from memoir_tui.core.services.export import (
     ExportError,
     ExportExistsError,
     ExportResult,
@@ -24,7 +25,6 @@ from memoir_tui.core.export import (
     export_table,
     format_for,
 )
-from memoir_tui.core.format.items import plural
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.dialogs.confirm import ConfirmScreen
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
 from memoir_tui.core.base.safeio import read_text_safely
-from memoir_tui.core.consolidate import (
+from memoir_tui.core.services.consolidate import (
     Proposal,
 )
 from memoir_tui.dialogs.base import DialogScreen

@@ -29,7 +29,7 @@ from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 SEARCH_COLUMNS = (
     ColumnSpec("pane", "Pane", width=12),

@@ -25,7 +25,7 @@ from memoir_tui.core.door.audit import read_audit
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import plural
 from memoir_tui.core.rules.search import Hit, working_set_lists
-from memoir_tui.core.since import (
+from memoir_tui.core.services.since import (
     Arrived,
     SinceReport,
     arrived_from_elsewhere,
@@ -39,7 +39,7 @@ from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 SINCE_READ = 5000
 """Audit lines read (newest first) to find the previous session's start."""

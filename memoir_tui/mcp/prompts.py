@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memoir_tui.core import answers
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp.runtime import Runtime
 
 BRIEF_URI = "memoir://brief"

@@ -30,8 +30,8 @@ from pydantic import Field, ValidationError
 from memoir_tui.core.answers import refusal_text
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.textsafe import for_terminal
-from memoir_tui.core.memoir import open_memoir
 from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core.workflows.memoir import open_memoir
 from memoir_tui.mcp import schema
 from memoir_tui.mcp.warm_recall import WarmRecall
 

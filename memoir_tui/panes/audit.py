@@ -21,9 +21,9 @@ from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.door.audit import AuditRecord, read_audit
 from memoir_tui.core.format.identity import PURGED_TEXT, parse_iso_ms, text_hash
 from memoir_tui.core.format.review_file import load_review, loaded_key, well_formed_review_items
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review import lean_view, review_path
 from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core.services.review import lean_view, review_path
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.receipts import ReceiptsScreen
 from memoir_tui.panes.base import FilteredPane, PaneCommand
 from memoir_tui.panes.windowed_list import ListView, WindowedList, list_bindings

@@ -27,7 +27,7 @@ from memoir_tui.widgets.item_table import ItemTable
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Outcome
     from memoir_tui.core.format.items import Undo
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 @dataclass(frozen=True, slots=True)

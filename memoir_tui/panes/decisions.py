@@ -33,9 +33,9 @@ from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.export import ExportTable
-    from memoir_tui.core.forget import Scan
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.services.export import ExportTable
+    from memoir_tui.core.workflows.forget import Scan
+    from memoir_tui.core.workflows.memoir import Memoir
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),
@@ -332,7 +332,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         return ["tombstones included"] if self.show_tombstones else []
 
     def export_table(self, rows: Sequence[Decision], note: str) -> ExportTable:
-        from memoir_tui.core.export import decision_table
+        from memoir_tui.core.services.export import decision_table
 
         return decision_table(rows, title="Decisions", note=note)
 
@@ -447,7 +447,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         self.table.action_cursor_down()
 
     def action_hide_marked(self) -> None:
-        from memoir_tui.core.bulk import hide_decisions
+        from memoir_tui.core.services.bulk import hide_decisions
 
         ws = self.state
         decisions = [d for d in (ws.all_decisions if ws else ()) if d.key in self.marked]
@@ -536,7 +536,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         def answered(confirmed: bool | None) -> None:
             # core.forget reaches every host tool's files (the adapters): imported when
             # used, so the first visit to this pane does not wait for it
-            from memoir_tui.core.forget import forget_everywhere
+            from memoir_tui.core.workflows.forget import forget_everywhere
 
             if confirmed:
                 # No undo: the app marks it as the last act u cannot take back.
@@ -568,7 +568,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                from memoir_tui.core.receipts import purge_decision_kept
+                from memoir_tui.core.services.receipts import purge_decision_kept
 
                 self.host.write(lambda store: purge_decision_kept(store.working, key))
 

@@ -96,7 +96,7 @@ class EntryFilter:
 def canonical_shown(ref: EntryRef) -> EntryRef:
     """Today's memoir's canonical memory (``memories/<64 hex>.md``): its revision, its
     project (memoir's id; "shared" is global) and whether it is live, hidden or purged."""
-    from memoir_tui.core.places import CANONICAL_NAME, read_canonical
+    from memoir_tui.core.services.places import CANONICAL_NAME, read_canonical
 
     if ref.tool != "memoir" or not CANONICAL_NAME.match(os.path.basename(ref.path)):
         return ref

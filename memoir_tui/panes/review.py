@@ -31,10 +31,10 @@ from memoir_tui.core.format.review_file import (
     NearHiddenError,
     ReviewItem,
 )
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.labels import GLOBAL, label_of, short_labels
 from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.core.rules.scope import same_project
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,

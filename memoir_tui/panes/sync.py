@@ -34,7 +34,7 @@ from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 MACHINE_COLUMNS = (
     ColumnSpec("label", "Machine", weight=1, min_width=12),

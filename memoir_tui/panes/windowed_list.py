@@ -50,7 +50,7 @@ from memoir_tui.widgets.item_table import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.export import ExportTable
+    from memoir_tui.core.services.export import ExportTable
 
 R = TypeVar("R")
 
@@ -220,7 +220,7 @@ class WindowedList(Generic[R]):
         return []
 
     def export_table(self, rows: Sequence[R], note: str) -> ExportTable:
-        from memoir_tui.core.export import ExportTable
+        from memoir_tui.core.services.export import ExportTable
 
         columns = self.list_columns()
         wanted = [i for i, c in enumerate(columns) if c.label.strip()]

@@ -18,7 +18,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:  # the dialogs are imported when a key first opens one, not for the first screen
     from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     from memoir_tui.dialogs.forms import ItemDraft, SessionEnd
     from memoir_tui.dialogs.items import Answer, Rewording
 

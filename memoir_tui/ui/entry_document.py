@@ -33,8 +33,8 @@ from memoir_tui.ui.fields import home_relative
 
 if TYPE_CHECKING:
     from memoir_tui.core.format.validate import Finding
-    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import EntryInfo, Hit, Recall
+    from memoir_tui.core.workflows.memoir import Memoir
 
 SESSION = "session"
 VALIDATED_TOOLS = ("memoir", "claude-code")

@@ -25,7 +25,7 @@ from memoir_tui.ui.fields import home_relative
 from memoir_tui.ui.latest_read import LatestRead
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def session_damage(loaded: LoadedSession) -> str:

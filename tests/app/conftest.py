@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.helpers import demo_store_in
 from tests.app.tmux import Tmux
 from tests.app.world import World, build_world

@@ -24,7 +24,7 @@ from textual.worker import WorkerState
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.registry import pane_spec
 from tests.conftest import JulyClock
 from tests.deadlines import SAFETY_NET

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input, Label, Static
 
 from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.forms import (
     AddDecisionScreen,

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.format.identity import identity
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.agent_view import AgentViewPane
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.panes.registry import pane_spec

@@ -15,7 +15,7 @@ import pytest
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL
 from memoir_tui.core.door.audit import AuditRecord, append_audit
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.help import own_bindings
 from memoir_tui.panes.audit import FORGOTTEN, GONE, NO_ITEM, AuditPane, AuditRow
 from memoir_tui.panes.registry import pane_spec

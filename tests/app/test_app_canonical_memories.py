@@ -67,8 +67,8 @@ def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> Non
     import pytest
 
     from memoir_tui.core.format.entry_file import EntryError
-    from memoir_tui.core.memoir import Memoir
-    from memoir_tui.core.places import parse_canonical
+    from memoir_tui.core.services.places import parse_canonical
+    from memoir_tui.core.workflows.memoir import Memoir
 
     plant(store_dir)
     store = Memoir(store_dir, actor="app")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Label
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.app.helpers import SIZE, make_app, settle
 

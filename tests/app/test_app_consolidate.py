@@ -21,8 +21,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from memoir_tui.core import consolidate as core
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.services import consolidate as core
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.proposal import ProposalDetailScreen
 from memoir_tui.panes.consolidate import GROUP_KEY, ConsolidatePane

@@ -17,7 +17,7 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.export import ExportScreen
 from memoir_tui.panes.decisions import DecisionsPane
@@ -309,7 +309,7 @@ async def test_search_lists_matches_from_every_pane_and_jumps_to_the_row(
 async def test_since_last_session_lists_what_changed_after_the_last_open(
     demo_store: Memoir,
 ) -> None:
-    from memoir_tui.core.since import record_open
+    from memoir_tui.core.services.since import record_open
     from memoir_tui.dialogs.since import SinceScreen
 
     demo_store.note_decision("Before the last session")
@@ -362,7 +362,7 @@ async def test_since_last_session_lists_what_changed_after_the_last_open(
 
 
 def _since_store(store: Memoir) -> Memoir:
-    from memoir_tui.core.since import record_open
+    from memoir_tui.core.services.since import record_open
 
     record_open(store)
     store.note_decision("Noted since the last session")
@@ -431,7 +431,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
     import os
 
     from memoir_tui.core.hosts.adapters.guard import claude_slug
-    from memoir_tui.core.receipts import RECEIPTS_FILE
+    from memoir_tui.core.services.receipts import RECEIPTS_FILE
     from memoir_tui.dialogs.receipts import ReceiptsScreen
     from memoir_tui.panes.audit import AuditPane
 
@@ -480,7 +480,7 @@ async def test_forget_removes_the_memory_file_its_index_line_and_keeps_a_receipt
 
 
 async def test_purge_keeps_a_receipt_listed_in_audit(demo_store: Memoir) -> None:
-    from memoir_tui.core.receipts import read_receipts
+    from memoir_tui.core.services.receipts import read_receipts
     from memoir_tui.dialogs.receipts import ReceiptsScreen
     from memoir_tui.panes.audit import AuditPane
 
@@ -613,7 +613,7 @@ async def test_audit_export_writes_the_records_the_filters_show(
 
 
 def test_receipts_view(snap_compare: Any, demo_store: Memoir) -> None:
-    from memoir_tui.core.receipts import purge_decision_kept
+    from memoir_tui.core.services.receipts import purge_decision_kept
 
     purge_decision_kept(demo_store.working, text_hash(PIPX))
     app = make_app(demo_store)

@@ -19,7 +19,7 @@ import pytest
 
 import memoir_tui.app as app_module
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.working_set import SECTIONS, WorkingSetPane
 from memoir_tui.widgets.damage_banner import DamageBanner
 from memoir_tui.widgets.item_table import ItemTable

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen
 from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from memoir_tui.core.format.identity import iso_now
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen
 from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text

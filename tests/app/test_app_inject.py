@@ -19,8 +19,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static, TextArea
 
-from memoir_tui.core.inject import BLOCK_END, BLOCK_START, remove_block
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.services.inject import BLOCK_END, BLOCK_START, remove_block
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen
 from memoir_tui.dialogs.inject_diff import InjectDiffScreen
 from memoir_tui.panes.inject import NO_TARGETS, InjectPane

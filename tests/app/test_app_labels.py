@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.panes.review import ReviewPane
 from memoir_tui.panes.working_set import WorkingSetPane

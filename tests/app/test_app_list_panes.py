@@ -20,7 +20,7 @@ from textual.widgets import Input, Label
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.audit import AUDIT_READ, AuditPane
 from memoir_tui.panes.history import HistoryPane
 from memoir_tui.panes.registry import pane_spec

@@ -20,8 +20,8 @@ from textual.widgets import Input, Label
 import memoir_tui.panes.windowed_list as windowed_list
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.model import Decision
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.decisions import DECISION_ROWS, DecisionsPane, decision_text
 from memoir_tui.widgets.item_table import AFTER_KEY, BEFORE_KEY
 from tests.app.helpers import SIZE, open_pane, pressing, settle, type_text

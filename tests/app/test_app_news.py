@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.widgets.news_banner import NewsBanner, is_news
 from memoir_tui.widgets.store_bar import StoreBar
 from tests.app.helpers import SIZE, make_app, settle

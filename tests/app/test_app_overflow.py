@@ -15,7 +15,7 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle

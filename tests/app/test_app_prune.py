@@ -11,7 +11,7 @@ from textual.widgets import Tab, TabbedContent
 
 from memoir_tui.core.door.config import load_config
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import TypeToConfirmScreen
 from memoir_tui.dialogs.help import HelpScreen
 from memoir_tui.dialogs.history import HistoryDetailScreen

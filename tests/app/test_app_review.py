@@ -14,8 +14,8 @@ import pytest
 from textual.widgets import Input
 
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review import review_path
+from memoir_tui.core.services.review import review_path
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,

@@ -22,7 +22,7 @@ from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
 from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.forms import (
     AddDecisionScreen,
@@ -530,7 +530,7 @@ def test_app_never_imports_mcp(tmp_path: Path) -> None:
         from pathlib import Path
         from memoir_tui.app import MemoirApp
         from memoir_tui.core.demo import create_demo_store
-        from memoir_tui.core.memoir import Memoir
+        from memoir_tui.core.workflows.memoir import Memoir
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))
@@ -621,7 +621,7 @@ def test_first_screen_imports_only_the_first_pane(tmp_path: Path) -> None:
         "import sys, memoir_tui.app; "
         "print(sorted(m for m in sys.modules if m.startswith(("
         "'memoir_tui.panes.', 'memoir_tui.dialogs.', "
-        "'memoir_tui.core.sync', 'memoir_tui.core.consolidate', 'memoir_tui.core.inject'))))"
+        "'memoir_tui.core.sync', 'memoir_tui.core.services.consolidate', 'memoir_tui.core.services.inject'))))"
     )
     out = run_python(script, tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -743,7 +743,7 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
         from pathlib import Path
         from memoir_tui.app import MemoirApp
         from memoir_tui.core.demo import create_demo_store
-        from memoir_tui.core.memoir import Memoir
+        from memoir_tui.core.workflows.memoir import Memoir
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.app import MemoirApp
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.helpers import make_app, pressing
 
 SIZES = [(100, 30), (80, 24)]

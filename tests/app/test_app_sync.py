@@ -18,8 +18,8 @@ from textual.widgets import Input, ProgressBar, RichLog, Static, TabbedContent
 import memoir_tui.core.sync as sync_core
 from memoir_tui.app import PANES
 from memoir_tui.core.base.gitexe import git_env
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.help import own_bindings
 from memoir_tui.dialogs.passphrase import PassphraseScreen
 from memoir_tui.panes.registry import pane_spec

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from tests.app.helpers import SIZE, fill, make_app, on_disk, open_pane, settle, type_text
 

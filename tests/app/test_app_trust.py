@@ -18,8 +18,8 @@ from textual.widgets import Input, Select
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.model import working_set
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen
 from memoir_tui.dialogs.forms import GLOBAL, KEEP, EditDecisionScreen
 from memoir_tui.dialogs.items import RewordScreen

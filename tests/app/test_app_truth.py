@@ -13,7 +13,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.panes.review import ReviewPane
 from memoir_tui.widgets.damage_banner import DamageBanner

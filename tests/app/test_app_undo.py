@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
 from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.model import working_set
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen
 from memoir_tui.dialogs.forms import AddItemScreen, EditDecisionScreen
 from memoir_tui.dialogs.items import CloseQuestionScreen, ItemDetailScreen, RewordScreen

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 from tests.deadlines import SAFETY_NET
 

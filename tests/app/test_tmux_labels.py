@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 
 pytestmark = needs_tmux

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.tmux import Tmux, exit_code, needs_tmux, start_app
 from tests.deadlines import SAFETY_NET
 

@@ -16,8 +16,8 @@ import pytest
 
 from memoir_tui.app import MemoirApp
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.scope import project_identity
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.ui.recall_source import RecallSource, attach_recall
 from tests.app.helpers import NOW, make_app, write
 

@@ -22,7 +22,7 @@ from memoir_tui.core.format.review_file import (
     load_review,
     merge_review,
 )
-from memoir_tui.core.review import near_hidden_match, similarity
+from memoir_tui.core.services.review import near_hidden_match, similarity
 from tests.conftest import examples
 from tests.deadlines import SAFETY_NET
 
@@ -346,7 +346,7 @@ def test_cli_modules_import_neither_textual_nor_mcp(store_dir, projects):
 
 
 def test_pin_passes_provenance_when_the_store_accepts_it(store_dir, clock):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     seen = {}
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoir_tui.core import review
 from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord, read_audit
 from memoir_tui.core.format import review_file as queue_file
 from memoir_tui.core.format.identity import canonical_json, parse_date_ms, text_hash
@@ -30,6 +29,7 @@ from memoir_tui.core.format.review_file import (
     merge_review,
     well_formed_review_items,
 )
+from memoir_tui.core.services import review
 from tests.conftest import examples
 
 TEXTS = ["Use uv", " use UV ", "Use ruff", "Pin deps", "Drop 3.10", "Ship it", "Tabs"]

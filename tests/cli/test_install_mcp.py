@@ -15,7 +15,7 @@ import pytest
 from memoir_tui.commands.install_mcp import run_install_cli
 from memoir_tui.core.door import transaction
 from memoir_tui.core.hosts.mcp_install import ServerSpec, backup_path_for
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.core.test_mcp_install import FIXTURES, NO_ENV, expected_entry, files_under, load, place
 
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from memoir_tui.core.format.session import empty_session
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 
@@ -91,7 +91,7 @@ def test_the_stores_caps_apply_not_the_defaults(tmp_path: Path) -> None:
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     store = Memoir(sys.argv[1], actor="holder")
     with store.transaction("hold") as tx:
         tx.session["current"]["decisions"].append(
@@ -171,7 +171,7 @@ MERGER = textwrap.dedent(
 NOTER = textwrap.dedent(
     """
     import sys
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     for i in range(50):
         Memoir(sys.argv[1], actor="noter").note_decision(f"noted {i}")
     """

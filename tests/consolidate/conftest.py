@@ -26,7 +26,7 @@ class Fx:
         return self.store_dir / "memory"
 
     def store(self, clock=lambda: NOW):
-        from memoir_tui.core.memoir import Memoir
+        from memoir_tui.core.workflows.memoir import Memoir
 
         return Memoir(self.store_dir, clock=clock, machine_label="test-machine")
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memoir_tui.core import consolidate as c
 from memoir_tui.core.format.entry_file import read_entry
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.trash import TrashError, parse_duration
+from memoir_tui.core.services import consolidate as c
+from memoir_tui.core.services.trash import TrashError, parse_duration
+from memoir_tui.core.workflows.memoir import Memoir
 
 from .conftest import tree_state
 

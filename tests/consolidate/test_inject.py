@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core import inject as inj
 from memoir_tui.core.door.config import InjectConfig
+from memoir_tui.core.services import inject as inj
 
 from .conftest import NOW
 
@@ -314,7 +314,7 @@ def test_a_read_only_store_never_blanks_existing_blocks(fx):
 
 
 def test_store_mutations_refresh_the_block_when_enabled(tmp_path, monkeypatch):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from memoir_tui.core import consolidate as c
 from memoir_tui.core.door.config import ConsolidateSettings
+from memoir_tui.core.services import consolidate as c
 
 EXPECTED = {
     ("duplicate", ("store:memory/fact_api-base-url.md", "store:memory/fact_api-endpoint.md")),

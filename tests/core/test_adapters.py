@@ -22,7 +22,7 @@ from memoir_tui.core.hosts.adapters import (
     transcripts_dir,
 )
 from memoir_tui.core.hosts.mcp_install import UnknownToolError, get_tool, known_tools
-from memoir_tui.core.inject import find_targets
+from memoir_tui.core.services.inject import find_targets
 
 
 def host(name: str):

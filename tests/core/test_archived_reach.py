@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.durations import UNIT_SECONDS, DurationError, parse_duration
-from memoir_tui.core.trash import TrashError
-from memoir_tui.core.trash import parse_duration as trash_duration
+from memoir_tui.core.services.trash import TrashError
+from memoir_tui.core.services.trash import parse_duration as trash_duration
 
 parts = st.lists(
     st.tuples(st.integers(0, 10_000), st.sampled_from(sorted(UNIT_SECONDS))), min_size=1, max_size=4

@@ -285,7 +285,7 @@ def test_a_full_disk_at_any_write_of_a_commit_of_several_files_keeps_the_store_w
     fsync in turn gives one sentence, and the next command leaves either the old state
     or the whole pin, never half of it."""
     enqueue = (
-        "from memoir_tui.core.memoir import Memoir\n"
+        "from memoir_tui.core.workflows.memoir import Memoir\n"
         "Memoir(actor='cli').review.enqueue([{'text': 'Use SQLite', 'source': 'user'}])\n"
     )
     subprocess.run(

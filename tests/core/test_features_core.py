@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.capture.context import context_around
 from memoir_tui.core.door.audit import AuditRecord
-from memoir_tui.core.export import (
+from memoir_tui.core.rules.listing import next_column, sort_decisions
+from memoir_tui.core.rules.model import Decision
+from memoir_tui.core.services.export import (
     ExportError,
     ExportExistsError,
     ExportTable,
@@ -21,11 +23,9 @@ from memoir_tui.core.export import (
     format_for,
     render,
 )
-from memoir_tui.core.memory_index import without_links
-from memoir_tui.core.receipts import FORGOTTEN, _clean, redact
-from memoir_tui.core.rules.listing import next_column, sort_decisions
-from memoir_tui.core.rules.model import Decision
-from memoir_tui.core.since import boundary, since_last_session
+from memoir_tui.core.services.memory_index import without_links
+from memoir_tui.core.services.receipts import FORGOTTEN, _clean, redact
+from memoir_tui.core.services.since import boundary, since_last_session
 
 # a GitHub token shape the scanner knows (built, so this file holds none)
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -259,7 +259,7 @@ def test_the_conversation_is_read_only_inside_the_home(tmp_path: Path):
 
 
 def test_every_face_keeps_the_receipt_of_a_forget(store):
-    from memoir_tui.core.receipts import RECEIPTS_FILE, read_receipts
+    from memoir_tui.core.services.receipts import RECEIPTS_FILE, read_receipts
 
     store.note_decision("Ship Quillfeather behind a flag", why="Quillfeather is secret")
     store.note_decision("Use tabs")
@@ -282,8 +282,8 @@ def test_every_face_keeps_the_receipt_of_a_forget(store):
 def test_the_one_pass_scan_withholds_exactly_the_rows_a_row_by_row_scan_would(
     rows: list[tuple[str, str]], holders: set[int], how: str
 ):
-    from memoir_tui.core.export import withhold_rows
     from memoir_tui.core.rules.withhold import secret_in
+    from memoir_tui.core.services.export import withhold_rows
 
     rows = list(rows)
     for n in sorted(holders):

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.door.transaction import JOURNAL_FILE, SET_ASIDE, commit_record_path
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from memoir_tui.core.door import transaction
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     real = transaction._apply
     def apply_one_then_die(writes):

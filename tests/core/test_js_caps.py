@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.door.config import load_config
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 JS_NOTE = "caps: JavaScript memoir's (3/8/5/10) — its files are in this store; set [caps] to change"

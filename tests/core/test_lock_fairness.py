@@ -13,7 +13,7 @@ import time
 from memoir_tui.core.door import lock
 from memoir_tui.core.door.lock import LockTimeoutError, session_lock, store_flock
 from memoir_tui.core.format.session import empty_session, save_session
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.paths import REPO
 
 DEADLINE = 120.0  # a safety net only: nothing below decides by time

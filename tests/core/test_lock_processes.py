@@ -129,7 +129,7 @@ def test_stale_lock_is_broken_after_the_bound(tmp_path):
 
 
 def test_never_writes_without_the_lock(tmp_path, store_dir, clock):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     (store_dir / "memoir-tui.toml").write_text("[store]\nlock_wait_seconds = 0.3\n")
     holder = _spawn("import time; time.sleep(3600)")

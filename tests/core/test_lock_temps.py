@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from memoir_tui.core.door.lock import STALE_SECONDS
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 # A real writer, stopped for good between creating its temp file and writing its PID.

@@ -45,7 +45,7 @@ FIXTURES = TEST_FIXTURES / "mcp_configs"
 def apply_change(change: ConfigChange) -> Path | None:
     """The one write, through a scratch store's door (as the command does)."""
     from memoir_tui.core.hosts.mcp_install import apply_change as apply_through
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     return apply_through(Memoir(actor="cli"), change)
 

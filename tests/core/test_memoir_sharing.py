@@ -77,7 +77,7 @@ def test_the_doctor_names_who_shares_the_store_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memoir_tui.core.loop.doctor import check_sharing
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     store_dir = tmp_path / "store"
     store_dir.mkdir()

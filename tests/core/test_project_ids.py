@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.format.items import empty_session
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.model import working_set
 from memoir_tui.core.rules.scope import _legacy_id, project_identity, same_project
+from memoir_tui.core.workflows.memoir import Memoir
 
 
 def _id(kind: str, key: str) -> str:

@@ -51,7 +51,7 @@ def wrap(name):
 for name in ("replace", "rename", "link", "fsync", "unlink"):
     wrap(name)
 if sys.argv[1] == "pin":
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     store = Memoir(actor="cli")
     item = next(i for i in store.review.list_items() if "Quillfeather" in i.text)
     store.review.pin(item.id)

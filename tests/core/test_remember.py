@@ -9,8 +9,7 @@ import pytest
 from memoir_tui.core.door.transaction import FileExistsRefusal
 from memoir_tui.core.hosts.adapters import get_adapter
 from memoir_tui.core.hosts.adapters.guard import PathRefused, normalise_filename
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.remember import (
+from memoir_tui.core.services.remember import (
     IndexLine,
     for_host,
     hook_of,
@@ -18,6 +17,7 @@ from memoir_tui.core.remember import (
     index_position,
     with_index_line,
 )
+from memoir_tui.core.workflows.memoir import Memoir
 
 
 @pytest.mark.parametrize(

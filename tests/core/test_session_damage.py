@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.format.session import MISSHAPEN, NEWER_VERSION, UNREADABLE, load_session
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ def test_unparseable_is_copied_aside_and_three_newest_kept(tmp_path):
 
 
 def test_newer_version_goes_read_only_and_is_never_replaced(tmp_path, store_dir, clock):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     path = store_dir / "session.json"
     newer = {"version": 2, "current": {"decisions": [{"text": "from the future"}]}, "x": 1}

@@ -16,7 +16,7 @@ from memoir_tui.core.base.errors import (
 )
 from memoir_tui.core.door.store import default_store_dir
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 
 UUID = re.compile(r"^[0-9a-f-]{36}$")
 

@@ -26,7 +26,7 @@ from memoir_tui.core.door.transaction import (
 )
 from memoir_tui.core.format.items import FILES, REVIEW, SESSION
 from memoir_tui.core.format.secrets import SecretFoundError
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,7 +180,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from memoir_tui.core.door import transaction
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     real = transaction._apply
     def apply_one_then_die(writes):

@@ -21,7 +21,7 @@ from memoir_tui.core.door.audit import read_audit
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import Outcome
 from memoir_tui.core.format.merge import merge_sessions
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.conftest import TickingClock
 
 

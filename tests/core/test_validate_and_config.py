@@ -98,7 +98,7 @@ def test_config_errors_name_key_and_line(tmp_path, text, key, line):
 def test_a_setting_is_remembered_and_every_other_line_kept(tmp_path) -> None:
     from memoir_tui.core.door.audit import read_audit
     from memoir_tui.core.door.config import load_config, remember_setting
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     store = Memoir(tmp_path / "store")
     remember_setting(store, "app", "theme", "gruvbox")

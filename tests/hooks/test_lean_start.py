@@ -91,7 +91,7 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
         "memoir_tui.core.door.transaction",
         "memoir_tui.core.door.config",
         "memoir_tui.core.hosts.adapters",
-        "memoir_tui.core.review",
+        "memoir_tui.core.services.review",
         "memoir_tui.cli",
         "textual",
         "mcp",

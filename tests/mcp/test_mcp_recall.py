@@ -25,7 +25,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.hosts.adapters.guard import claude_slug
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server
 from tests.paths import REPO

@@ -21,7 +21,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.format import frontmatter
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp import warm_recall
 from memoir_tui.mcp.server import build_server
 from tests.mcp.test_mcp_recall import World, ok, refused, seed

@@ -26,8 +26,8 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from memoir_tui.core import answers
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.recall import answers as recall_answers
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp import schema, server
 from memoir_tui.mcp import tools as tools_package
 from memoir_tui.mcp.runtime import CallGate, Runtime

@@ -23,7 +23,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.paths import FIXTURES, REPO
 
 SNAPSHOT = FIXTURES / "mcp_tools_snapshot.json"

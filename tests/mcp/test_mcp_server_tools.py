@@ -19,7 +19,7 @@ from mcp import Client
 from memoir_tui.core import answers
 from memoir_tui.core.base.errors import AmbiguousMatchError, EmptyTextError, MemoirError
 from memoir_tui.core.format.identity import JS_WHITESPACE, text_hash
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
 

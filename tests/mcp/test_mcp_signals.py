@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 

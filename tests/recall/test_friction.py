@@ -54,7 +54,7 @@ def test_outside_any_project_every_project_is_searched_and_inside_a_miss_says_wh
 def served(world: World, monkeypatch: pytest.MonkeyPatch):
     for key, value in world.cli_env().items():
         monkeypatch.setenv(key, value)
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     warms: list[WarmRecall] = []
 

@@ -274,7 +274,7 @@ def test_completed_actions_are_never_returned(recall):
 
 
 def test_hiding_a_decision_later_removes_it(world: World, recall):
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     assert recall.search("capybara", all_projects=True)
     store = Memoir(world.store, machine_label="t")
@@ -305,8 +305,8 @@ def test_project_by_name(world: World, recall):
 
 def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
     """Store stamps items with core.scope ids; recall scopes them the same way."""
-    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.rules.scope import project_identity
+    from memoir_tui.core.workflows.memoir import Memoir
 
     mine = Memoir(world.store, project=project_identity(world.proj, home=world.home).id)
     theirs = Memoir(world.store, project=project_identity(world.other, home=world.home).id)
@@ -349,8 +349,8 @@ def test_claude_memory_of_a_project_without_transcripts_is_in_its_scope(world: W
 
 
 def test_session_summaries_are_recalled(tmp_path) -> None:
-    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall.extract import session_docs
+    from memoir_tui.core.workflows.memoir import Memoir
 
     store = Memoir(tmp_path / "store")
     store.record_session_end(

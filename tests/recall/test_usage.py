@@ -83,9 +83,9 @@ def test_search_records_its_entry_hits(world):
 
 
 def test_consolidate_skips_an_old_entry_recall_returned(tmp_path):
-    from memoir_tui.core import consolidate as c
-    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import Recall
+    from memoir_tui.core.services import consolidate as c
+    from memoir_tui.core.workflows.memoir import Memoir
 
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"
     shutil.copytree(fixture, tmp_path / "fx")

@@ -10,8 +10,8 @@ from typing import Any
 
 from memoir_tui.core.base.gitexe import git_env
 from memoir_tui.core.format.identity import iso_from_ms
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, run_sync
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 PASSPHRASE = "correct horse battery staple"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync.driver import merge_files
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 from .helpers import git, make_remote, write_entry

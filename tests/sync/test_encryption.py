@@ -199,7 +199,7 @@ def test_mode_mismatch_is_refused(tmp_path):
     a, _b = make_machines(tmp_path, "AB", encrypted=True)
     a.store.add_goal("x")
     a.sync()
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     plain = Memoir(tmp_path / "plain", machine_label="P")
     with pytest.raises(ModeMismatchError, match="--encrypt"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 
 from .helpers import make_remote
 

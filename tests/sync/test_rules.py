@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import (
     NotConfiguredError,
     RemoteQuarantinedError,
@@ -15,6 +14,7 @@ from memoir_tui.core.sync import (
     sync_status,
 )
 from memoir_tui.core.sync.config import load_sync_config
+from memoir_tui.core.workflows.memoir import Memoir
 
 from .helpers import make_machines, remote_file, remote_head, tamper, tree_bytes, write_entry
 
@@ -209,7 +209,7 @@ def test_without_git_sync_refuses_with_a_sync_error_and_forget_finds_no_history(
     tmp_path, monkeypatch
 ):
     from memoir_tui.core.base.gitexe import GitNotFoundError, git_executable
-    from memoir_tui.core.places import git_objects_hold
+    from memoir_tui.core.services.places import git_objects_hold
     from memoir_tui.core.sync.errors import GitError
     from memoir_tui.core.sync.git import Git
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mcp import Client
 
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, run_sync
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp.server import build_server
 
 

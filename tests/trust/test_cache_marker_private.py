@@ -6,8 +6,8 @@ import stat
 from pathlib import Path
 from types import SimpleNamespace
 
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.purge_marker import scrub_marker, stage_cache_scrub
+from memoir_tui.core.services.purge_marker import scrub_marker, stage_cache_scrub
+from memoir_tui.core.workflows.memoir import Memoir
 
 
 def test_the_scrub_marker_is_0600(tmp_path: Path) -> None:

@@ -17,7 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memoir_tui.core.places import hidden_form, parse_canonical, purged_form, render_canonical
+from memoir_tui.core.services.places import (
+    hidden_form,
+    parse_canonical,
+    purged_form,
+    render_canonical,
+)
 
 # A git checkout (or bare mirror) of memoir's public sources; the test skips without it.
 JS_REPO = Path(os.environ["MEMOIR_JS_REPO"]) if os.environ.get("MEMOIR_JS_REPO") else None

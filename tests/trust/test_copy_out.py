@@ -15,8 +15,8 @@ from hypothesis import given, settings
 
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.merge import merge_sessions
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.withhold import withhold_secrets
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.conftest import examples
 from tests.core.strategies import sessions
 from tests.deadlines import SAFETY_NET

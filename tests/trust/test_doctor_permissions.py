@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.loop.doctor import FAIL, PASS, WARN, check_permissions
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 

@@ -14,7 +14,7 @@ import pytest
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.door.audit import read_audit
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "consolidate_store"
 
@@ -54,7 +54,7 @@ def test_consolidate_apply_and_undo_and_trash_restore(planted: tuple[Memoir, Pat
 
 
 def test_inject_writes_are_audited_per_file(planted: tuple[Memoir, Path]) -> None:
-    from memoir_tui.core.inject import apply_inject, plan_inject
+    from memoir_tui.core.services.inject import apply_inject, plan_inject
 
     store, home = planted
     (home / ".claude").mkdir(exist_ok=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.places import parse_canonical
+from memoir_tui.core.services.places import parse_canonical
 from tests.deadlines import SAFETY_NET
 from tests.trust.test_forget_everywhere import env_for
 
@@ -263,7 +263,7 @@ async def test_the_same_over_real_stdio_mcp(tmp_path: Path) -> None:
 async def test_the_same_in_the_app_filter_F_and_the_typed_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
     from memoir_tui.dialogs.confirm import TypeToConfirmScreen
     from memoir_tui.panes.decisions import DecisionsPane
     from tests.app.helpers import SIZE, make_app, open_pane, settle, type_text

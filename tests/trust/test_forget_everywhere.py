@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, run_sync
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, git, make_remote
 
@@ -99,7 +99,7 @@ def build_world(home: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> di
     (root / "memoir-tui.toml").write_text(f'[recall]\nproject_roots = ["{project}"]\n')
     env = env_for(home)
     code = (
-        "from memoir_tui.core.memoir import Memoir\n"
+        "from memoir_tui.core.workflows.memoir import Memoir\n"
         "s = Memoir(actor='cli')\n"
         # captured before it was noted: the queue holds its words too
         f"s.review.enqueue([{{'text': 'Pay {OTHER} from the reserve', 'source': 'user',"
@@ -370,7 +370,7 @@ def test_sigkill_at_any_instant_leaves_it_nowhere_once_the_next_command_ran(
 KILL_AT = """
 import os, signal, sys
 from memoir_tui import cli
-from memoir_tui.core import purge
+from memoir_tui.core.workflows import purge
 from memoir_tui.core.door import transaction
 
 where = sys.argv.pop(1)

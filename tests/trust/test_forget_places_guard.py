@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.hosts.adapters import PLACES, KeptPlace
-from memoir_tui.core.places import _base
+from memoir_tui.core.services.places import _base
 from tests.trust.test_forget_every_place import TOKEN, holders, still_there
 
 WORD = "Marrowglint"
@@ -109,7 +109,7 @@ def test_every_registered_place_is_covered() -> None:
 def test_the_receipt_names_every_place_kind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: KeptPlace, needle: str, via: str
 ) -> None:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     home = tmp_path / "home"
     store_root = home / ".config" / "memoir"
@@ -160,8 +160,8 @@ def test_the_apps_summary_names_what_is_left_each_with_its_remedy(
 ) -> None:
     """The app shows the receipt in a toast: its summary comes first and the whole fits a
     small terminal, each place still holding the text named with its owner's remedy."""
-    from memoir_tui.core.forget import forget_everywhere
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.forget import forget_everywhere
+    from memoir_tui.core.workflows.memoir import Memoir
     from tests.trust.test_forget_every_place import build
     from tests.trust.test_forget_everywhere import env_for
 
@@ -227,7 +227,7 @@ def test_the_receipt_names_every_host_tools_file(
     and its lines removed, from inside the project and through an MCP client's roots."""
     from memoir_tui.core.hosts.adapters import BY_NAME
     from memoir_tui.core.hosts.adapters.guard import claude_slug
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
     home = tmp_path / "home"
     store_root = home / ".config" / "memoir"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memoir_tui.core.base.safeio import LinkOutsideError
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.paths import REPO
 

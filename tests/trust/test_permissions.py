@@ -15,7 +15,7 @@ import pytest
 
 from memoir_tui.core.format.review_file import load_review
 from memoir_tui.core.format.session import load_session
-from memoir_tui.core.memoir import Memoir
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 

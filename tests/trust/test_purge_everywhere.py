@@ -19,8 +19,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.sync import init_sync, run_sync
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 from tests.sync.helpers import TEST_SCRYPT_N, make_remote
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mcp import Client
 
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review import review_path
+from memoir_tui.core.services.review import review_path
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp.server import build_server
 
 

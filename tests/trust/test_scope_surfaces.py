@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.scope import project_identity
+from memoir_tui.core.workflows.memoir import Memoir
 from tests.deadlines import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ from memoir_tui.core.format.secrets import (
     redact,
 )
 from memoir_tui.core.loop.brief import render_brief
-from memoir_tui.core.memoir import Memoir
 from memoir_tui.core.rules.withhold import WITHHELD, withhold_lines, withhold_secrets
+from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.mcp.server import build_server
 from tests.conftest import examples
 from tests.deadlines import SAFETY_NET
@@ -611,7 +611,7 @@ def test_merge_and_sync_pull_hold_back_every_planted_secret() -> None:
 
 
 def test_inject_withholds_every_planted_secret() -> None:
-    from memoir_tui.core.inject import render_block
+    from memoir_tui.core.services.inject import render_block
 
     block = render_block(_planted(), all_projects=True, max_chars=60_000)
     assert _leaks(block.text) == []

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from memoir_tui.core.memoir import Memoir
-from memoir_tui.core.review import ReviewQueue
+from memoir_tui.core.services.review import ReviewQueue
+from memoir_tui.core.workflows.memoir import Memoir
 
 CLEAR = "\x1b[2J"
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"

@@ -125,7 +125,7 @@ def run_hook(
 ) -> HookResult:
     """Do what ``event_name`` asks for ``host``; errors are notes, never raised."""
     from memoir_tui.core.hosts.adapters import HOOK_VERBS, hook_host
-    from memoir_tui.core.memoir import open_memoir
+    from memoir_tui.core.workflows.memoir import open_memoir
 
     env = os.environ if env is None else env
     spec = hook_host(host)
@@ -175,8 +175,8 @@ def _session_start(
 ) -> HookResult:
     # The doctor's synthetic event proves the hook runs; it must not write.
     if store.config.inject.enabled and not env.get("MEMOIR_TUI_DOCTOR"):
-        from memoir_tui.core.inject import inject_if_enabled
         from memoir_tui.core.rules.scope import find_git_dir
+        from memoir_tui.core.services.inject import inject_if_enabled
 
         # The session's own project is refreshed too, whether or not [inject] lists it.
         projects = list(store.config.inject.projects)

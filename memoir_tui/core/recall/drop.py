@@ -7,7 +7,7 @@ import logging
 import os
 import shutil
 
-log = logging.getLogger("memoir_tui.core.purge")
+log = logging.getLogger("memoir_tui.core.workflows.purge")
 
 
 def drop_recall_indexes(failures: list[str] | None = None) -> int:

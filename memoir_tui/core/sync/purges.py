@@ -226,7 +226,7 @@ def stage_entry_forget(
 
 def trash_copies_of(store: Any, names: Iterable[str]) -> list[Path]:
     """The trash's kept copies of these entry files (by name in the memory folder)."""
-    from memoir_tui.core.trash import Trash
+    from memoir_tui.core.services.trash import Trash
 
     wanted = {os.fspath(Path(store.memory_dir) / n) for n in names}
     if not wanted:

@@ -20,7 +20,7 @@ from memoir_tui.mcp.warm_recall import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 LIST_SHOWN = 200
 

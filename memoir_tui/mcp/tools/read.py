@@ -16,8 +16,8 @@ from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 
 if TYPE_CHECKING:
     from memoir_tui.core.hosts.adapters import Adapter
-    from memoir_tui.core.memoir import Memoir
     from memoir_tui.core.recall import Recall
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def _read_candidates(engine: Recall, adapter: Adapter, raw: str) -> list[str]:

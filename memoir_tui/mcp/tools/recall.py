@@ -23,7 +23,7 @@ from memoir_tui.mcp.warm_recall import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 RECALL_DEFAULT_LIMIT = 8
 RECALL_MAX_LIMIT = 30

@@ -11,7 +11,7 @@ from memoir_tui.mcp.runtime import Runtime, writes
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 
 if TYPE_CHECKING:
-    from memoir_tui.core.memoir import Memoir
+    from memoir_tui.core.workflows.memoir import Memoir
 
 
 def remember(
@@ -25,7 +25,7 @@ def remember(
     tags: list[str] | None = None,
 ) -> Reply:
     """``core.remember.remember`` with the tool name resolved and the warm index."""
-    from memoir_tui.core import remember as service
+    from memoir_tui.core.services import remember as service
 
     return service.remember(
         store.entries,

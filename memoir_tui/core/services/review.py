@@ -73,7 +73,7 @@ _NEAR_CACHE_MAX = 20_000  # texts remembered (the queue holds at most 1,000 cand
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
     from memoir_tui.core.rules.model import Decision, WorkingSet
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 
 class _NoChange(Exception):

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.items import FILES
-from memoir_tui.core.purge_marker import scrub_marker
 from memoir_tui.core.recall.drop import drop_recall_indexes
+from memoir_tui.core.services.purge_marker import scrub_marker
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
     from memoir_tui.core.format.items import Outcome
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 RECEIPTS_FILE = "receipts.jsonl"
 KEEP = 200

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memoir_tui.core.format.items import Outcome, plural
 
 if TYPE_CHECKING:
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 
 def hide_decisions(working: WorkingSetService, keys: Sequence[str]) -> Outcome:

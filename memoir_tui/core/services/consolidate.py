@@ -42,15 +42,15 @@ from memoir_tui.core.format.entry_file import (
 from memoir_tui.core.format.identity import identity, parse_date_ms, parse_iso_ms
 from memoir_tui.core.format.items import FILES, SESSION, Undo
 from memoir_tui.core.hosts.adapters import CLAUDE_MEMORY_INDEX, project_memory_dirs
-from memoir_tui.core.trash import TrashRecord, file_digest, sha256_bytes
+from memoir_tui.core.services.trash import TrashRecord, file_digest, sha256_bytes
 
 MAX_READ_BYTES = 64 * 1024 * 1024  # any file consolidate reads (regular-only, bounded)
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
     from memoir_tui.core.door.transaction import Transaction
-    from memoir_tui.core.trash import Trash
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.trash import Trash
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 DISMISSED_FILE = "consolidate-dismissed.json"
 INDEX_NAME = CLAUDE_MEMORY_INDEX
@@ -742,7 +742,7 @@ def _index_line(path: Path) -> str:
 
 
 def _stale_session(store: Store, s: ConsolidateSettings, now_ms: int) -> list[Proposal]:
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.working_set import WorkingSetService
 
     ws = WorkingSetService(store).working_set()
     out: list[Proposal] = []

@@ -39,7 +39,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core import purge as caches
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.format.items import (
@@ -53,20 +52,21 @@ from memoir_tui.core.format.items import (
     is_purged,
     purged_form,
 )
-from memoir_tui.core.places import Place
-from memoir_tui.core.places import context_line as _context
-from memoir_tui.core.places import git_objects_hold as _git_objects_hold
-from memoir_tui.core.purge_marker import stage_cache_scrub
 from memoir_tui.core.rules.needle import clean_needle, shown
+from memoir_tui.core.services.places import Place
+from memoir_tui.core.services.places import context_line as _context
+from memoir_tui.core.services.places import git_objects_hold as _git_objects_hold
+from memoir_tui.core.services.purge_marker import stage_cache_scrub
+from memoir_tui.core.workflows import purge as caches
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
     from memoir_tui.core.door.transaction import Transaction
-    from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.format.items import Outcome
-    from memoir_tui.core.receipts import KeptReceipt
-    from memoir_tui.core.trash import Trash
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.entries import EntryFiles
+    from memoir_tui.core.services.receipts import KeptReceipt
+    from memoir_tui.core.services.trash import Trash
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class Receipt:
     def as_kept(self, *, time: str, actor: str) -> KeptReceipt:
         """This receipt as kept (``core.receipts``): places without context, the text
         as ``[forgotten]``."""
-        from memoir_tui.core.receipts import KeptReceipt, kept_lines
+        from memoir_tui.core.services.receipts import KeptReceipt, kept_lines
 
         mode = "purge" if self.purge else "hide"
         lines = [f"checked {len(self.checked)} place(s)"]
@@ -326,7 +326,7 @@ class Forgetter:
         """Files directly in the store no other place covers (read, never edited here)."""
         from memoir_tui.core.door.audit import AUDIT_FILE
         from memoir_tui.core.format.session import SESSION_FILE
-        from memoir_tui.core.review import REVIEW_FILE
+        from memoir_tui.core.services.review import REVIEW_FILE
 
         covered = {SESSION_FILE, REVIEW_FILE, JS_EVENTS, *(p.name for p in self._quarantined())}
         try:
@@ -444,7 +444,7 @@ class Forgetter:
                 )
         # the review queue
         from memoir_tui.core.format.review_file import load_review, well_formed_review_items
-        from memoir_tui.core.review import REVIEW_FILE
+        from memoir_tui.core.services.review import REVIEW_FILE
 
         review_path = store.root / REVIEW_FILE
         checked.append(f"review queue: {review_path}")
@@ -495,7 +495,7 @@ class Forgetter:
         places.extend(self._linked_out(needle))
         # places kept by their owner's rules: memoir's canonical memories and ledger,
         # Codex's memory database, rollouts and its memories folder's git history
-        from memoir_tui.core import places as kept_places
+        from memoir_tui.core.services import places as kept_places
 
         home, env = self._home_env()
         found, looked = kept_places.scan(
@@ -643,7 +643,7 @@ class Forgetter:
         notes: list[str] = []
         edited_hosts: list[str] = []
         hosts = {str(p) for _t, p in self.host_files()}
-        from memoir_tui.core import places as kept_places
+        from memoir_tui.core.services import places as kept_places
 
         canonical = [p for p in before.places if p.kind in ("memoir-memory", "memoir-history")]
         # memoir's own lock on its canonical memories, held across the commit
@@ -749,7 +749,7 @@ class Forgetter:
             tuple(dict.fromkeys(notes)),
         )
         # kept for every face (the app's Audit pane lists them), the forgotten text left out
-        from memoir_tui.core import receipts
+        from memoir_tui.core.services import receipts
 
         store = self.store
         unkept = receipts.keep(store, receipt.as_kept(time=store.clock(), actor=store.actor))
@@ -889,7 +889,7 @@ class Forgetter:
             return [f"emptied {path} (a link to {os.path.realpath(path)}; it held nothing else)"]
         if left is None:
             tx.remove(path)
-            from memoir_tui.core.memory_index import drop_index_links
+            from memoir_tui.core.services.memory_index import drop_index_links
 
             # a host's index (Claude Code's MEMORY.md) must not keep a line linking to it
             return [f"removed {path} (it held nothing else)", *drop_index_links(tx, path, within)]
@@ -950,7 +950,7 @@ def forget_everywhere(forgetter: Forgetter, needle: str, *, purge: bool = False)
     )
     # what is left, each with its owner's remedy in a few words: a toast is short, and
     # its first line (the summary) must stay in sight (the CLI's receipt says it in full)
-    from memoir_tui.core.places import remedies, short_remedy
+    from memoir_tui.core.services.places import remedies, short_remedy
 
     home = str(Path.home())
     lines = [summary]

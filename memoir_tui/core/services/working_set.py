@@ -1097,7 +1097,7 @@ class WorkingSetService:
                 tx.audit("purge_decision", "decisions", key)
                 # The caches (recall index, sync copy) let go after the commit; the marker
                 # makes the next command do it if this process dies first.
-                from memoir_tui.core.purge_marker import stage_cache_scrub
+                from memoir_tui.core.services.purge_marker import stage_cache_scrub
 
                 stage_cache_scrub(tx)
         if already and not scrubbed:

@@ -26,17 +26,17 @@ from memoir_tui.core.door.store import Store
 from memoir_tui.core.format.items import REVIEW, REVIEW_FILE, Outcome, Undo
 from memoir_tui.core.format.review_file import encode_review, load_review, merge_review
 from memoir_tui.core.format.session import SESSION_FILE
-from memoir_tui.core.review import ReviewQueue
-from memoir_tui.core.working_set import WorkingSetService
+from memoir_tui.core.services.review import ReviewQueue
+from memoir_tui.core.services.working_set import WorkingSetService
 
 if TYPE_CHECKING:
-    from memoir_tui.core.consolidate import Consolidator
     from memoir_tui.core.door.config import Config
-    from memoir_tui.core.entries import EntryFiles
-    from memoir_tui.core.forget import Forgetter
     from memoir_tui.core.rules.model import Decision, WorkingSet
     from memoir_tui.core.rules.scope import ProjectIdentity
-    from memoir_tui.core.trash import Trash
+    from memoir_tui.core.services.consolidate import Consolidator
+    from memoir_tui.core.services.entries import EntryFiles
+    from memoir_tui.core.services.trash import Trash
+    from memoir_tui.core.workflows.forget import Forgetter
 
 __all__ = ["AFTER_COMMIT_HOOKS", "REVIEW_KIND", "Memoir", "open_memoir", "write_merged_session"]
 
@@ -63,13 +63,13 @@ REVIEW_KIND = StateFileKind(REVIEW, REVIEW_FILE, _load_queue, _prepare_queue, en
 AFTER_COMMIT_HOOKS: tuple[AfterCommitHook, ...] = (
     AfterCommitHook(
         "inject",
-        "memoir_tui.core.inject:refresh_after_commit",
+        "memoir_tui.core.services.inject:refresh_after_commit",
         enabled=lambda config: config.inject.enabled,
         ops_skipped=frozenset({"inject"}),  # its own writes never trigger it again
     ),
     AfterCommitHook(
         "purge-caches",
-        "memoir_tui.core.purge:scrub_caches_after_purge",
+        "memoir_tui.core.workflows.purge:scrub_caches_after_purge",
         enabled=lambda config: True,
         only_ops=frozenset({"purge_decision"}),
     ),
@@ -143,28 +143,28 @@ class Memoir(Store):
     @cached_property
     def trash(self) -> Trash:
         """Where every byte a clean-up changes is kept, for restore."""
-        from memoir_tui.core.trash import Trash
+        from memoir_tui.core.services.trash import Trash
 
         return Trash(self)
 
     @cached_property
     def entries(self) -> EntryFiles:
         """Entry files: create (``memoir_remember``), edit (``$EDITOR``)."""
-        from memoir_tui.core.entries import EntryFiles
+        from memoir_tui.core.services.entries import EntryFiles
 
         return EntryFiles(self)
 
     @cached_property
     def forget(self) -> Forgetter:
         """Find a text in every place this tool knows, forget it, and say what is left."""
-        from memoir_tui.core.forget import Forgetter
+        from memoir_tui.core.workflows.forget import Forgetter
 
         return Forgetter(self, self.working, self.trash, self.entries)
 
     @cached_property
     def consolidate(self) -> Consolidator:
         """Clean-up proposals and applying them (imported on use: ~30 ms)."""
-        from memoir_tui.core.consolidate import Consolidator
+        from memoir_tui.core.services.consolidate import Consolidator
 
         return Consolidator(self, self.working, self.trash)
 
@@ -176,7 +176,7 @@ class Memoir(Store):
 
     def undo(self, undo: Undo) -> Outcome:
         """Take an act back by writing its inverse through the same door (one commit)."""
-        from memoir_tui.core.undo import UndoTargets, undo_change
+        from memoir_tui.core.services.undo import UndoTargets, undo_change
 
         return undo_change(UndoTargets(self, self.working, self.review, self.trash), undo)
 
@@ -348,7 +348,7 @@ def open_memoir(
             **kwargs,
         )
     if finish:
-        from memoir_tui.core.purge import finish_interrupted
+        from memoir_tui.core.workflows.purge import finish_interrupted
 
         finish_interrupted(memoir)
     return memoir

@@ -16,9 +16,9 @@ from memoir_tui.core.format.items import FILES, REVIEW, SESSION, Outcome, Undo
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.store import Store
-    from memoir_tui.core.review import ReviewQueue
-    from memoir_tui.core.trash import Trash
-    from memoir_tui.core.working_set import WorkingSetService
+    from memoir_tui.core.services.review import ReviewQueue
+    from memoir_tui.core.services.trash import Trash
+    from memoir_tui.core.services.working_set import WorkingSetService
 
 __all__ = ["UNDO_OPS", "UndoTargets", "undo_change"]
 

@@ -33,9 +33,9 @@ from memoir_tui.core.base.errors import EmptyTextError, MemoirError
 from memoir_tui.core.rules.reply import Reply
 
 if TYPE_CHECKING:
-    from memoir_tui.core.entries import EntryFiles
     from memoir_tui.core.hosts.adapters import Adapter
     from memoir_tui.core.recall import Recall
+    from memoir_tui.core.services.entries import EntryFiles
 
 log = logging.getLogger(__name__)
 

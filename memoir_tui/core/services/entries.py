@@ -124,7 +124,7 @@ class EntryFiles:
         if after == (edit.before or b""):
             self.discard_edit(edit)
             return Outcome(False, f"{edit.path.name}: no change")
-        from memoir_tui.core import places  # today's memoir's canonical memories
+        from memoir_tui.core.services import places  # today's memoir's canonical memories
 
         canonical = edit.before is not None and places.is_canonical(edit.path, self.store.root)
         lock = places.canonical_lock(self.store.root) if canonical else contextlib.nullcontext()

@@ -1,0 +1,1 @@
+"""services: see docs/ARCHITECTURE.md (the floors of core)."""

@@ -1,0 +1,1 @@
+"""workflows: see docs/ARCHITECTURE.md (the floors of core)."""
