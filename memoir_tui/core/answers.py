@@ -1,13 +1,13 @@
 """The answers memoir gives about its working set, for every headless face.
 
 The MCP tools and the CLI verbs say the same things with the same words, so
-both are thin faces over these functions. Each takes a ``Store`` and the
+both are thin faces over these functions. Each takes a ``Memoir`` and the
 arguments and returns a ``Reply``: the text a person or a model reads, plus
 structured data (frozen dataclasses; the MCP face turns them into its typed
 models) where a client can use it. A refusal is a ``MemoirError``; ``refusal_text`` turns it into the
 message the server sends back as a tool error.
 
-Every read goes through ``Store.working_set()``, whose views never hold a
+Every read goes through ``Memoir.working_set()``, whose views never hold a
 hidden or purged decision or a completed action, so no reply can show a
 tombstone as live.
 """
@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoir_tui.core.base.errors import AmbiguousMatchError, MemoirError, NoMatchError
-from memoir_tui.core.door.store import Store
 from memoir_tui.core.format.dates import day
 from memoir_tui.core.format.identity import identity
 from memoir_tui.core.format.items import Outcome, clean_text  # the one door for item text
@@ -30,6 +29,7 @@ from memoir_tui.core.rules.needle import clean_needle
 from memoir_tui.core.rules.needle import shown as _shown
 from memoir_tui.core.rules.reply import Reply
 from memoir_tui.core.rules.withhold import secret_in, shown_text, withheld_text
+from memoir_tui.core.workflows.memoir import Memoir
 
 SESSION_DECISIONS_SHOWN = 10
 SESSION_HISTORY_SHOWN = 5
@@ -275,7 +275,7 @@ def _history_line(h: SessionOut, *, detail: bool = False) -> str:
     return line
 
 
-def _read(store: Store, all_projects: bool = False) -> tuple[WorkingSet, str | None, bool]:
+def _read(store: Memoir, all_projects: bool = False) -> tuple[WorkingSet, str | None, bool]:
     """One snapshot: the working set, the loader's notice, and whether it is read-only."""
     loaded = store.load()
     notice = loaded.notice
@@ -306,7 +306,7 @@ def _scope_line(ws: WorkingSet) -> str:
     return line
 
 
-def _project_scope(value: str, store: Store) -> str:
+def _project_scope(value: str, store: Memoir) -> str:
     """A project argument as a scope id: an id as given, else the project of a path."""
     from memoir_tui.core.rules.scope import project_identity
 
@@ -318,7 +318,7 @@ def _project_scope(value: str, store: Store) -> str:
 # --- read-only tools -------------------------------------------------------------------
 
 
-def status(store: Store, all_projects: bool = False) -> Reply:
+def status(store: Memoir, all_projects: bool = False) -> Reply:
     ws, notice, read_only = _read(store, all_projects)
     session_file = store.session_path.is_file()
     lock_held = store.session_path.with_name(store.session_path.name + ".lock").exists()
@@ -396,7 +396,7 @@ def _overflow_lines(ws: WorkingSet) -> list[str]:
     return lines
 
 
-def session(store: Store, all_projects: bool = False) -> Reply:
+def session(store: Memoir, all_projects: bool = False) -> Reply:
     ws, notice, _ = _read(store, all_projects)
     decisions = _live_decisions(ws)
     data = SessionView(
@@ -451,7 +451,7 @@ def _matches(d: Decision, query: str, terms: list[str]) -> bool:
     return d.matches(query) or bool(terms and all(d.matches(t) for t in terms))
 
 
-def why(store: Store, query: str, all_projects: bool = False) -> Reply:
+def why(store: Memoir, query: str, all_projects: bool = False) -> Reply:
     query = clean_needle(query, "query")
     terms = [identity(t) for t in query.split()]
     ws, _, _ = _read(store, all_projects)
@@ -499,7 +499,7 @@ def _scope_name(ws: WorkingSet) -> str:
     return "every project" if ws.project is None else f"project {ws.project_label}"
 
 
-def resume(store: Store, project: str | None = None) -> Reply:
+def resume(store: Memoir, project: str | None = None) -> Reply:
     wanted = clean_text(project, "project", required=False) or None
     if wanted:
         store.project = _project_scope(wanted, store)
@@ -584,7 +584,7 @@ def _rotation_note(outcome: Outcome, noun: str, cap: int) -> str:
     )
 
 
-def set_goal(store: Store, text: str) -> Reply:
+def set_goal(store: Memoir, text: str) -> Reply:
     text = clean_text(text, "goal")
     outcome = store.add_goal(text)
     if not outcome.changed:
@@ -592,7 +592,7 @@ def set_goal(store: Store, text: str) -> Reply:
     return Reply(f"Goal set: {text}" + _rotation_note(outcome, "goals", store.config.caps.goals))
 
 
-def add_next(store: Store, text: str) -> Reply:
+def add_next(store: Memoir, text: str) -> Reply:
     text = clean_text(text, "next action")
     outcome = store.add_next_action(text)
     if not outcome.changed:
@@ -602,7 +602,7 @@ def add_next(store: Store, text: str) -> Reply:
     )
 
 
-def complete_next(store: Store, match: str) -> Reply:
+def complete_next(store: Memoir, match: str) -> Reply:
     match = clean_needle(match, "match")
     try:
         outcome = store.complete_next_action(match)
@@ -632,7 +632,7 @@ def complete_next(store: Store, match: str) -> Reply:
     return Reply(f"Completed: {done}\n{remaining} next action(s) still open.")
 
 
-def ask(store: Store, text: str) -> Reply:
+def ask(store: Memoir, text: str) -> Reply:
     text = clean_text(text, "question")
     outcome = store.ask_question(text)
     if not outcome.changed:
@@ -640,7 +640,7 @@ def ask(store: Store, text: str) -> Reply:
     return Reply(f"Question captured: {text}")
 
 
-def note(store: Store, text: str, why: str | None = None, rejected: str | None = None) -> Reply:
+def note(store: Memoir, text: str, why: str | None = None, rejected: str | None = None) -> Reply:
     text = clean_text(text, "decision")
     why = clean_text(why, "why", required=False)
     rejected = clean_text(rejected, "rejected", required=False)
@@ -656,7 +656,7 @@ def note(store: Store, text: str, why: str | None = None, rejected: str | None =
 
 
 def forget(
-    store: Store,
+    store: Memoir,
     text: str,
     purge: bool = False,
     all_projects: bool = False,
@@ -742,7 +742,7 @@ class ReviewView:
 REVIEW_SHOWN = 20
 
 
-def review_list(store: Store, all_projects: bool = False) -> Reply:
+def review_list(store: Memoir, all_projects: bool = False) -> Reply:
     from memoir_tui.core.rules.labels import queue_labels
     from memoir_tui.core.rules.scope import project_names
     from memoir_tui.core.rules.waiting import in_review_scope
@@ -793,7 +793,7 @@ def review_list(store: Store, all_projects: bool = False) -> Reply:
 
 
 def review_pin(
-    store: Store,
+    store: Memoir,
     candidate_id: str,
     text: str | None = None,
     why: str | None = None,
@@ -806,7 +806,7 @@ def review_pin(
     return Reply(outcome.message)
 
 
-def review_reject(store: Store, candidate_id: str) -> Reply:
+def review_reject(store: Memoir, candidate_id: str) -> Reply:
     outcome = store.review.reject(clean_text(candidate_id, "id"))
     return Reply(
         outcome.message + ("" if not outcome.changed else "; it will not be proposed again.")
@@ -818,7 +818,7 @@ def review_reject(store: Store, candidate_id: str) -> Reply:
 CONSOLIDATE_SHOWN = 30
 
 
-def consolidate_report(store: Store) -> Reply:
+def consolidate_report(store: Memoir) -> Reply:
     report = store.consolidate.scan(home=Path.home())
     if not report.proposals:
         return Reply(
@@ -844,7 +844,7 @@ def consolidate_report(store: Store) -> Reply:
 # --- sync status (read-only; pushing and pulling are a person's acts) -----------------------
 
 
-def sync_status_report(store: Store) -> Reply:
+def sync_status_report(store: Memoir) -> Reply:
     from memoir_tui.core.sync import sync_status
 
     status = sync_status(store)  # no network: "behind" is as of the last fetch

@@ -40,7 +40,7 @@ from memoir_tui.core.capture.extract import extract_candidates
 from memoir_tui.core.capture.transcripts import Message
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.workflows.memoir import Memoir
 
 MAX_CHAT_BYTES = 32 * 1024 * 1024
 
@@ -162,7 +162,7 @@ def read_jsonl(path: Path, *, max_bytes: int = MAX_CHAT_BYTES) -> list[dict[str,
 
 
 def queue_messages(
-    store: Store, host: str, messages: list[Message], *, home: Path, state: Any = None
+    store: Memoir, host: str, messages: list[Message], *, home: Path, state: Any = None
 ) -> tuple[str, ...]:
     """Extract candidates from ``messages`` (provenance: ``host``) and queue the new ones;
     ``state`` is ``(path, bytes)`` of capture's offsets file to write in the same commit."""
@@ -185,7 +185,7 @@ def queue_messages(
 
 
 def capture_codex(
-    store: Store, path: Path, *, session_id: str, cwd: str, home: Path
+    store: Memoir, path: Path, *, session_id: str, cwd: str, home: Path
 ) -> tuple[str, ...]:
     """The rollout's bytes no run has read → the queue; the offset moves in the same commit."""
     from memoir_tui.core.capture.run import MAX_BYTES_PER_RUN
@@ -229,7 +229,7 @@ def capture_codex(
         )
 
 
-def capture_gemini_turn(store: Store, event: Mapping[str, Any], *, home: Path) -> tuple[str, ...]:
+def capture_gemini_turn(store: Memoir, event: Mapping[str, Any], *, home: Path) -> tuple[str, ...]:
     """``AfterAgent``: the turn's prompt and response, straight from the event."""
     session_id = str(event.get("session_id") or "")
     cwd = str(event.get("cwd") or "")
@@ -255,7 +255,7 @@ def capture_gemini_turn(store: Store, event: Mapping[str, Any], *, home: Path) -
 
 
 def capture_gemini_chat(
-    store: Store, path: Path, event: Mapping[str, Any], *, home: Path
+    store: Memoir, path: Path, event: Mapping[str, Any], *, home: Path
 ) -> tuple[str, ...]:
     """``SessionEnd`` / ``PreCompress``: the whole recording, folded, read again."""
     messages = gemini_chat_messages(

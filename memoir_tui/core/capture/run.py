@@ -49,7 +49,7 @@ from memoir_tui.core.format.items import FILES, REVIEW
 from memoir_tui.core.hosts.adapters import transcripts_dir
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.workflows.memoir import Memoir
 
 MAX_FILES_PER_RUN = 200
 MAX_BYTES_PER_RUN = 32 * 1024 * 1024
@@ -102,7 +102,7 @@ def _project_resolver(home: Path) -> Callable[[str], ProjectRef]:
 
 
 def capture(
-    store: Store,
+    store: Memoir,
     *,
     projects_dir: str | os.PathLike[str] | None = None,
     since_seconds: float | None = None,
@@ -166,7 +166,7 @@ def _given_transcripts(
 
 
 def _run(
-    store: Store,
+    store: Memoir,
     root: Path,
     home: Path,
     state_path: Path,
@@ -288,7 +288,7 @@ def _is_under(path: str, root: Path) -> bool:
     return True
 
 
-def unread_bytes(store: Store, path: str | os.PathLike[str]) -> bool:
+def unread_bytes(store: Memoir, path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` holds bytes no capture run has read (cheap: one stat, no lock)."""
     path = Path(path)
     entry = load_state(store.root / STATE_FILE).get(str(path), FileState())

@@ -19,6 +19,7 @@ from typing import Any
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format import frontmatter
 from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core.format.items import dict_field
 from memoir_tui.core.format.names import is_entry_name
 
 ENTRY_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
@@ -97,12 +98,18 @@ def _how_to_apply_section(body: str) -> str:
     return " ".join(part.strip() for part in (m["inline"], m["rest"]) if part.strip())
 
 
+def _text_of(meta: dict[str, Any], key: str) -> str:
+    """A frontmatter field that should be text: itself, or "" when missing or not text."""
+    value = meta.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def parse_entry(path: Path, text: str) -> Entry:
     """Resolve type, name and dialects; never raises on odd content."""
     parsed = frontmatter.parse(text)
     meta = parsed.meta
     dialects: list[str] = []
-    nested = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    nested = dict_field(meta, "metadata")
 
     raw_type = meta.get("type")
     if raw_type is None and "type" in nested:
@@ -114,15 +121,13 @@ def parse_entry(path: Path, text: str) -> Entry:
             origin["session_id"] = holder["originSessionId"]
             dialects.append(label)
 
-    trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else ""
-    how = meta.get("how_to_apply") if isinstance(meta.get("how_to_apply"), str) else ""
+    trigger = _text_of(meta, "trigger")
+    how = _text_of(meta, "how_to_apply")
     if isinstance(raw_type, str) and raw_type in LEGACY_TYPES:
         dialects.append(f"type: {raw_type}")
         entry_type = LEGACY_TYPES[raw_type]
         if raw_type == "feedback":
-            trigger = trigger or (
-                meta.get("description") if isinstance(meta.get("description"), str) else ""
-            )
+            trigger = trigger or _text_of(meta, "description")
     elif isinstance(raw_type, str) and raw_type in ENTRY_TYPES:
         entry_type = raw_type
     elif not parsed.has_frontmatter:
@@ -135,11 +140,11 @@ def parse_entry(path: Path, text: str) -> Entry:
         if how:
             dialects.append("how to apply section")
 
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    name = _text_of(meta, "name")
     if not name and not parsed.has_frontmatter:
         h1 = _H1_RE.search(parsed.body)
         name = h1.group(1) if h1 else ""
-    description = meta.get("description") if isinstance(meta.get("description"), str) else ""
+    description = _text_of(meta, "description")
     legacy = bool(dialects) and dialects != ["how to apply section"]
     return Entry(
         path=path,

@@ -26,7 +26,7 @@ from memoir_tui.core.hosts.adapters import STARTUP_FILES, HookHost, StartupFile,
 from memoir_tui.core.rules.withhold import withhold_lines
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.workflows.memoir import Memoir
 
 MAX_READ = 4 * 1024 * 1024  # Claude Code skips instruction files above 4 MiB
 BRIEF = "brief"
@@ -166,7 +166,7 @@ def shown_path(path: Path, home: Path) -> str:
 def host_view(
     host: str,
     *,
-    store: Store,
+    store: Memoir,
     home: Path,
     env: Mapping[str, str],
     project: Path | None,
@@ -227,7 +227,7 @@ def host_view(
 def _brief_sources(
     hook: HookHost,
     *,
-    store: Store,
+    store: Memoir,
     home: Path,
     env: Mapping[str, str],
     project: Path | None,
@@ -270,7 +270,7 @@ VIEW_HOSTS = ("claude-code", "codex", "gemini", "cursor", "windsurf")
 
 
 def agent_views(
-    store: Store, *, home: Path, env: Mapping[str, str], project: Path | None
+    store: Memoir, *, home: Path, env: Mapping[str, str], project: Path | None
 ) -> list[HostView]:
     """Every host's view for ``project`` (None: outside any project, global files only)."""
     return [host_view(h, store=store, home=home, env=env, project=project) for h in VIEW_HOSTS]

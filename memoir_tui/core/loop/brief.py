@@ -26,8 +26,8 @@ from memoir_tui.core.format.fences import FENCE_CLOSE, FENCE_OPEN
 from memoir_tui.core.format.items import REVIEW_FILE
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Store
     from memoir_tui.core.rules.model import Decision, WorkingSet
+    from memoir_tui.core.workflows.memoir import Memoir
 
 DEFAULT_CHARS = 2_000
 HARD_CAP_CHARS = 8_000  # well under the ~10,000 at which Claude Code cuts context
@@ -61,7 +61,7 @@ def _clip(text: str, limit: int = ITEM_CHARS) -> str:
     return one_line if len(one_line) <= limit else one_line[: limit - 1].rstrip() + "…"
 
 
-def _waiting_in_scope(store: Store) -> int:
+def _waiting_in_scope(store: Memoir) -> int:
     from memoir_tui.core.format.review_file import load_review
     from memoir_tui.core.rules.waiting import waiting_count
 
@@ -72,7 +72,7 @@ def _waiting_in_scope(store: Store) -> int:
 
 
 def build_brief(
-    store: Store, *, limit: int = DEFAULT_CHARS, state: dict[str, Any] | None = None
+    store: Memoir, *, limit: int = DEFAULT_CHARS, state: dict[str, Any] | None = None
 ) -> Brief:
     """The brief for ``store``'s project (every project when it has none); ``state`` is
     the session when the caller has read it already (a hook reads it once)."""

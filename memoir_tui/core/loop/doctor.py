@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.workflows.memoir import Memoir
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 HANDSHAKE_SECONDS = 20.0
@@ -85,7 +85,7 @@ def _mode_words(mode: int) -> str:
     return f"{stat.S_IMODE(mode):04o}"
 
 
-def check_permissions(store: Store) -> list[Check]:
+def check_permissions(store: Memoir) -> list[Check]:
     """The store's permissions and kinds, looked at with ``lstat`` only (nothing opened,
     nothing changed): the doctor prints the exact command that fixes what it finds.
 
@@ -200,7 +200,7 @@ def check_permissions(store: Store) -> list[Check]:
     return out
 
 
-def check_store(store: Store) -> list[Check]:
+def check_store(store: Memoir) -> list[Check]:
     from memoir_tui.core.format.items import REVIEW_FILE
     from memoir_tui.core.format.review_file import load_review
     from memoir_tui.core.rules.waiting import waiting_count
@@ -292,7 +292,7 @@ def _flock_held(path: Path) -> bool:
         os.close(fd)
 
 
-def check_recall(store: Store, *, env: Mapping[str, str]) -> list[Check]:
+def check_recall(store: Memoir, *, env: Mapping[str, str]) -> list[Check]:
     from memoir_tui.core.recall.index import cache_dir
 
     folder = cache_dir(env)
@@ -311,7 +311,7 @@ def check_recall(store: Store, *, env: Mapping[str, str]) -> list[Check]:
     return [Check("recall index", PASS, f"{folder}: {size // 1024} KB, private (a cache)")]
 
 
-def check_sync(store: Store) -> list[Check]:
+def check_sync(store: Memoir) -> list[Check]:
     from memoir_tui.core.base.errors import MemoirError
     from memoir_tui.core.sync.config import load_sync_config, mask_url
 
@@ -329,7 +329,7 @@ def check_sync(store: Store) -> list[Check]:
     return [Check("sync", PASS, detail)]
 
 
-def _sync_config_exists(store: Store) -> bool:
+def _sync_config_exists(store: Memoir) -> bool:
     from memoir_tui.core.sync.config import sync_config_path
 
     return sync_config_path(store.root).exists()
@@ -1187,7 +1187,7 @@ LATEST_LISTS = (
 )
 
 
-def check_sharing(store: Store) -> list[Check]:
+def check_sharing(store: Memoir) -> list[Check]:
     """Which JavaScript memoir shares this store, as far as it can be told (its files,
     the one on PATH, the 3.13+ lists in the file), and what that means for the caps."""
     from memoir_tui.core.door.config import (
@@ -1239,7 +1239,7 @@ def check_sharing(store: Store) -> list[Check]:
 
 
 def run_doctor(
-    store: Store, *, home: Path, env: Mapping[str, str], project: Path | None = None
+    store: Memoir, *, home: Path, env: Mapping[str, str], project: Path | None = None
 ) -> list[Check]:
     checks: list[Check] = []
     for part in (

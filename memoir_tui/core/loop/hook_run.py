@@ -31,9 +31,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.loop.brief import DEFAULT_CHARS, build_brief
+
+if TYPE_CHECKING:
+    from memoir_tui.core.workflows.memoir import Memoir
 
 # The adapters are imported where a host is looked up: the lean session-start path
 # (core.session_start) reads its event with read_event and must not pay for them.
@@ -163,7 +166,7 @@ def run_hook(
 
 
 def _session_start(
-    store: Any,
+    store: Memoir,
     host: str,
     notes: list[str],
     *,
@@ -204,7 +207,7 @@ def render_for_host(host: str, text: str) -> str:
 
 
 def _capture(
-    store: Any,
+    store: Memoir,
     host: str,
     event: Mapping[str, Any],
     notes: list[str],

@@ -55,10 +55,18 @@ class KeptReceipt:
         if not isinstance(data, dict):
             return None
         lines = data.get("lines")
-        fields = [data.get(k) for k in ("time", "operation", "actor", "title")]
-        if not all(isinstance(f, str) for f in fields) or not isinstance(lines, list):
+        time, operation, actor, title = (
+            data.get(k) for k in ("time", "operation", "actor", "title")
+        )
+        if not (
+            isinstance(time, str)
+            and isinstance(operation, str)
+            and isinstance(actor, str)
+            and isinstance(title, str)
+            and isinstance(lines, list)
+        ):
             return None
-        return cls(*fields, tuple(str(line) for line in lines))  # type: ignore[arg-type]
+        return cls(time, operation, actor, title, tuple(str(line) for line in lines))
 
     def render(self) -> str:
         return "\n".join([self.title, *self.lines])

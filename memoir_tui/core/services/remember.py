@@ -112,7 +112,7 @@ def meta_for(
         entry_type = raw_type
     elif isinstance(raw_type, str) and LEGACY_TYPES.get(raw_type) in ENTRY_TYPES:
         entry_type = LEGACY_TYPES[raw_type]
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    name = given_name if isinstance(given_name := meta.get("name"), str) else ""
     if not name.strip():
         heading = _H1_RE.search(body)
         stem = filename.split(".", 1)[0]

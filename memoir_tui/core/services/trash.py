@@ -28,6 +28,7 @@ overwrites is kept as a record of its own, so a restore is never a loss.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -362,7 +363,7 @@ class Trash:
                     if item.blob and tx.exists(folder / item.blob):
                         tx.remove(folder / item.blob)
                 self._append(tx, {"op": "empty", "id": record.id, "at": self.store.clock()})
-                tx.on_write(lambda folder=folder: _remove_empty_dir(folder))
+                tx.on_write(functools.partial(_remove_empty_dir, folder))
                 emptied.append(record)
             if emptied:
                 tx.audit("trash_empty", "trash")

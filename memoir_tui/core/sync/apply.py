@@ -19,7 +19,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.base.errors import ReadOnlyStoreError
 from memoir_tui.core.format.identity import canonical_json, identity, parse_date_ms
@@ -45,6 +45,10 @@ from memoir_tui.core.sync.purges import (
     trash_copies_of,
     with_versions,
 )
+
+if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
 
 REVIEW_FILE = "review.json"
 _LIVE_LISTS = (("goals", "set_on"), ("next_actions", "added"), ("open_questions", "asked"))
@@ -243,7 +247,7 @@ def review_contributes(data: bytes | None) -> bool:
     return not isinstance(raw, dict) or contributes_to_review_merge(raw)
 
 
-def _merge_review_in(tx: Any, store: Any, remote: bytes | None) -> str:
+def _merge_review_in(tx: Transaction, store: Store, remote: bytes | None) -> str:
     """Merge the remote queue into the transaction's ``review.json``."""
     from memoir_tui.core.format.review_file import load_review, merge_review
 
@@ -278,7 +282,7 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _local_entries(store: Any) -> dict[str, bytes]:
+def _local_entries(store: Store) -> dict[str, bytes]:
     """The store's readable entry files with a syncable name, as logical paths."""
     from memoir_tui.core.format.entry_file import iter_entry_files
     from memoir_tui.core.sync.layout import SYNCED_NAME_RE
@@ -292,7 +296,7 @@ def _local_entries(store: Any) -> dict[str, bytes]:
 
 
 def apply_snapshot(
-    store: Any,
+    store: Store,
     files: dict[str, bytes],
     staging: Path,
     base: dict[str, str] | None = None,
@@ -440,7 +444,7 @@ def apply_snapshot(
     )
 
 
-def local_files(store: Any) -> tuple[dict[str, bytes], list[str]]:
+def local_files(store: Store) -> tuple[dict[str, bytes], list[str]]:
     """The store's syncable files as logical paths → bytes, and names left out."""
     files: dict[str, bytes] = {}
     skipped: list[str] = []

@@ -29,9 +29,12 @@ import os
 import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.sync.errors import NotConfiguredError, SyncConfigError
+
+if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
 
 SYNC_CONFIG_FILE = "sync.json"
 CONFIG_VERSION = 1
@@ -139,7 +142,7 @@ def load_sync_config(store_root: Path) -> SyncConfig:
     )
 
 
-def save_sync_config(store: Any, config: SyncConfig) -> Path:
+def save_sync_config(store: Store, config: SyncConfig) -> Path:
     """Write the store's sync settings (0600: a remote URL may carry a token)."""
     from memoir_tui.core.format.items import FILES
 

@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.format.merge import SESSION_VERSION, contributes_to_merge
@@ -81,6 +81,9 @@ from memoir_tui.core.sync.layout import (
 )
 from memoir_tui.core.sync.purges import PURGES, parse_records
 from memoir_tui.core.sync.state import SyncState
+
+if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
 
 Progress = Callable[[str, float], None]
 MAX_ATTEMPTS = 12
@@ -146,7 +149,7 @@ def sync_lock(work_dir: Path, wait: float = SYNC_LOCK_WAIT) -> Iterator[None]:
 class SyncCopy:
     """The sync working folder of one store: the bare repository, the state, the lock."""
 
-    def __init__(self, store: Any, config: SyncConfig) -> None:
+    def __init__(self, store: Store, config: SyncConfig) -> None:
         self.store = store
         self.config = config
         self.work_dir = work_dir_for(store.root, config)
@@ -206,7 +209,7 @@ class SyncCopy:
 class _Run:
     def __init__(
         self,
-        store: Any,
+        store: Store,
         action: str,
         *,
         passphrase: str | None,
@@ -560,7 +563,7 @@ def _machines_book(data: bytes | None) -> dict[str, Any]:
     return book
 
 
-def _machine_list(files: dict[str, bytes], store: Any) -> list[dict[str, Any]]:
+def _machine_list(files: dict[str, bytes], store: Store) -> list[dict[str, Any]]:
     book = _machines_book(files.get(MACHINES))["machines"]
     session = parse_session_bytes(files.get(SESSION)) or {}
     seen = session.get("machines") if isinstance(session.get("machines"), dict) else {}
@@ -618,7 +621,7 @@ SYNC_MODES: tuple[SyncMode, ...] = ("pull", "push", "sync")
 
 
 def run_sync(
-    store: Any,
+    store: Store,
     mode: SyncMode,
     *,
     passphrase: str | None = None,
@@ -671,7 +674,7 @@ class InitResult:
 
 
 def init_sync(
-    store: Any,
+    store: Store,
     remote: str,
     *,
     encrypt: bool = False,

@@ -36,7 +36,11 @@ import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
+    from memoir_tui.core.door.transaction import Transaction
 
 PURGES = "sync-purges.json"  # in the store's folder, and its logical path on the remote
 RECORDS_VERSION = 1
@@ -175,7 +179,7 @@ class Taints:
         return pick, bool(mine)
 
 
-def read_local_records(store: Any) -> bytes | None:
+def read_local_records(store: Store) -> bytes | None:
     """The store's ``sync-purges.json`` bytes (a regular file only), or None."""
     from memoir_tui.core.base.fsutil import NotRegularFileError
     from memoir_tui.core.format.session import read_store_file
@@ -187,7 +191,7 @@ def read_local_records(store: Any) -> bytes | None:
 
 
 def stage_entry_forget(
-    tx: Any, store: Any, before: Mapping[Path, bytes], *, purge: bool
+    tx: Transaction, store: Store, before: Mapping[Path, bytes], *, purge: bool
 ) -> str | None:
     """Inside a forget's transaction: record that the words left these entry files
     (``before``: each file's bytes before the forget took them out). Only on a store
@@ -224,7 +228,7 @@ def stage_entry_forget(
     return rid
 
 
-def trash_copies_of(store: Any, names: Iterable[str]) -> list[Path]:
+def trash_copies_of(store: Store, names: Iterable[str]) -> list[Path]:
     """The trash's kept copies of these entry files (by name in the memory folder)."""
     from memoir_tui.core.services.trash import Trash
 

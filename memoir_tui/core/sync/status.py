@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.sync.apply import MergeReport, file_digest, local_files
@@ -20,6 +20,9 @@ from memoir_tui.core.sync.config import (
 )
 from memoir_tui.core.sync.errors import NotConfiguredError
 from memoir_tui.core.sync.state import SyncState
+
+if TYPE_CHECKING:
+    from memoir_tui.core.door.store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ class SyncStatus:
         return out
 
 
-def sync_status(store: Any, *, fetch: bool = False) -> SyncStatus:
+def sync_status(store: Store, *, fetch: bool = False) -> SyncStatus:
     """The sync state of ``store``; never raises for an unconfigured or unreachable remote."""
     base = {"store": str(store.root), "config_path": str(sync_config_path(store.root))}
     try:

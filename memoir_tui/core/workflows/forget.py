@@ -47,9 +47,11 @@ from memoir_tui.core.format.items import (
     REVIEW,
     SESSION,
     TOMBSTONE_LIST,
+    current_of,
     decision_key,
     has_text,
     is_purged,
+    list_field,
     purged_form,
 )
 from memoir_tui.core.rules.needle import clean_needle, shown
@@ -408,8 +410,7 @@ class Forgetter:
         # the session
         checked.append(f"session: {store.session_path}")
         state = store.load().state
-        current = state.get("current") if isinstance(state.get("current"), dict) else {}
-        for list_key, items in current.items():
+        for list_key, items in current_of(state).items():
             if not isinstance(items, list):
                 continue
             for item in items:
@@ -430,7 +431,7 @@ class Forgetter:
                         action,
                     )
                 )
-        history = state.get("history") if isinstance(state.get("history"), list) else []
+        history = list_field(state, "history")
         for entry in history:
             if isinstance(entry, dict) and _holds(entry, folded):
                 places.append(
