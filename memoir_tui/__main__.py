@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # a full disk, EIO, a folder for a file
         return _refused(err)
     except Exception as err:
-        from memoir_tui.core.base.errors import MemoirError
+        from memoir_tui.core import MemoirError
 
         if isinstance(err, MemoirError):  # a refusal before a command ran (app, server)
             print(f"memoir-tui: {err}", file=sys.stderr)
@@ -44,7 +44,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # A host's session-start hook, run before every session: the lean path (no
         # parser, no store), unless the pinned block must be refreshed too.
         from memoir_tui.commands.hook import run_lean
-        from memoir_tui.core.loop.session_start import lean_argv
+        from memoir_tui.core import lean_argv
 
         found = lean_argv(args)
         if found is not None:
@@ -54,7 +54,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if len(args) in (4, 5, 6) and "stop" in args:
         # A Stop hook, run after every turn: nothing unread ends it before the store loads.
         from memoir_tui.commands.hook import run_lean_stop
-        from memoir_tui.core.loop.session_start import lean_argv
+        from memoir_tui.core import lean_argv
 
         found = lean_argv(args, "stop")
         if found is not None:

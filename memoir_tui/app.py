@@ -34,14 +34,19 @@ from textual.widget import AwaitMount
 from textual.widgets import Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.audit import AUDIT_FILE
-from memoir_tui.core.door.store import Outcome
-from memoir_tui.core.format.identity import iso_now
-from memoir_tui.core.format.items import REVIEW_FILE, Undo
-from memoir_tui.core.format.session import NEWER_VERSION, LoadedSession
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.workflows.memoir import Memoir, open_memoir
+from memoir_tui.core import (
+    AUDIT_FILE,
+    NEWER_VERSION,
+    REVIEW_FILE,
+    LoadedSession,
+    Memoir,
+    MemoirError,
+    Outcome,
+    Undo,
+    WorkingSet,
+    iso_now,
+    open_memoir,
+)
 from memoir_tui.panes.base import Pane, PaneCommand, Progress, load_pane
 from memoir_tui.panes.registry import PANES, pane_spec
 from memoir_tui.ui.store_watch import (
@@ -621,7 +626,7 @@ class MemoirApp(App[int]):
         def entry_folders() -> list[Path]:
             # Listings only (a folder's stamp moves when a file is added, removed or
             # replaced atomically): a handful of stats, never a walk of the corpus.
-            from memoir_tui.core.hosts.adapters import ADAPTERS
+            from memoir_tui.core import ADAPTERS
 
             folders: list[Path] = []
             for adapter in ADAPTERS:
@@ -749,7 +754,7 @@ class MemoirApp(App[int]):
         self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
         self._stamp_entry_folders_later()
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
-            from memoir_tui.core.services.since import record_open
+            from memoir_tui.core import record_open
 
             def log_open() -> None:  # the line's own time is this session's start
                 self.opened_at = record_open(self.store, read_only_checked=True)
@@ -767,7 +772,7 @@ class MemoirApp(App[int]):
         state = loaded.state
         if loaded.damage == NEWER_VERSION:
             # Read-only, but not blank: what the newer file holds that this version reads.
-            from memoir_tui.core.format.session_peek import understood_state
+            from memoir_tui.core import understood_state
 
             state = understood_state(loaded.path, now=self.store.clock()) or state
         return loaded, self.store.view(state, all_projects=all_projects)
@@ -1274,7 +1279,7 @@ def _escape_then_key(event: events.Key) -> tuple[events.Key, events.Key]:
 
 
 def _remember_theme(store: Memoir, theme: str) -> Outcome:
-    from memoir_tui.core.door.config import remember_setting
+    from memoir_tui.core import remember_setting
 
     remember_setting(store, "app", "theme", theme)
     store.config = replace(store.config, theme=theme)
@@ -1318,7 +1323,7 @@ def run_app(store_root: Path | None, *, demo: bool = False) -> int:
 
 def _run_demo(theme: str | None) -> int:
     """The demo store lives in a temporary directory that is removed on exit."""
-    from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store, remove_demo_store
+    from memoir_tui.core import DEMO_MACHINE_LABEL, create_demo_store, remove_demo_store
 
     target = Path(tempfile.mkdtemp(prefix="memoir-demo-"))
     saved_home = os.environ.get("MEMOIR_HOME")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from memoir_tui import __version__
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -72,7 +72,7 @@ class _SafeOut:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        from memoir_tui.core.format.textsafe import for_terminal
+        from memoir_tui.core import for_terminal
 
         self._inner.write(for_terminal(text))
         return len(text)
@@ -91,7 +91,7 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
         sys.stdout.flush()
         return code
     except MemoirError as err:
-        from memoir_tui.core.rules.needle import shown  # an error may quote a pasted needle
+        from memoir_tui.core import shown  # an error may quote a pasted needle
 
         print(f"memoir-tui: {shown(str(err))}", file=sys.stderr)
         return 1
@@ -107,7 +107,7 @@ def run_command(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
 
 def _print_notices() -> None:
     """Sentences the core left for the user (a journal set aside, never applied)."""
-    from memoir_tui.core.door.transaction import take_notices
+    from memoir_tui.core import take_notices
 
     for note in take_notices():
         print(f"memoir-tui: {note}", file=sys.stderr)

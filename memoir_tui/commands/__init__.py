@@ -13,14 +13,14 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 
 def open_store(ns: argparse.Namespace, *, actor: str = "cli") -> Memoir:
     """The store every command works on: ``--store`` (else the default), opened for
     the project of the working directory (every project outside one); a damaged
     or newer-version session is said on stderr, once."""
-    from memoir_tui.core.workflows.memoir import open_memoir
+    from memoir_tui.core import open_memoir
 
     store = open_memoir(ns.store, actor=actor)
     for notice in store.opening_notices():

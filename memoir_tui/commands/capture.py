@@ -11,7 +11,7 @@ from memoir_tui.commands import open_store
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     # The adapters' data only: the capture machinery loads when the command runs.
-    from memoir_tui.core.hosts.adapters import describe_dir, get_adapter
+    from memoir_tui.core import describe_dir, get_adapter
 
     transcripts = describe_dir("claude-code", get_adapter("claude-code").transcripts or "")
     p = subparsers.add_parser(
@@ -41,12 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_capture(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.capture.run import (
-        MAX_BYTES_PER_RUN,
-        MAX_FILES_PER_RUN,
-        capture,
-    )
-    from memoir_tui.core.format.durations import parse_duration
+    from memoir_tui.core import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, capture, parse_duration
 
     store = open_store(ns, actor="capture")
     since = parse_duration(ns.since) if ns.since else None

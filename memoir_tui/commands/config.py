@@ -13,8 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_config(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.door.config import config_path, load_config, render_config
-    from memoir_tui.core.door.store import default_store_dir
+    from memoir_tui.core import config_path, default_store_dir, load_config, render_config
 
     root = ns.store or default_store_dir()
     if ns.action == "path":

@@ -25,8 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.loop.doctor import run_doctor, summary
-    from memoir_tui.core.workflows.memoir import open_memoir
+    from memoir_tui.core import open_memoir, run_doctor, summary
 
     # Opened as every face opens it, but finishing nothing: an interrupted purge or a
     # damaged session is what the doctor reports, and the doctor writes nothing.
@@ -42,7 +41,7 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
 
 def _here() -> Path | None:
     """The git work tree the doctor runs in (its project-level host files count too)."""
-    from memoir_tui.core.rules.scope import find_git_dir
+    from memoir_tui.core import find_git_dir
 
     found = find_git_dir(Path.cwd().resolve(), stop_at=Path.home().parent)
     return found[0] if found is not None and found[0] != Path.home() else None

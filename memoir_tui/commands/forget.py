@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_forget(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.base.errors import AmbiguousMatchError
-    from memoir_tui.core.rules.needle import shown  # what is printed: a token shows as [REDACTED:…]
+    from memoir_tui.core import (
+        AmbiguousMatchError,
+        shown,  # what is printed: a token shows as [REDACTED:…]
+    )
 
     store = open_store(ns)
     if ns.everywhere:
@@ -86,7 +88,7 @@ def cmd_forget(ns: argparse.Namespace) -> int:
 
 
 def _forget_everywhere(store: Memoir, ns: argparse.Namespace) -> int:
-    from memoir_tui.core.rules.needle import shown
+    from memoir_tui.core import shown
 
     forget = store.forget
     if ns.dry_run:

@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from memoir_tui.core.hosts.hook_install import HookCommand
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import HookCommand, Memoir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: the hook machinery loads when a command runs.
-    from memoir_tui.core.hosts.adapters import HOOK_VERBS, hook_hosts
+    from memoir_tui.core import HOOK_VERBS, hook_hosts
 
     hosts = [h.name for h in hook_hosts()]
     p = sub.add_parser(
@@ -59,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_hook(ns: argparse.Namespace) -> int:
     try:
-        from memoir_tui.core.loop.hook_run import read_event, run_hook
+        from memoir_tui.core import read_event, run_hook
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -90,7 +89,7 @@ def hook_command(ns: argparse.Namespace) -> HookCommand:
     """How a host should run us: the console script by absolute path if there is
     one (hosts start hooks with their own PATH), else this Python; the store when
     one was named."""
-    from memoir_tui.core.hosts.hook_install import HookCommand
+    from memoir_tui.core import HookCommand
 
     script = shutil.which("memoir-tui")
     if getattr(ns, "project", None) is not None:
@@ -136,10 +135,14 @@ def run_install_hooks(
 ) -> int:
     """Plan, then print the diff or apply it; exit 0 done, 1 refused or check failed,
     2 usage."""
-    from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.hosts.adapters import hook_host
-    from memoir_tui.core.hosts.hook_install import plan, read_state
-    from memoir_tui.core.hosts.mcp_install import ConfigRefusedError, apply_change
+    from memoir_tui.core import (
+        ConfigRefusedError,
+        MemoirError,
+        apply_change,
+        hook_host,
+        plan,
+        read_state,
+    )
 
     host = hook_host(host_name)
     if project is not None and not project.is_dir():
@@ -202,7 +205,7 @@ def run_install_hooks(
         )
     if not install or dry_run or not live_check:
         return 0
-    from memoir_tui.core.loop.doctor import WARN, check_hooks_file
+    from memoir_tui.core import WARN, check_hooks_file
 
     failed = False
     # what only the user can still give (approve the new hook, trust the folder) is a
@@ -214,8 +217,7 @@ def run_install_hooks(
 
 
 def cmd_hooks_status(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.hosts.adapters import hook_hosts
-    from memoir_tui.core.hosts.hook_install import read_state, settings_paths
+    from memoir_tui.core import hook_hosts, read_state, settings_paths
 
     home, env = Path.home(), os.environ
     for host in hook_hosts():
@@ -243,13 +245,7 @@ def cmd_hooks_status(ns: argparse.Namespace) -> int:
 
 def run_lean(store: Path | None, host: str) -> int | None:
     """The whole face for the lean case; None when the full path must run instead."""
-    from memoir_tui.core.loop.session_start import (
-        FULL_PATH_ENV,
-        brief_output,
-        event_cwd,
-        inject_enabled,
-        store_root,
-    )
+    from memoir_tui.core import FULL_PATH_ENV, brief_output, event_cwd, inject_enabled, store_root
 
     env = os.environ
     if env.get(FULL_PATH_ENV):
@@ -258,7 +254,7 @@ def run_lean(store: Path | None, host: str) -> int | None:
     if inject_enabled(root) is not False and not env.get("MEMOIR_TUI_DOCTOR"):
         return None  # the pinned block is refreshed through the store's door
     try:
-        from memoir_tui.core.loop.hook_run import read_event
+        from memoir_tui.core import read_event
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -279,10 +275,10 @@ def run_lean(store: Path | None, host: str) -> int | None:
 def run_lean_stop(store: Path | None, host: str) -> int:
     """``hook stop``: a burst of events whose transcript holds nothing unread ends
     before the store is imported; anything else runs the full hook with the event."""
-    from memoir_tui.core.loop.session_start import nothing_new, store_root
+    from memoir_tui.core import nothing_new, store_root
 
     try:
-        from memoir_tui.core.loop.hook_run import read_event
+        from memoir_tui.core import read_event
 
         event, note = read_event(sys.stdin.fileno())
         if note:
@@ -290,7 +286,7 @@ def run_lean_stop(store: Path | None, host: str) -> int:
             return 0  # no transcript named: nothing to capture
         if nothing_new(store_root(store, os.environ), event):
             return 0
-        from memoir_tui.core.loop.hook_run import run_hook
+        from memoir_tui.core import run_hook
 
         result = run_hook("stop", host, event, store_root=store or _env_store())
         for line in result.notes:

@@ -11,7 +11,7 @@ from memoir_tui.commands import open_store
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: inject itself loads when the command runs.
-    from memoir_tui.core.hosts.adapters import instruction_files_shown
+    from memoir_tui.core import instruction_files_shown
 
     p = sub.add_parser(
         "inject",
@@ -38,8 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_inject(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.hosts.adapters import get_adapter
-    from memoir_tui.core.services.inject import apply_inject, plan_inject
+    from memoir_tui.core import apply_inject, get_adapter, plan_inject
 
     store = open_store(ns)
     cfg = store.config.inject

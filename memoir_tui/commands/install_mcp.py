@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, TextIO
 from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
-    from memoir_tui.core.hosts.mcp_install import ServerSpec
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir, ServerSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     # The adapters' data only: mcp_install (and its editor) load when the command runs.
-    from memoir_tui.core.hosts.adapters import mcp_hosts
+    from memoir_tui.core import mcp_hosts
 
     tools = ", ".join("/".join((t.name, *t.aliases)) for t in mcp_hosts(installable=True))
     for name, uninstall in (("install-mcp", False), ("uninstall-mcp", True)):
@@ -36,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_install_mcp(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.hosts.mcp_install import ServerSpec
+    from memoir_tui.core import ServerSpec
 
     # The host tool starts the server with its own PATH, so name the
     # executable absolutely: the console script if installed, else this Python.
@@ -94,10 +93,10 @@ def run_install_cli(
     edit, write failure; the file is untouched), 2 usage (unknown tool, a scope
     the tool lacks, a missing project directory).
     """
-    from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.hosts.mcp_install import (
+    from memoir_tui.core import (
         ConfigRefusedError,
         InvalidProjectError,
+        MemoirError,
         ServerSpec,
         UnknownToolError,
         UnsupportedScopeError,
@@ -174,7 +173,7 @@ def run_install_cli(
     if uninstall or not live_check:
         return 0
     # Prove it: start the server exactly as the host will, and shake hands.
-    from memoir_tui.core.loop.doctor import (
+    from memoir_tui.core import (
         WARN,
         Check,
         Registration,

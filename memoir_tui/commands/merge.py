@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _read_session_arg(path: Path) -> dict:
     try:
-        from memoir_tui.core.base.safeio import read_json_safely
+        from memoir_tui.core import read_json_safely
 
         data = read_json_safely(path)  # a FIFO or a folder: a sentence, never a hang
     except FileNotFoundError:
@@ -49,9 +49,12 @@ def _same_file(a: Path, b: Path | None) -> bool:
 
 
 def cmd_merge(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.format.merge import contributes_to_merge, merge_sessions
-    from memoir_tui.core.format.session import encode_session
-    from memoir_tui.core.rules.withhold import withhold_secrets
+    from memoir_tui.core import (
+        contributes_to_merge,
+        encode_session,
+        merge_sessions,
+        withhold_secrets,
+    )
 
     local, remote = _read_session_arg(ns.local), _read_session_arg(ns.remote)
     for path, data in ((ns.local, local), (ns.remote, remote)):
@@ -71,11 +74,11 @@ def cmd_merge(ns: argparse.Namespace) -> int:
         for note in held:
             print(f"memoir-tui: {ns.remote}: {note}", file=sys.stderr)
     if ns.output:
-        from memoir_tui.core.workflows.memoir import write_merged_session
+        from memoir_tui.core import write_merged_session
 
         print(write_merged_session(ns.output, local, remote).message, file=sys.stderr)
     else:
-        from memoir_tui.core.format.merge import DEFAULT_CAPS, JS_CAPS
+        from memoir_tui.core import DEFAULT_CAPS, JS_CAPS
 
         caps = JS_CAPS if ns.caps == "memoir" else DEFAULT_CAPS
         sys.stdout.write(encode_session(merge_sessions(local, remote, caps=caps)).decode("utf-8"))

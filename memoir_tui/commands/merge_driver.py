@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_merge_driver(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.sync.driver import merge_files
+    from memoir_tui.core import merge_files
 
     outcome = merge_files(ns.ancestor, ns.current, ns.other, ns.path)
     print(outcome.message, file=sys.stderr)

@@ -110,14 +110,13 @@ def _check_tools(tools: list[str] | None) -> list[str] | None:
     ``claude-code``); an unknown name is refused listing the known ones."""
     if not tools:
         return tools
-    from memoir_tui.core.door.config import KNOWN_TOOLS
-    from memoir_tui.core.hosts.adapters import resolve_tool
+    from memoir_tui.core import KNOWN_TOOLS, resolve_tool
 
     return [resolve_tool(tool, among=KNOWN_TOOLS) for tool in tools]
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.recall.service import Recall, elsewhere_hint
+    from memoir_tui.core import Recall, elsewhere_hint
 
     ns.tool = _check_tools(ns.tool)
     query = " ".join(ns.query)
@@ -165,7 +164,7 @@ def _write(text: str) -> None:
 
 def _concept_hint(recall) -> None:
     """Weak lexical evidence and no concept search: say once that it exists."""
-    from memoir_tui.core.recall import semantic
+    from memoir_tui.core import semantic
 
     if semantic.available():
         if recall.concept_model is not None or not semantic.hint_once(recall.cache_dir):
@@ -185,7 +184,7 @@ def _concept_hint(recall) -> None:
 def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
     import dataclasses
 
-    from memoir_tui.core.rules.withhold import shown_text, withhold_lines
+    from memoir_tui.core import shown_text, withhold_lines
 
     # never hands on a secret another tool wrote into a memory: its lines are withheld
     hits = [
@@ -196,7 +195,7 @@ def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
         _write(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=1) + "\n")
         return
     if not hits:
-        from memoir_tui.core.rules.needle import shown
+        from memoir_tui.core import shown
 
         print(f"nothing found for {shown(query)!r}", file=sys.stderr)
         return
@@ -217,7 +216,7 @@ def _print_hits(ns: argparse.Namespace, query: str, hits: list) -> None:
 
 
 def cmd_index(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.recall.service import Recall
+    from memoir_tui.core import Recall
 
     with Recall(ns.store) as recall:
         if ns.status:
@@ -276,8 +275,7 @@ def _build_concepts(recall, *, fetch: bool) -> dict | None:
     """With the extra: embed the chunks that changed; ``--concepts`` first fetches the
     model if the cache lacks it (progress on stderr). A failure is one sentence; the
     lexical index stands either way."""
-    from memoir_tui.core.base.errors import MemoirError
-    from memoir_tui.core.recall import semantic
+    from memoir_tui.core import MemoirError, semantic
 
     if not semantic.available():
         if fetch:

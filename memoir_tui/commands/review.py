@@ -59,8 +59,7 @@ def format_item(item, labels: dict[str, str] | None = None) -> str:
 
 
 def cmd_review_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.format.review_file import STATES
-    from memoir_tui.core.rules.waiting import in_review_scope
+    from memoir_tui.core import STATES, in_review_scope
 
     store = open_store(ns)
     states = STATES if getattr(ns, "all", False) else ("candidate",)
@@ -73,8 +72,7 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
     if not items:
         print("no candidates waiting for review here" + (f"; {elsewhere}" if more else ""))
         return 0
-    from memoir_tui.core.rules.labels import queue_labels
-    from memoir_tui.core.rules.scope import project_names
+    from memoir_tui.core import project_names, queue_labels
 
     labels = queue_labels(project_names(store.load().state), items)
     for item in items:
@@ -90,7 +88,7 @@ def cmd_review_list(ns: argparse.Namespace) -> int:
 
 
 def cmd_review_pin(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.format.review_file import NearHiddenError
+    from memoir_tui.core import NearHiddenError
 
     store = open_store(ns)
     item = store.review.get_item(ns.id)

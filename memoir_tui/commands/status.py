@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from memoir_tui.commands import open_store
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,8 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_status(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.format.identity import parse_iso_ms
-    from memoir_tui.core.rules.render import render_working_set
+    from memoir_tui.core import parse_iso_ms, render_working_set
 
     at_ms = None
     if ns.as_of:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from memoir_tui.commands import open_store
 
 if TYPE_CHECKING:
-    from memoir_tui.core.sync import SyncMode
+    from memoir_tui.core import SyncMode
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,11 +100,11 @@ def _progress(ns: argparse.Namespace):
 
 
 def cmd_init(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.base.errors import MemoirError
+    from memoir_tui.core import MemoirError
 
     store = _store(ns)
     if ns.driver_only:
-        from memoir_tui.core.sync.driver import register_driver
+        from memoir_tui.core import register_driver
 
         reg = register_driver(ns.repo or store.root)
         print(f"merge driver registered in {reg.repo_root}")
@@ -116,7 +116,7 @@ def cmd_init(ns: argparse.Namespace) -> int:
         return 0
     if not ns.remote:
         raise MemoirError("sync init needs a REMOTE (or --driver-only)")
-    from memoir_tui.core.sync import init_sync
+    from memoir_tui.core import init_sync
 
     result = init_sync(
         store,
@@ -142,7 +142,7 @@ def cmd_init(ns: argparse.Namespace) -> int:
 
 
 def cmd_sync(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.sync import SecretsFoundError, run_sync
+    from memoir_tui.core import SecretsFoundError, run_sync
 
     store = _store(ns)
     action = cast("SyncMode", ns.sync_action or "sync")  # the parser offers only these
@@ -169,7 +169,7 @@ def cmd_sync(ns: argparse.Namespace) -> int:
 
 
 def cmd_status(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.sync import sync_status
+    from memoir_tui.core import sync_status
 
     status = sync_status(_store(ns), fetch=ns.fetch)
     if ns.json:

@@ -32,7 +32,7 @@ def _trash(ns: argparse.Namespace):
 
 
 def cmd_trash_list(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.services.trash import ACTIVE
+    from memoir_tui.core import ACTIVE
 
     records = [r for r in _trash(ns).records() if ns.all or r.status == ACTIVE]
     if ns.json:
@@ -72,7 +72,7 @@ def cmd_trash_restore(ns: argparse.Namespace) -> int:
 
 
 def cmd_trash_empty(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.services.trash import parse_duration
+    from memoir_tui.core import parse_trash_duration as parse_duration
 
     seconds = parse_duration(ns.older_than)
     emptied = _trash(ns).empty(seconds)

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_validate(ns: argparse.Namespace) -> int:
-    from memoir_tui.core.format.validate import ERROR, validate_paths
+    from memoir_tui.core import ERROR, validate_paths
 
     paths = ns.paths
     if not paths:

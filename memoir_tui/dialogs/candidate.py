@@ -13,12 +13,17 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Static
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.capture.context import TranscriptContext, context_around
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.format.review_file import CANDIDATE, NearHidden, ReviewItem
-from memoir_tui.core.services import review
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import (
+    CANDIDATE,
+    Memoir,
+    MemoirError,
+    NearHidden,
+    ReviewItem,
+    TranscriptContext,
+    context_around,
+    day_or_raw,
+    review,
+)
 from memoir_tui.dialogs.base import DetailScreen
 from memoir_tui.dialogs.forms import DecisionFieldsDialog, form_buttons
 from memoir_tui.ui.fields import (

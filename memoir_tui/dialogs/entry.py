@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.ui.entry_document import (
     EntryDocument,
@@ -33,7 +33,7 @@ from memoir_tui.widgets.frontmatter_table import FrontmatterTable
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
     from memoir_tui.ui.recall_source import RecallSource
 
 

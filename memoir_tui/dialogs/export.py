@@ -16,14 +16,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from memoir_tui.core.format.items import plural
-from memoir_tui.core.services.export import (
+from memoir_tui.core import (
     ExportError,
     ExportExistsError,
     ExportResult,
     ExportTable,
     export_table,
     format_for,
+    plural,
 )
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.dialogs.confirm import ConfirmScreen

@@ -19,16 +19,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select
 
-from memoir_tui.core.format.identity import identity
-from memoir_tui.core.rules.model import Decision
+from memoir_tui.core import Decision, identity
 from memoir_tui.dialogs.base import DetailScreen, DialogScreen
 from memoir_tui.widgets.item_table import long_date
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir, Outcome
 
 T = TypeVar("T")
 

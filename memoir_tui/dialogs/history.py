@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from memoir_tui.core.rules.model import HistoryEntry
+from memoir_tui.core import HistoryEntry
 from memoir_tui.dialogs.base import DetailScreen
 from memoir_tui.widgets.item_table import long_date
 

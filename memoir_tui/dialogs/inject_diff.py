@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from memoir_tui.core.services.inject import InjectChange
+from memoir_tui.core import InjectChange
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.ui.fields import PathNames
 

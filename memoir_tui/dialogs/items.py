@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Checkbox, Input, Label
 
-from memoir_tui.core.rules.model import CompletedAction, Item
+from memoir_tui.core import CompletedAction, Item
 from memoir_tui.dialogs.base import DetailScreen
 from memoir_tui.dialogs.forms import (
     FormDialog,

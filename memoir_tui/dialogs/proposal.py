@@ -12,10 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from memoir_tui.core.base.safeio import read_text_safely
-from memoir_tui.core.services.consolidate import (
-    Proposal,
-)
+from memoir_tui.core import Proposal, read_text_safely
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.ui.fields import PathNames
 from memoir_tui.widgets.side_by_side import DiffColumn, SideBySideDiff

@@ -11,8 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Label, Static
 
-from memoir_tui.core.services.receipts import KeptReceipt, read_receipts
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import KeptReceipt, Memoir, read_receipts
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.ui.fields import audit_time
 from memoir_tui.ui.latest_read import LatestRead

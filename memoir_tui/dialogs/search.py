@@ -17,19 +17,25 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Label
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.format.identity import identity, text_hash
-from memoir_tui.core.format.items import plural
-from memoir_tui.core.format.review_file import ReviewItem
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.rules.search import Hit, Indexed, build_index, search_index
+from memoir_tui.core import (
+    Indexed,
+    MemoirError,
+    ReviewItem,
+    WorkingSet,
+    build_index,
+    identity,
+    plural,
+    search_index,
+    text_hash,
+)
+from memoir_tui.core import SearchHit as Hit
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.panes.registry import pane_spec
 from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 SEARCH_COLUMNS = (
     ColumnSpec("pane", "Pane", width=12),
@@ -154,7 +160,7 @@ class SearchScreen(DialogScreen[Hit | None]):
     def _in_scope(self, item: ReviewItem) -> bool:
         """The scope the header names (as the Review pane's): this project's and global
         candidates, every project's after ``A``."""
-        from memoir_tui.core.rules.scope import same_project
+        from memoir_tui.core import same_project
 
         store = self.store
         if store is None or store.project is None or getattr(self.app, "all_projects", False):

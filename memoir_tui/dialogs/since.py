@@ -20,18 +20,19 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Label, Static
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.audit import read_audit
-from memoir_tui.core.format.identity import text_hash
-from memoir_tui.core.format.items import plural
-from memoir_tui.core.rules.search import Hit, working_set_lists
-from memoir_tui.core.services.since import (
+from memoir_tui.core import (
     Arrived,
+    MemoirError,
     SinceReport,
     arrived_from_elsewhere,
     kind_of,
+    plural,
+    read_audit,
     since_last_session,
+    text_hash,
+    working_set_lists,
 )
+from memoir_tui.core import SearchHit as Hit
 from memoir_tui.dialogs.base import DialogScreen
 from memoir_tui.panes.audit import FORGOTTEN, GONE, NO_ITEM, AuditRow, resolve_rows
 from memoir_tui.ui.fields import audit_time
@@ -39,7 +40,7 @@ from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 SINCE_READ = 5000
 """Audit lines read (newest first) to find the previous session's start."""

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from memoir_tui.core import answers
-from memoir_tui.core.rules.reply import Reply
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import Memoir, Reply, answers
 from memoir_tui.mcp.runtime import Runtime
 
 BRIEF_URI = "memoir://brief"
 
 
 def _brief(store: Memoir) -> Reply:
-    from memoir_tui.core.loop.brief import build_brief
+    from memoir_tui.core import build_brief
 
     text = build_brief(store).text
     return Reply(text or "memoir holds nothing for this project yet.")

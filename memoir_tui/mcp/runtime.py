@@ -27,11 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from memoir_tui.core.answers import refusal_text
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.format.textsafe import for_terminal
-from memoir_tui.core.rules.reply import Reply
-from memoir_tui.core.workflows.memoir import open_memoir
+from memoir_tui.core import MemoirError, Reply, for_terminal, open_memoir, refusal_text
 from memoir_tui.mcp import schema
 from memoir_tui.mcp.warm_recall import WarmRecall
 
@@ -105,7 +101,7 @@ class Runtime:
     warm recall index, and the call path (``call``, ``plain``, ``structured``)."""
 
     def __init__(self, server: MCPServer, root: Path, gate: CallGate) -> None:
-        from memoir_tui.core.rules.scope import working_project
+        from memoir_tui.core import working_project
 
         self.server = server
         self.root = root
@@ -154,7 +150,7 @@ class Runtime:
             return self.run(fn, *args)
 
     def run(self, fn: Callable[..., Reply], *args: object) -> Reply:
-        from memoir_tui.core.door.transaction import take_notices
+        from memoir_tui.core import take_notices
 
         try:
             # per call: config and session re-read, nothing cached; items are
@@ -171,7 +167,7 @@ class Runtime:
                 for note in take_notices(self.root):  # a journal set aside, never applied
                     log.warning("%s", note)
         except MemoirError as err:
-            from memoir_tui.core.rules.needle import shown  # a refusal may quote a pasted needle
+            from memoir_tui.core import shown  # a refusal may quote a pasted needle
 
             log.info("%s refused: %s", fn.__name__, shown(str(err)))
             raise ToolError(shown(refusal_text(err))) from None
@@ -208,7 +204,7 @@ class Runtime:
 
         from mcp.types import ClientCapabilities, RootsCapability
 
-        from memoir_tui.core.rules.scope import project_identity
+        from memoir_tui.core import project_identity
 
         try:
             session = context.session
@@ -290,7 +286,7 @@ def guard_arguments(
     async def call_tool(name, arguments, context=None):  # type: ignore[no-untyped-def]
         import json
 
-        from memoir_tui.core.format.secrets import SecretFoundError, ensure_no_secrets_together
+        from memoir_tui.core import SecretFoundError, ensure_no_secrets_together
 
         fields = [
             (str(key), value if isinstance(value, str) else json.dumps(value, default=str))

@@ -34,8 +34,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from memoir_tui.core.answers import package_version
-from memoir_tui.core.door.store import default_store_dir
+from memoir_tui.core import default_store_dir, package_version
 from memoir_tui.mcp import prompts
 from memoir_tui.mcp.runtime import CallGate, Runtime, argument_problem, guard_arguments
 from memoir_tui.mcp.tools import (
@@ -198,7 +197,7 @@ async def _stop(gate: CallGate, signum: signal.Signals) -> NoReturn:
             "%d call(s) still running after %.0f s; stopping", still, SHUTDOWN_GRACE_SECONDS
         )
     await anyio.sleep(REPLY_FLUSH_SECONDS)
-    from memoir_tui.core.door.shutdown import release_for_exit
+    from memoir_tui.core import release_for_exit
 
     released = release_for_exit()
     log.info(

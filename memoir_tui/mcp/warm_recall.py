@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 
 if TYPE_CHECKING:
-    from memoir_tui.core.recall import Recall
+    from memoir_tui.core import Recall
 
 log = logging.getLogger("memoir_tui.mcp.recall")
 
@@ -73,7 +73,7 @@ class WarmRecall:
         self._applier: threading.Thread | None = None
 
     def _make(self) -> Recall:
-        from memoir_tui.core.recall import Recall
+        from memoir_tui.core import Recall
 
         recall = Recall(self.store_root, cwd=self.cwd)
         try:
@@ -132,7 +132,7 @@ class WarmRecall:
         try:
             recall = self._make()
         except Exception as exc:
-            from memoir_tui.core.base.errors import MemoirError
+            from memoir_tui.core import MemoirError
 
             if isinstance(exc, MemoirError):  # a sentence for people (a FIFO as the config)
                 log.error("building the recall index in the background failed: %s", exc)
@@ -153,7 +153,7 @@ class WarmRecall:
         """With the extra ``[semantic]`` and its model in the cache (``memoir-tui index
         --concepts`` fetches it): embed what changed, after the lexical index is ready;
         queries never wait for it. The server never reaches the network for it."""
-        from memoir_tui.core.recall import semantic
+        from memoir_tui.core import semantic
 
         if not semantic.available():
             return
@@ -191,7 +191,7 @@ class WarmRecall:
             return self.get(), True
         with self._lock:
             if self._interim is None:
-                from memoir_tui.core.recall import Recall
+                from memoir_tui.core import Recall
 
                 self._interim = Recall(self.store_root, cwd=self.cwd)
             return self._interim, False
@@ -200,7 +200,7 @@ class WarmRecall:
         """An MCP client's roots: when the server was started outside any project (in /
         or home, as hosts do), its first root that is a folder becomes the current
         project, indexed now with its own files."""
-        from memoir_tui.core.recall.service import working_project
+        from memoir_tui.core import project_folders as working_project
 
         home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
         if self.cwd is not None and working_project(self.cwd, home):
@@ -256,7 +256,7 @@ def close_all() -> None:
 def resolve_tool(name: str | None) -> str | None:
     """A tool name as a person or the JavaScript tool spells it → an adapter name (the
     registry's one resolver); empty is every tool."""
-    from memoir_tui.core.hosts.adapters import resolve_tool as resolve
+    from memoir_tui.core import resolve_tool as resolve
 
     if name is None or not name.strip():
         return None

@@ -22,15 +22,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.loop.agent_view import (
+from memoir_tui.core import (
     BRIEF,
     HostView,
     LoadedSource,
+    WorkingSet,
     agent_views,
     project_dir,
     shown_path,
 )
-from memoir_tui.core.rules.model import WorkingSet
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.ui.store_watch import EntriesChanged

@@ -17,13 +17,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.audit import AuditRecord, read_audit
-from memoir_tui.core.format.identity import PURGED_TEXT, parse_iso_ms, text_hash
-from memoir_tui.core.format.review_file import load_review, loaded_key, well_formed_review_items
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.services.review import lean_view, review_path
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import (
+    PURGED_TEXT,
+    AuditRecord,
+    Memoir,
+    MemoirError,
+    WorkingSet,
+    lean_view,
+    load_review,
+    loaded_key,
+    parse_iso_ms,
+    read_audit,
+    review_path,
+    text_hash,
+    well_formed_review_items,
+)
 from memoir_tui.dialogs.receipts import ReceiptsScreen
 from memoir_tui.panes.base import FilteredPane, PaneCommand
 from memoir_tui.panes.windowed_list import ListView, WindowedList, list_bindings

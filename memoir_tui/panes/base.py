@@ -18,16 +18,14 @@ from textual import on
 from textual.widget import Widget
 from textual.worker import Worker
 
-from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core import WorkingSet
 from memoir_tui.panes.registry import PaneSpec, pane_spec
 from memoir_tui.ui.store_watch import SessionChanged
 from memoir_tui.widgets.filter_bar import FilterBar
 from memoir_tui.widgets.item_table import ItemTable
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.format.items import Undo
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir, Outcome, Undo
 
 
 @dataclass(frozen=True, slots=True)

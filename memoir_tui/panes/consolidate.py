@@ -23,18 +23,18 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, LoadingIndicator, Static
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.store import Outcome
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.services.consolidate import (
+from memoir_tui.core import (
     KEEP,
     ApplyResult,
     ConsolidateError,
+    Memoir,
+    MemoirError,
+    Outcome,
     Proposal,
     Report,
+    TrashRecord,
+    WorkingSet,
 )
-from memoir_tui.core.services.trash import TrashRecord
-from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.proposal import ProposalDetailScreen
 from memoir_tui.panes.base import Pane, PaneCommand

@@ -11,11 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.format.items import plural
-from memoir_tui.core.rules.listing import DECISION_SORT_KEYS
-from memoir_tui.core.rules.model import Decision, WorkingSet
-from memoir_tui.core.rules.needle import shown
+from memoir_tui.core import DECISION_SORT_KEYS, Decision, WorkingSet, day_or_raw, plural, shown
 from memoir_tui.dialogs.confirm import ConfirmScreen, TypeToConfirmScreen
 from memoir_tui.dialogs.forms import (
     AddDecisionScreen,
@@ -32,10 +28,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.services.export import ExportTable
-    from memoir_tui.core.workflows.forget import Scan
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import ExportTable, Memoir, Outcome, Scan
 
 DECISION_COLUMNS = (
     ColumnSpec("text", "Decision", weight=4, min_width=12),
@@ -332,7 +325,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         return ["tombstones included"] if self.show_tombstones else []
 
     def export_table(self, rows: Sequence[Decision], note: str) -> ExportTable:
-        from memoir_tui.core.services.export import decision_table
+        from memoir_tui.core import decision_table
 
         return decision_table(rows, title="Decisions", note=note)
 
@@ -365,7 +358,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the decision with ``text`` (another pane's jump)."""
-        from memoir_tui.core.format.identity import text_hash
+        from memoir_tui.core import text_hash
 
         self.focus_now(self.table)
         if not self.show_key(text_hash(text)):
@@ -447,7 +440,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         self.table.action_cursor_down()
 
     def action_hide_marked(self) -> None:
-        from memoir_tui.core.services.bulk import hide_decisions
+        from memoir_tui.core import hide_decisions
 
         ws = self.state
         decisions = [d for d in (ws.all_decisions if ws else ()) if d.key in self.marked]
@@ -536,7 +529,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
         def answered(confirmed: bool | None) -> None:
             # core.forget reaches every host tool's files (the adapters): imported when
             # used, so the first visit to this pane does not wait for it
-            from memoir_tui.core.workflows.forget import forget_everywhere
+            from memoir_tui.core import forget_everywhere
 
             if confirmed:
                 # No undo: the app marks it as the last act u cannot take back.
@@ -568,7 +561,7 @@ class DecisionsPane(WindowedList[Decision], FilteredPane):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                from memoir_tui.core.services.receipts import purge_decision_kept
+                from memoir_tui.core import purge_decision_kept
 
                 self.host.write(lambda store: purge_decision_kept(store.working, key))
 

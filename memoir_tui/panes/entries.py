@@ -23,10 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Label, Select, Static
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.rules.labels import cut_middle, place_labels
-from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core import MemoirError, WorkingSet, cut_middle, day_or_raw, place_labels
 from memoir_tui.dialogs.entry import EntryScreen
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.ui.entry_document import (
@@ -96,7 +93,7 @@ class EntryFilter:
 def canonical_shown(ref: EntryRef) -> EntryRef:
     """Today's memoir's canonical memory (``memories/<64 hex>.md``): its revision, its
     project (memoir's id; "shared" is global) and whether it is live, hidden or purged."""
-    from memoir_tui.core.services.places import CANONICAL_NAME, read_canonical
+    from memoir_tui.core import CANONICAL_NAME, read_canonical
 
     if ref.tool != "memoir" or not CANONICAL_NAME.match(os.path.basename(ref.path)):
         return ref

@@ -11,9 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.format.identity import parse_date_ms, text_hash
-from memoir_tui.core.format.items import plural
-from memoir_tui.core.rules.model import HistoryEntry, WorkingSet
+from memoir_tui.core import HistoryEntry, WorkingSet, parse_date_ms, plural, text_hash
 from memoir_tui.dialogs.history import HistoryDetailScreen, minutes
 from memoir_tui.panes.base import FilteredPane, PaneCommand
 from memoir_tui.panes.windowed_list import ListView, WindowedList, list_bindings

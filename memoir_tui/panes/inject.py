@@ -24,10 +24,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, LoadingIndicator, Static, TextArea
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.hosts.adapters import instruction_files_shown
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.services.inject import InjectChange, apply_inject, plan_inject
+from memoir_tui.core import (
+    InjectChange,
+    MemoirError,
+    WorkingSet,
+    apply_inject,
+    instruction_files_shown,
+    plan_inject,
+)
 from memoir_tui.dialogs.confirm import ConfirmScreen
 from memoir_tui.dialogs.inject_diff import InjectDiffScreen
 from memoir_tui.panes.base import Pane, PaneCommand, Progress
@@ -37,7 +41,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 
 @dataclass(frozen=True, slots=True)

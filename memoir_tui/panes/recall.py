@@ -25,9 +25,7 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.rules.labels import cut_middle, place_labels
-from memoir_tui.core.rules.model import WorkingSet
+from memoir_tui.core import MemoirError, WorkingSet, cut_middle, place_labels
 from memoir_tui.dialogs.entry import EntryScreen
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.ui.entry_document import (
@@ -44,7 +42,7 @@ from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 from memoir_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from memoir_tui.core.recall import Hit
+    from memoir_tui.core import RecallHit as Hit
 
 DEBOUNCE_SECONDS = 0.15
 RESULT_LIMIT = 30
@@ -87,8 +85,7 @@ def hit_key(hit: Hit) -> str:
 
 def highlighted(text: str, query: str, style: str) -> Text:
     """``text`` with the words that match ``query`` (as recall matches them) styled."""
-    from memoir_tui.core.recall.passages import highlight_spans
-    from memoir_tui.core.recall.text import parse_query
+    from memoir_tui.core import highlight_spans, parse_query
 
     out = Text(text)
     for start, end in highlight_spans(text, parse_query(query)):

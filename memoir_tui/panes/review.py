@@ -19,22 +19,24 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.store import Outcome
-from memoir_tui.core.format import review_file as review
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.format.identity import parse_date_ms
-from memoir_tui.core.format.review_file import (
+from memoir_tui.core import (
     CANDIDATE,
+    GLOBAL,
     STATES,
+    Memoir,
+    MemoirError,
     NearHidden,
     NearHiddenError,
+    Outcome,
     ReviewItem,
+    WorkingSet,
+    day_or_raw,
+    label_of,
+    parse_date_ms,
+    same_project,
+    short_labels,
 )
-from memoir_tui.core.rules.labels import GLOBAL, label_of, short_labels
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.rules.scope import same_project
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import review_file as review
 from memoir_tui.dialogs.candidate import (
     CandidateDetailScreen,
     PinCandidateScreen,
@@ -496,7 +498,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
     def show_item(self, table_id: str, text: str) -> None:
         """Put the cursor on the candidate reading ``text`` (a search's jump; once the
         queue is read, if it is still on its way)."""
-        from memoir_tui.core.format.identity import text_hash
+        from memoir_tui.core import text_hash
 
         self.focus_now(self.table)
         if not self.show_key(text_hash(text)):

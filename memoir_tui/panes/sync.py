@@ -22,11 +22,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, ProgressBar, RichLog, Static
 
-import memoir_tui.core.sync as sync_core
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.door.store import default_store_dir
-from memoir_tui.core.rules.model import WorkingSet
-from memoir_tui.core.sync.config import sync_config_path
+from memoir_tui.core import MemoirError, WorkingSet, default_store_dir, sync_config_path
+from memoir_tui.core import sync as sync_core
 from memoir_tui.dialogs.passphrase import PassphraseScreen
 from memoir_tui.panes.base import Pane, PaneCommand, Progress
 from memoir_tui.ui.fields import field_grid, home_relative, theme_colours
@@ -34,7 +31,7 @@ from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell, long_date
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 MACHINE_COLUMNS = (
     ColumnSpec("label", "Machine", weight=1, min_width=12),

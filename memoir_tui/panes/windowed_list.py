@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from memoir_tui.core.format.items import folded
+from memoir_tui.core import folded
 from memoir_tui.ui.latest_read import LatestRead
 from memoir_tui.widgets.item_table import (
     AFTER_KEY,
@@ -50,7 +50,7 @@ from memoir_tui.widgets.item_table import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.services.export import ExportTable
+    from memoir_tui.core import ExportTable
 
 R = TypeVar("R")
 
@@ -220,7 +220,7 @@ class WindowedList(Generic[R]):
         return []
 
     def export_table(self, rows: Sequence[R], note: str) -> ExportTable:
-        from memoir_tui.core.services.export import ExportTable
+        from memoir_tui.core import ExportTable
 
         columns = self.list_columns()
         wanted = [i for i, c in enumerate(columns) if c.label.strip()]

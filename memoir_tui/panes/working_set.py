@@ -10,15 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.format.identity import identity, parse_date_ms
-from memoir_tui.core.rules.model import CompletedAction, Item, WorkingSet
+from memoir_tui.core import CompletedAction, Item, WorkingSet, day_or_raw, identity, parse_date_ms
 from memoir_tui.panes.base import Pane, PaneCommand
 from memoir_tui.widgets.item_table import ColumnSpec, ItemTable, TableRow, cell
 
 if TYPE_CHECKING:  # the dialogs are imported when a key first opens one, not for the first screen
-    from memoir_tui.core.door.store import Outcome
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir, Outcome
     from memoir_tui.dialogs.forms import ItemDraft, SessionEnd
     from memoir_tui.dialogs.items import Answer, Rewording
 

@@ -26,15 +26,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App, SuspendNotSupported
 
-from memoir_tui.core.base.errors import MemoirError
-from memoir_tui.core.format.dates import day_or_raw
-from memoir_tui.core.hosts.adapters import CLAUDE_MEMORY_INDEX
+from memoir_tui.core import CLAUDE_MEMORY_INDEX, MemoirError, day_or_raw
 from memoir_tui.ui.fields import home_relative
 
 if TYPE_CHECKING:
-    from memoir_tui.core.format.validate import Finding
-    from memoir_tui.core.recall import EntryInfo, Hit, Recall
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import EntryInfo, Finding, Memoir, Recall
+    from memoir_tui.core import RecallHit as Hit
 
 SESSION = "session"
 VALIDATED_TOOLS = ("memoir", "claude-code")
@@ -126,9 +123,7 @@ def validation_note(ref: EntryRef) -> str:
 
 def load_entry_document(recall: Recall, ref: EntryRef) -> EntryDocument:
     """Read, parse and validate ``ref`` (blocking: file I/O and YAML; call in a worker)."""
-    from memoir_tui.core.format import frontmatter
-    from memoir_tui.core.format.entry_file import parse_entry
-    from memoir_tui.core.format.validate import validate_entry
+    from memoir_tui.core import frontmatter, parse_entry, validate_entry
 
     if ref.is_session_item:
         return EntryDocument(

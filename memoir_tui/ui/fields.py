@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App
 
-from memoir_tui.core.format.identity import parse_iso_ms
+from memoir_tui.core import parse_iso_ms
 
 # Used when the theme does not define a variable or defines it as something Rich
 # cannot parse (``auto 60%``).

@@ -60,7 +60,7 @@ class LatestRead(Generic[T]):
             try:
                 result: T = read()
             except Exception as err:
-                from memoir_tui.core.rules.needle import shown  # an error may quote a needle
+                from memoir_tui.core import shown  # an error may quote a needle
 
                 self._hand_over(request, None, f"{self._name}: {shown(str(err))}")
                 return

@@ -19,12 +19,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoir_tui.core.base.errors import MemoirError
+from memoir_tui.core import MemoirError
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from memoir_tui.core.recall import Recall
+    from memoir_tui.core import Recall
 
 
 class RecallClosed(MemoirError):
@@ -80,7 +80,7 @@ class RecallSource:
             raise RecallClosed("the app is closing")
 
     def _open(self) -> Recall:
-        from memoir_tui.core.recall import Recall
+        from memoir_tui.core import Recall
 
         recall = Recall(
             self.store_root,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual.message import Message
 
-from memoir_tui.core.base.filestamp import FileStamp, file_stamp
+from memoir_tui.core import FileStamp, file_stamp
 
 Stamp = tuple[FileStamp | None, ...]
 

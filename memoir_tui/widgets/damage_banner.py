@@ -14,18 +14,12 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
-from memoir_tui.core.format.session import (
-    MISSHAPEN,
-    NEWER_VERSION,
-    NOT_REGULAR,
-    UNREADABLE,
-    LoadedSession,
-)
+from memoir_tui.core import MISSHAPEN, NEWER_VERSION, NOT_REGULAR, UNREADABLE, LoadedSession
 from memoir_tui.ui.fields import home_relative
 from memoir_tui.ui.latest_read import LatestRead
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 
 def session_damage(loaded: LoadedSession) -> str:
@@ -111,7 +105,7 @@ class DamageBanner(Static):
 
         def read() -> _ReviewState:
             # Imported here, in the worker: the review core is not needed for the first paint.
-            from memoir_tui.core.rules.waiting import waiting_count
+            from memoir_tui.core import waiting_count
 
             loaded = store.review.load()
             text = ""

@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.events import Resize, Show
 from textual.widgets import DataTable
 
-from memoir_tui.core.format.identity import parse_date_ms
+from memoir_tui.core import parse_date_ms
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,7 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from textual.events import Click
 
-    from memoir_tui.core.door.audit import AuditRecord
-    from memoir_tui.core.door.config import Config
+    from memoir_tui.core import AuditRecord, Config
 
 # list key in the counts → how a person names it
 LIST_NAMES: dict[str, str] = {
@@ -61,9 +60,7 @@ def is_news(before: int, after: int) -> bool:
 def session_counts(state: Mapping[str, Any]) -> dict[str, int]:
     """How many items each list holds live, every project counted (and the archives, and
     the decisions' tombstones): what a trim, a merge or a clean-up would move."""
-    from memoir_tui.core.format.items import well_formed_items
-    from memoir_tui.core.format.merge import is_hidden
-    from memoir_tui.core.rules.scope import is_visible
+    from memoir_tui.core import is_hidden, is_visible, well_formed_items
 
     current = state.get("current") if isinstance(state.get("current"), Mapping) else {}
     counts: dict[str, int] = {}
@@ -99,8 +96,7 @@ def audit_tail(root: Path) -> tuple[AuditRecord, ...]:
     import json
     import os
 
-    from memoir_tui.core.base.safeio import open_for_reading
-    from memoir_tui.core.door.audit import AUDIT_FILE, AuditRecord
+    from memoir_tui.core import AUDIT_FILE, AuditRecord, open_for_reading
 
     try:
         with open_for_reading(root / AUDIT_FILE) as fh:
@@ -128,7 +124,7 @@ def audit_tail(root: Path) -> tuple[AuditRecord, ...]:
 
 def take_reading(root: Path, state: Mapping[str, Any], *, own: bool = False) -> Reading:
     """Everything a ``Reading`` needs, read from the store at ``root`` (run in a thread)."""
-    from memoir_tui.core.door.config import js_footprint
+    from memoir_tui.core import js_footprint
 
     machines_raw = state.get("machines") if isinstance(state.get("machines"), Mapping) else {}
     machines = {
@@ -211,7 +207,7 @@ def news_between(before: Reading, after: Reading) -> str:
 def caps_warning(config: Config, root: Path) -> str:
     """The header's caps note, with a warning when the JavaScript memoir shares the store
     and the caps in force keep more than it does (its next write trims to its own)."""
-    from memoir_tui.core.door.config import caps_over_memoirs, js_footprint
+    from memoir_tui.core import caps_over_memoirs, js_footprint
 
     note = config.caps_note
     found = config.js_footprint or js_footprint(root)

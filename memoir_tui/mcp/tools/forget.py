@@ -6,9 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from memoir_tui.core import answers
-from memoir_tui.core.rules.reply import Reply
-from memoir_tui.core.workflows.memoir import Memoir
+from memoir_tui.core import Memoir, Reply, answers
 from memoir_tui.mcp.runtime import Runtime, writes
 
 

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from memoir_tui.core.recall.answers import EntryOut, ListView
-from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core import EntryOut, ListView, Reply
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.schema import model_for
 from memoir_tui.mcp.warm_recall import (
@@ -20,7 +19,7 @@ from memoir_tui.mcp.warm_recall import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 LIST_SHOWN = 200
 
@@ -34,7 +33,7 @@ def list_entries(
     project: str | None = None,
     all_projects: bool = False,
 ) -> Reply:
-    from memoir_tui.core.hosts.adapters import BY_NAME
+    from memoir_tui.core import BY_NAME
 
     tool_name = resolve_tool(tool)
     project = text_arg(project)

@@ -8,21 +8,17 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from memoir_tui.core.base.errors import EmptyTextError, MemoirError
-from memoir_tui.core.rules.reply import Reply
-from memoir_tui.core.rules.withhold import withhold_lines
+from memoir_tui.core import EmptyTextError, MemoirError, Reply, withhold_lines
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 
 if TYPE_CHECKING:
-    from memoir_tui.core.hosts.adapters import Adapter
-    from memoir_tui.core.recall import Recall
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Adapter, Memoir, Recall
 
 
 def _read_candidates(engine: Recall, adapter: Adapter, raw: str) -> list[str]:
     """Absolute paths to try for ``raw``: itself, or relative to the tool's directories."""
-    from memoir_tui.core.hosts.adapters.guard import PathRefused
+    from memoir_tui.core import PathRefused
 
     if "\0" in raw:
         raise PathRefused("a path cannot contain NUL")
@@ -45,8 +41,7 @@ def read(
     filepath: str | None = None,
     path: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.hosts.adapters import get_adapter
-    from memoir_tui.core.hosts.adapters.guard import PathRefused
+    from memoir_tui.core import PathRefused, get_adapter
 
     tool_name = resolve_tool(tool)
     if tool_name is None:
@@ -73,9 +68,7 @@ def read(
 
 def _refuse_forgotten(store: Memoir, path: str, text: str, tool: str) -> None:
     """A forgotten decision or a completed action is never returned, by path either."""
-    from memoir_tui.core.format.identity import text_hash
-    from memoir_tui.core.hosts.adapters.guard import PathRefused
-    from memoir_tui.core.recall.extract import doc_from_text
+    from memoir_tui.core import PathRefused, doc_from_text, text_hash
 
     doc = doc_from_text(
         path, text, tool=tool, kind="memory", project="", always_loaded=False, markdown=True

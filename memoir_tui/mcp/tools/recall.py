@@ -9,9 +9,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from memoir_tui.core.recall.answers import PassageOut, RecallView
-from memoir_tui.core.rules.reply import Reply
-from memoir_tui.core.rules.withhold import shown_text, withhold_lines
+from memoir_tui.core import PassageOut, RecallView, Reply, shown_text, withhold_lines
 from memoir_tui.mcp.runtime import READ_ONLY, Runtime
 from memoir_tui.mcp.schema import model_for
 from memoir_tui.mcp.warm_recall import (
@@ -23,7 +21,7 @@ from memoir_tui.mcp.warm_recall import (
 )
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 RECALL_DEFAULT_LIMIT = 8
 RECALL_MAX_LIMIT = 30
@@ -60,7 +58,7 @@ def recall(
     type: str | None = None,
     since: str | None = None,
 ) -> Reply:
-    from memoir_tui.core.rules.needle import clean_needle, shown
+    from memoir_tui.core import clean_needle, shown
 
     query = clean_needle(query, "query")  # a needle, not a write: any text
     echoed = shown(query)  # never echoed as typed: a pasted token shows as [REDACTED:…]
@@ -69,7 +67,7 @@ def recall(
     limit = max(1, min(int(limit), RECALL_MAX_LIMIT))
     tool_name = resolve_tool(tool)
     project = text_arg(project)
-    from memoir_tui.core.recall.service import elsewhere_hint
+    from memoir_tui.core import elsewhere_hint
 
     engine, complete = warm.current()
     tools_filter = [tool_name] if tool_name else None

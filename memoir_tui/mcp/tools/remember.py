@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from memoir_tui.core.rules.reply import Reply
+from memoir_tui.core import Reply
 from memoir_tui.mcp.runtime import Runtime, writes
 from memoir_tui.mcp.warm_recall import WarmRecall, resolve_tool
 
 if TYPE_CHECKING:
-    from memoir_tui.core.workflows.memoir import Memoir
+    from memoir_tui.core import Memoir
 
 
 def remember(
@@ -25,7 +25,7 @@ def remember(
     tags: list[str] | None = None,
 ) -> Reply:
     """``core.remember.remember`` with the tool name resolved and the warm index."""
-    from memoir_tui.core.services import remember as service
+    from memoir_tui.core import remember as service
 
     return service.remember(
         store.entries,
