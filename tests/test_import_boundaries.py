@@ -1,25 +1,34 @@
 """The layers' import rules, checked on every module the package has (found, not listed).
 
-Every ``import`` in every module counts — module-level and inside functions
-(lazy imports are still imports) — except those under ``if TYPE_CHECKING:``,
-which never run. The rules:
+The floors of the core, bottom first, are its folders (``FLOORS``; the tree in
+docs/ARCHITECTURE.md is this table). Every import counts for them — module-level,
+inside functions (lazy imports are still imports), under ``if TYPE_CHECKING:`` (a
+type is a dependency too), and the ``"module:function"`` strings the core resolves
+at run time (after-commit hooks, the façade's name table). The rules:
 
-* core imports neither textual nor mcp, nor any face;
-* the MCP server never imports textual or the app; the app never imports mcp;
-* the CLI and its commands import neither textual nor mcp;
-* no face imports the lock or the atomic-write helpers: every change goes
-  through the store's transaction;
-* no two modules import each other, however indirectly.
+* a floor imports only the floors below it, and its own;
+* no two modules import each other, however indirectly, type-only imports included;
+* the faces import the core through its façade, ``memoir_tui.core``, and nothing deeper;
+* no module of the core imports the façade (it would close a circle through it);
+* core imports neither textual nor mcp, nor any face; the MCP server never imports
+  textual or the app; the app never imports mcp; the CLI and its commands import
+  neither (these four count what runs: an import under ``TYPE_CHECKING`` loads nothing);
+* no face imports the lock or the atomic-write helpers: every change goes through the
+  store's transaction.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.deadlines import SAFETY_NET
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "memoir_tui"
 PACKAGE = "memoir_tui"
@@ -30,6 +39,9 @@ class Import:
     module: str  # the importing module
     target: str  # the imported module (or, for ``from m import name``, "m.name" if a module)
     line: int
+    source: str = ""  # what the statement names (``from memoir_tui.core import x``: the façade)
+    type_only: bool = False  # under ``if TYPE_CHECKING:``
+    kind: str = "import"  # "import", or "string" for a "module:function" the code resolves
 
 
 def module_name(path: Path) -> str:
@@ -51,26 +63,40 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _walk_runtime(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node, skipping the bodies of ``if TYPE_CHECKING:`` blocks."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _is_type_checking(child.test):
-            for other in child.orelse:
-                yield other
-                yield from _walk_runtime(other)
-            continue
-        yield child
-        yield from _walk_runtime(child)
+def under(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of every node inside an ``if TYPE_CHECKING:`` body."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.body:
+                inside |= {id(n) for n in ast.walk(child)}
+    return inside
+
+
+# A "module:function" the core resolves at run time (an after-commit hook, a façade name).
+# Faces name their lazily loaded panes the same way; those are the app's own business.
+STRING_LOCATION = re.compile(r"^(memoir_tui\.core(?:\.\w+)*):\w+$")
 
 
 def imports_of(module: str) -> list[Import]:
+    """Every import of ``module``: runtime, lazy and type-only, and for a core module the
+    ``"module:function"`` strings it resolves (``"memoir_tui.core.services.inject:…"``)."""
     path = MODULES[module]
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    typed = _type_checking_nodes(tree)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: list[Import] = []
-    for node in _walk_runtime(tree):
+    for node in ast.walk(tree):
+        type_only = id(node) in typed
         if isinstance(node, ast.Import):
-            out += [Import(module, alias.name, node.lineno) for alias in node.names]
+            out += [
+                Import(module, alias.name, node.lineno, alias.name, type_only)
+                for alias in node.names
+            ]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
@@ -79,17 +105,24 @@ def imports_of(module: str) -> list[Import]:
                 source = node.module or ""
             for alias in node.names:
                 candidate = f"{source}.{alias.name}"
+                target = candidate if candidate in MODULES else source
+                out.append(Import(module, target, node.lineno, source, type_only))
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and under(module, "memoir_tui.core")
+        ):
+            found = STRING_LOCATION.match(node.value)
+            if found and found.group(1) in MODULES:
                 out.append(
-                    Import(module, candidate if candidate in MODULES else source, node.lineno)
+                    Import(module, found.group(1), node.lineno, found.group(1), kind="string")
                 )
     return out
 
 
 ALL_IMPORTS = [imp for module in MODULES for imp in imports_of(module)]
-
-
-def under(name: str, *prefixes: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
+# What runs: the face rules below are about what a process loads.
+RUNTIME_IMPORTS = [i for i in ALL_IMPORTS if not i.type_only and i.kind == "import"]
 
 
 FACES = (
@@ -128,16 +161,19 @@ def test_the_guard_sees_every_module_and_its_lazy_imports() -> None:
         MODULES
     )
     assert len(MODULES) > 80
-    # … and an import inside a function counts (the composition builds services lazily).
-    targets = {i.target for i in imports_of("memoir_tui.core.workflows.memoir")}
-    assert "memoir_tui.core.services.trash" in targets
+    # … an import inside a function counts (the composition builds services lazily),
+    # so does one under TYPE_CHECKING, and so does a hook's "module:function" string.
+    found = imports_of("memoir_tui.core.workflows.memoir")
+    assert "memoir_tui.core.services.trash" in {i.target for i in found}
+    assert any(i.type_only for i in found)
+    assert "memoir_tui.core.services.inject" in {i.target for i in found if i.kind == "string"}
 
 
 @pytest.mark.parametrize("rule, sources, forbidden", RULES, ids=[r[0] for r in RULES])
 def test_layer_rule(rule: str, sources: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
     broken = [
         f"{i.module}:{i.line} imports {i.target}"
-        for i in ALL_IMPORTS
+        for i in RUNTIME_IMPORTS
         if under(i.module, *sources) and under(i.target, *forbidden)
     ]
     assert not broken, f"{rule}:\n" + "\n".join(broken)
@@ -189,8 +225,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycles() -> None:
-    # A package's __init__ importing its own submodules (and them importing it back)
-    # is how a package exposes its parts; every other cycle is a layering mistake.
+    # Type-only imports and resolved strings count: a cycle through them is still two
+    # modules that cannot be understood (or moved) apart. A package's __init__ importing
+    # its own submodules (and them importing it back) is how a package exposes its parts;
+    # every other cycle is a layering mistake.
     cycles = [
         c for c in _cycles(_graph()) if not all(m == c[0] or m.startswith(c[0] + ".") for m in c)
     ]
@@ -199,3 +237,165 @@ def test_no_import_cycles() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# --- the floors of the core ------------------------------------------------------------
+
+CORE = "memoir_tui.core"
+# Bottom first. A floor imports only those below it (and its own modules).
+FLOORS: tuple[tuple[str, str], ...] = (
+    ("base", "no memoir words: errors, file-system safety, the cache folder, git's path"),
+    ("format", "the files' shapes: items, identity, session, review queue, entries, merge"),
+    ("rules", "pure decisions over formats: scope, labels, the working set's model, settling"),
+    ("door", "the store's owner and its one way in: transaction, lock, audit, config, hooks"),
+    ("hosts", "where each assistant keeps memory, and how its files are edited"),
+    ("recall", "the private index over every memory, and its search"),
+    ("services", "acts on the store, each handed the door and the services it uses"),
+    ("sync", "carrying a store between machines"),
+    ("workflows", "the composition (open_memoir) and acts that reach across services and sync"),
+    ("capture", "candidates from transcripts into the review queue"),
+    ("loop", "the agent loop: brief, hooks, session start, doctor, agent view"),
+    ("", "the façade: memoir_tui.core itself, its answers and the demo store"),
+)
+FLOOR_NAMES = tuple(name for name, _ in FLOORS)
+CORE_MODULES = sorted(m for m in MODULES if under(m, CORE))
+
+
+def floor_of(module: str) -> str:
+    """The floor a core module stands on: its first folder under core/, or the façade."""
+    rest = module[len(CORE) + 1 :] if module != CORE else ""
+    first = rest.split(".", 1)[0]
+    return first if first in FLOOR_NAMES else ""
+
+
+def upward(imports: list[Import]) -> list[str]:
+    return [
+        f"{i.module}:{i.line} ({floor_of(i.module) or 'façade'}) imports {i.target} "
+        f"({floor_of(i.target) or 'façade'})"
+        + (" under TYPE_CHECKING" if i.type_only else "")
+        + (" as a string" if i.kind == "string" else "")
+        for i in imports
+        if under(i.module, CORE)
+        and under(i.target, CORE)
+        and FLOOR_NAMES.index(floor_of(i.target)) > FLOOR_NAMES.index(floor_of(i.module))
+    ]
+
+
+def test_every_folder_of_the_core_is_a_floor() -> None:
+    folders = {p.name for p in (PACKAGE_DIR / "core").iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(FLOOR_NAMES) - {""}, "a folder of core/ that FLOORS does not name"
+    top_level = {p.stem for p in (PACKAGE_DIR / "core").glob("*.py")}
+    assert top_level == {"__init__", "answers", "demo"}, "only the façade lives in core/ itself"
+
+
+@pytest.mark.parametrize("floor", FLOOR_NAMES, ids=[f or "façade" for f in FLOOR_NAMES])
+def test_a_floor_imports_only_the_floors_below(floor: str) -> None:
+    below = FLOOR_NAMES[: FLOOR_NAMES.index(floor) + 1]
+    broken = upward(
+        [i for i in ALL_IMPORTS if under(i.module, CORE) and floor_of(i.module) == floor]
+    )
+    assert not broken, (
+        f"{floor or 'the façade'} may import only {', '.join(f or 'façade' for f in below)}:\n"
+        + "\n".join(broken)
+    )
+
+
+@pytest.mark.parametrize(
+    "lower, higher",
+    [("format", "services"), ("door", "services"), ("door", "workflows"), ("services", "")],
+    ids=[
+        "format never imports services",
+        "the door never imports a service",
+        "the door never imports the composition",
+        "a service never imports the façade",
+    ],
+)
+def test_named_floor_rules(lower: str, higher: str) -> None:
+    broken = [
+        f"{i.module}:{i.line} imports {i.target}"
+        for i in ALL_IMPORTS
+        if under(i.module, CORE)
+        and floor_of(i.module) == lower
+        and under(i.target, CORE)
+        and floor_of(i.target) == higher
+    ]
+    assert not broken, "\n".join(broken)
+
+
+def test_the_floor_rule_catches_an_upward_import() -> None:
+    # A door module naming a service — the mistake the floors exist to catch — is found,
+    # whether it is imported at run time, for types only, or named as a string.
+    door, service = "memoir_tui.core.door.transaction", "memoir_tui.core.services.review"
+    for imp in (
+        Import(door, service, 1),
+        Import(door, service, 2, type_only=True),
+        Import(door, service, 3, kind="string"),
+    ):
+        assert upward([imp]), imp
+    assert not upward([Import(service, door, 4)])
+
+
+FACE_PREFIXES = (*FACES, *HEADLESS_FACES, "memoir_tui.__main__")
+
+# Where a face reaches under the façade, and why. Empty: every name a face uses is
+# exported by memoir_tui.core (a new one is added to its _WHERE table, not here).
+FACADE_EXCEPTIONS: dict[str, str] = {}
+
+
+def test_faces_import_the_core_through_its_facade() -> None:
+    broken = [
+        f"{i.module}:{i.line} imports {i.source}"
+        for i in ALL_IMPORTS
+        if under(i.module, *FACE_PREFIXES)
+        and i.kind == "import"
+        and under(i.source, CORE)
+        and i.source != CORE
+        and i.module not in FACADE_EXCEPTIONS
+    ]
+    assert not broken, "faces import `from memoir_tui.core import …` only:\n" + "\n".join(broken)
+
+
+def test_no_module_of_the_core_imports_the_facade() -> None:
+    broken = [
+        f"{i.module}:{i.line}"
+        for i in ALL_IMPORTS
+        if under(i.module, CORE) and i.module != CORE and i.source == CORE and i.kind == "import"
+    ]
+    assert not broken, "\n".join(broken)
+
+
+def _facade_table() -> dict[str, str]:
+    tree = ast.parse(MODULES[CORE].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_WHERE":
+            return ast.literal_eval(node.value)
+    raise AssertionError("memoir_tui/core/__init__.py has no _WHERE table")
+
+
+def test_the_facade_exports_exactly_its_table_and_every_name_resolves() -> None:
+    import memoir_tui.core as facade
+
+    table = _facade_table()
+    assert sorted(facade.__all__) == sorted(table)
+    for name in table:
+        assert getattr(facade, name) is not None, name
+    # the TYPE_CHECKING block (what mypy and editors read) names the same things
+    tree = ast.parse(MODULES[CORE].read_text(encoding="utf-8"))
+    typed = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(CORE)
+        for alias in node.names
+    }
+    assert typed == set(table)
+
+
+def test_importing_the_facade_imports_nothing_else() -> None:
+    code = (
+        "import sys, memoir_tui.core; "
+        "print(sorted(m for m in sys.modules if m.startswith('memoir_tui.') and m != 'memoir_tui.core'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=SAFETY_NET
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr

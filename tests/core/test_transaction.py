@@ -238,16 +238,16 @@ def test_an_unreadable_journal_was_never_published_and_is_dropped(store: Memoir)
 def test_after_commit_hooks_run_outside_the_locks(
     store: Memoir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memoir_tui.core.door import hooks
+    from memoir_tui.core.door.context import AfterCommitHook
 
     seen = []
 
     def hook(s: Memoir, commit) -> None:
         seen.append((commit.op, commit.session_changed, open_transaction(s.root)))
 
-    spec = hooks.AfterCommitHook("probe", "x:y", enabled=lambda config: True)
+    spec = AfterCommitHook("probe", "x:y", enabled=lambda config: True)
     monkeypatch.setattr(store, "after_commit_hooks", (spec,))
-    monkeypatch.setattr(hooks.AfterCommitHook, "load", lambda self: hook)
+    monkeypatch.setattr(AfterCommitHook, "load", lambda self: hook)
     store.add_goal("Hooked")
     assert not store.add_goal("Hooked").changed  # nothing changed: no hook
     assert seen == [("add_goals", True, None)]

@@ -11,17 +11,17 @@ file format.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.config import Config
-    from memoir_tui.core.door.hooks import AfterCommitHook
     from memoir_tui.core.door.machine import Machine
 
-__all__ = ["LoadedState", "StateFileKind", "StoreContext"]
+__all__ = ["AfterCommitHook", "Commit", "LoadedState", "StateFileKind", "StoreContext"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,39 @@ class StateFileKind:
     load: Callable[[Path], LoadedState]  # a damaged file is set aside and read as empty
     prepare: Callable[[dict[str, Any], str], dict[str, Any]]  # (state, now) → what is written
     encode: Callable[[Mapping[str, Any]], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """What a committed transaction changed."""
+
+    op: str
+    paths: tuple[Path, ...] = ()  # every file written or removed, in write order
+    session_changed: bool = False
+    review_changed: bool = False
+    files_changed: tuple[Path, ...] = ()  # the FILES part of ``paths``
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.paths)
+
+
+@dataclass(frozen=True, slots=True)
+class AfterCommitHook:
+    """``location`` is ``"module:function"``; the function takes ``(memoir, commit)``:
+    the store as the composition opened it, services included."""
+
+    name: str
+    location: str
+    enabled: Callable[[Config], bool]
+    ops_skipped: frozenset[str] = frozenset()
+    only_ops: frozenset[str] | None = None  # None: after every commit
+
+    def load(self) -> Callable[[Any, Commit], Any]:
+        module_name, _, function = self.location.partition(":")
+        hook: Callable[[Any, Commit], Any] = getattr(importlib.import_module(module_name), function)
+        return hook
 
 
 class StoreContext(Protocol):

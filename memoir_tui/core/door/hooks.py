@@ -10,35 +10,14 @@ never breaks the commit that triggered it: it reports, it does not raise.
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memoir_tui.core.door.config import Config
-    from memoir_tui.core.door.context import StoreContext
-    from memoir_tui.core.door.transaction import Commit
+    from memoir_tui.core.door.context import AfterCommitHook, Commit, StoreContext
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class AfterCommitHook:
-    """``location`` is ``"module:function"``; the function takes ``(memoir, commit)``:
-    the store as the composition opened it, services included."""
-
-    name: str
-    location: str
-    enabled: Callable[[Config], bool]
-    ops_skipped: frozenset[str] = frozenset()
-    only_ops: frozenset[str] | None = None  # None: after every commit
-
-    def load(self) -> Callable[[Any, Commit], Any]:
-        module_name, _, function = self.location.partition(":")
-        hook: Callable[[Any, Commit], Any] = getattr(importlib.import_module(module_name), function)
-        return hook
 
 
 def run_after_commit_hooks(

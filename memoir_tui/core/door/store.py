@@ -22,8 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memoir_tui.core.door.config import Config, load_config
-from memoir_tui.core.door.context import StateFileKind
-from memoir_tui.core.door.hooks import AfterCommitHook
+from memoir_tui.core.door.context import AfterCommitHook, StateFileKind
 from memoir_tui.core.door.machine import Machine, known_machine, load_machine
 from memoir_tui.core.door.transaction import Transaction, run_transaction
 from memoir_tui.core.format.identity import iso_now

@@ -60,7 +60,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +80,7 @@ from memoir_tui.core.base.safeio import (
     write_file_safely,
     write_target,
 )
+from memoir_tui.core.door.context import Commit
 from memoir_tui.core.door.hooks import run_after_commit_hooks
 from memoir_tui.core.door.lock import js_session_lock, store_flock
 from memoir_tui.core.format.identity import canonical_json
@@ -116,22 +117,6 @@ class TransactionError(MemoirError):
 
 class FileExistsRefusal(MemoirError):
     """An exclusive create found the file already there."""
-
-
-@dataclass(frozen=True, slots=True)
-class Commit:
-    """What a committed transaction changed."""
-
-    op: str
-    paths: tuple[Path, ...] = ()  # every file written or removed, in write order
-    session_changed: bool = False
-    review_changed: bool = False
-    files_changed: tuple[Path, ...] = ()  # the FILES part of ``paths``
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.paths)
 
 
 @dataclass(slots=True)

@@ -49,8 +49,8 @@ from memoir_tui.core.hosts.adapters import INSTRUCTION_FILES, InstructionFile, t
 from memoir_tui.core.rules.model import working_set
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.context import Commit
     from memoir_tui.core.door.store import Store
-    from memoir_tui.core.door.transaction import Commit
 
 log = logging.getLogger(__name__)
 

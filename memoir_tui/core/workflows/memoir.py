@@ -20,8 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoir_tui.core.door.context import LoadedState, StateFileKind
-from memoir_tui.core.door.hooks import AfterCommitHook
+from memoir_tui.core.door.context import AfterCommitHook, LoadedState, StateFileKind
 from memoir_tui.core.door.store import Store
 from memoir_tui.core.format.items import REVIEW, REVIEW_FILE, Outcome, Undo
 from memoir_tui.core.format.review_file import encode_review, load_review, merge_review

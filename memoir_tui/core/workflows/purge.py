@@ -32,8 +32,8 @@ from memoir_tui.core.recall.drop import drop_recall_indexes
 from memoir_tui.core.services.purge_marker import scrub_marker
 
 if TYPE_CHECKING:
+    from memoir_tui.core.door.context import Commit
     from memoir_tui.core.door.store import Store
-    from memoir_tui.core.door.transaction import Commit
 
 log = logging.getLogger(__name__)
 
