@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,22 +12,6 @@ from memoir_tui.core.store import Store
 from tests.app.helpers import demo_store_in
 from tests.app.tmux import Tmux
 from tests.app.world import World, build_world
-
-
-@pytest.fixture(autouse=True)
-def _every_notification_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each app keeps every message it notified in ``shown_messages`` (read by
-    ``helpers.messages``): Textual drops a toast once its timeout has passed on the
-    wall clock, so on a slow machine a test reading the toasts could miss one."""
-    from memoir_tui.app import MemoirApp
-
-    notify = MemoirApp.notify
-
-    def keeping(self: MemoirApp, message: str, *args: Any, **kwargs: Any) -> None:
-        self.__dict__.setdefault("shown_messages", []).append(message)
-        notify(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(MemoirApp, "notify", keeping)
 
 
 @pytest.fixture
