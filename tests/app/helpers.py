@@ -57,10 +57,12 @@ def fixture_store(home: Path) -> Store:
 
 
 def make_app(store: Store, **kwargs: Any) -> MemoirApp:
-    """The app as the snapshots show it: a fixed header path and no file watcher; every
-    message it notifies is recorded for ``messages``."""
+    """The app as the snapshots show it: a fixed header path, no file watcher and no timer
+    importing the other panes (``import_panes_after``: a test that wants it starts it);
+    every message it notifies is recorded for ``messages``."""
     kwargs.setdefault("display_path", "~/.config/memoir")
     kwargs.setdefault("poll_interval", None)
+    kwargs.setdefault("import_panes_after", None)
     return record_notifications(MemoirApp(store, **kwargs))
 
 

@@ -311,10 +311,8 @@ async def test_palette_runs_a_pane_command(demo_store: Store) -> None:
 
         await eventually(pilot, offered, "the palette to offer 'decisions: hide'")
         await pilot.press("enter")
-        await settle(pilot)
-        await pilot.pause(0.1)
+        await eventually(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the hide dialog")
         assert app.query_one(TabbedContent).active == "decisions"
-        assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await settle(pilot)
 
@@ -761,21 +759,33 @@ async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Store) 
             assert f"{pane_id}-pane" in {node.id for node in app.focused.ancestors_with_self}
 
 
-async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Store) -> None:
-    def import_workers() -> list[Any]:
-        return [w for w in app.workers if w.group == "import-panes"]
+def import_workers(app: MemoirApp) -> list[Any]:
+    return [w for w in app.workers if w.group == "import-panes"]
 
-    app = make_app(demo_store)
+
+async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Store) -> None:
+    """No timer (make_app: ``import_panes_after=None``) and a clock of input pauses the
+    test moves: the machine's speed cannot start the import before the test asks."""
+    now = [1000.0]
+    app = make_app(demo_store, input_clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        assert import_workers(app) == []  # no timer started it
         await pilot.press("j")  # typing: the import waits
         app._start_importing_panes()
-        assert import_workers() == []
-        app._last_input -= 2 * app_module.IMPORT_PANES_AFTER  # a pause
+        assert import_workers(app) == []
+        now[0] += app_module.IMPORT_PANES_AFTER  # a pause
         app._start_importing_panes()
-        assert import_workers()
+        assert import_workers(app)
         await settle(pilot)
-        assert all(w.is_finished for w in import_workers())
+        assert all(w.is_finished for w in import_workers(app))
+
+
+async def test_a_timer_starts_the_import_once_the_first_read_landed(demo_store: Store) -> None:
+    assert MemoirApp(demo_store).import_panes_after == app_module.IMPORT_PANES_AFTER
+    app = make_app(demo_store, import_panes_after=0.001)  # (Textual refuses a 0 s timer)
+    async with app.run_test(size=SIZE) as pilot:
+        await eventually(pilot, lambda: import_workers(app), "the timer to start the import")
 
 
 def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> None:
@@ -789,15 +799,17 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))
-            app = MemoirApp(Store(root), poll_interval=None)
+            # No timer: the test starts the import, so how fast this machine paints the
+            # first screen cannot decide FIRST.
+            app = MemoirApp(Store(root), poll_interval=None, import_panes_after=None)
             async with app.run_test(size=(100, 30)) as pilot:
                 await pilot.pause()
+                await app.workers.wait_for_complete()
+                await pilot.pause()
                 print("FIRST:" + str("memoir_tui.screens.sync" in sys.modules))
-                for _ in range(100):
-                    await pilot.pause(0.1)
-                    await app.workers.wait_for_complete()
-                    if "memoir_tui.screens.sync" in sys.modules:
-                        break
+                app._last_input = float("-inf")  # a long pause
+                app._start_importing_panes()
+                await app.workers.wait_for_complete()
                 print("LATER:" + str("memoir_tui.screens.sync" in sys.modules))
         asyncio.run(main())
         """
