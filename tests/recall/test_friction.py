@@ -36,17 +36,17 @@ def test_outside_any_project_every_project_is_searched_and_inside_a_miss_says_wh
     out = _cli(world, world.home, "platypus", "--json")
     assert len(json.loads(out.stdout)) == 2 and "other projects" not in out.stderr
     # inside another project a miss says where the matches are
-    out = _cli(world, world.proj, "platypus")
+    out = _cli(world, world.project, "platypus")
     assert out.stdout == ""
     assert "nothing found for 'platypus'" in out.stderr
     assert "2 matches in other projects (billing 2): --all-projects" in out.stderr
     # JSON keeps stdout a list; the hint goes to stderr
-    out = _cli(world, world.proj, "platypus", "--json")
+    out = _cli(world, world.project, "platypus", "--json")
     assert out.stdout.strip() == "[]" and "--all-projects" in out.stderr
     # nothing anywhere: no hint
-    out = _cli(world, world.proj, "xylophonist")
+    out = _cli(world, world.project, "xylophonist")
     assert "other projects" not in out.stderr
-    assert "platypus" in _cli(world, world.proj, "platypus", "--all-projects").stdout.lower()
+    assert "platypus" in _cli(world, world.project, "platypus", "--all-projects").stdout.lower()
 
 
 @pytest.fixture
@@ -58,11 +58,11 @@ def served(world: World, monkeypatch: pytest.MonkeyPatch):
     warms: list[recall_tools.WarmRecall] = []
 
     def make() -> recall_tools.WarmRecall:
-        warm = recall_tools.WarmRecall(world.store, cwd=world.proj)
+        warm = recall_tools.WarmRecall(world.store_dir, cwd=world.project)
         warms.append(warm)
         return warm
 
-    yield Store(world.store), make
+    yield Store(world.store_dir), make
     for warm in warms:
         warm.close()
 
@@ -74,7 +74,9 @@ def test_mcp_recall_answers_from_the_index_while_the_background_build_runs(
     first = make()
     first.get()  # an index exists from an earlier server
     first.close()
-    write(world.store / "memory" / "fact_new.md", "---\ntype: fact\nname: Kea\n---\nkea parrot\n")
+    write(
+        world.store_dir / "memory" / "fact_new.md", "---\ntype: fact\nname: Kea\n---\nkea parrot\n"
+    )
 
     release = threading.Event()
     real_make = recall_tools.WarmRecall._make
@@ -108,7 +110,7 @@ def test_mcp_interim_answer_leaves_out_files_changed_since_indexed(
     first.get()
     first.close()
     # hidden in the file itself after the index last read it: the stale row must not show
-    path = world.store / "memory" / "decision_postgres.md"
+    path = world.store_dir / "memory" / "decision_postgres.md"
     path.write_text(path.read_text().replace("---\n", "---\nhidden: true\n", 1))
     release = threading.Event()
     real_make = recall_tools.WarmRecall._make
@@ -142,9 +144,9 @@ def test_served_process_starts_the_build_at_once(world: World, served):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(recall_tools.WarmRecall, "start", spy)
-        server.build_server(world.store)
+        server.build_server(world.store_dir)
         assert built == []  # tests and in-process servers stay lazy
-        server.build_server(world.store, warm_recall=True)
+        server.build_server(world.store_dir, warm_recall=True)
         assert len(built) == 1
     built[0].get()
     assert built[0].get().index.file_count() > 0
@@ -157,13 +159,13 @@ def test_a_watching_server_keeps_the_index_current_for_the_cli(world: World, ser
     import os
     import time
 
-    config = world.store / "memoir-tui.toml"
+    config = world.store_dir / "memoir-tui.toml"
     config.write_text(config.read_text() + "full_check_files = 0\n")
     _store, make = served
     warm = make()
     if not warm.get().status().watching:
         pytest.skip("no inotify here")
-    path = world.store / "memory" / "fact_k8s-cluster.md"
+    path = world.store_dir / "memory" / "fact_k8s-cluster.md"
     ino = path.stat().st_ino
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("The kakapo pool runs the batch jobs.\n")
@@ -171,9 +173,9 @@ def test_a_watching_server_keeps_the_index_current_for_the_cli(world: World, ser
     # The watching server applies it to the shared index and the CLI then finds it; how
     # soon is the server's speed, so the CLI is asked until then (no fixed wait).
     deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
-    out = _cli(world, world.proj, "kakapo", "--json", "--all-projects")
+    out = _cli(world, world.project, "kakapo", "--json", "--all-projects")
     while str(path) not in out.stdout:
         assert time.monotonic() < deadline, out.stderr
         time.sleep(0.2)
-        out = _cli(world, world.proj, "kakapo", "--json", "--all-projects")
+        out = _cli(world, world.project, "kakapo", "--json", "--all-projects")
     assert os.path.exists(path)
