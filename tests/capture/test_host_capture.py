@@ -32,7 +32,7 @@ def world(tmp_path: Path) -> World:
 
 
 def _queue(w: World) -> list[dict[str, Any]]:
-    path = w.store / "review.json"
+    path = w.store_dir / "review.json"
     return json.loads(path.read_text())["items"] if path.exists() else []
 
 

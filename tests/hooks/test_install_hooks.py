@@ -104,7 +104,7 @@ def test_the_installed_session_start_hook_briefs_through_the_shell(world: World)
         input=json.dumps(event),
         capture_output=True,
         text=True,
-        env=world.env,
+        env=world.process_env(),
         cwd=world.project,
         timeout=SAFETY_NET,
     )

@@ -27,7 +27,7 @@ def _world(tmp_path: Path) -> World:
         ("ask", "Which encodings?"),
     ):
         assert w.cli(*args).returncode == 0
-    (w.store / "review.json").write_text(
+    (w.store_dir / "review.json").write_text(
         json.dumps(
             {
                 "version": 1,
@@ -52,7 +52,7 @@ def test_the_lean_path_prints_what_the_full_path_prints(tmp_path: Path) -> None:
             input=event,
             capture_output=True,
             text=True,
-            env={**w.env, session_start.FULL_PATH_ENV: "1"},
+            env={**w.process_env(), session_start.FULL_PATH_ENV: "1"},
             cwd=cwd,
             timeout=SAFETY_NET,
         )
@@ -78,7 +78,7 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
         input=json.dumps(start_event(w)),
         capture_output=True,
         text=True,
-        env=w.env,
+        env=w.process_env(),
         cwd=w.project,
         timeout=SAFETY_NET,
     )
@@ -140,7 +140,7 @@ def _modules_after(w: World, argv: list[str], stdin: str) -> tuple[set[str], str
         input=stdin,
         capture_output=True,
         text=True,
-        env=w.env,
+        env=w.process_env(),
         cwd=w.project,
         timeout=SAFETY_NET,
     )
@@ -157,8 +157,8 @@ def test_a_stop_with_nothing_new_ends_before_the_store_is_imported(tmp_path: Pat
     argv = ["hook", "stop", "--host", "claude"]
     first, err = _modules_after(w, argv, event)
     assert "memoir_tui.core.store" in first, err  # something new: the full capture ran
-    queued = json.loads((w.store / "review.json").read_text())["items"]
+    queued = json.loads((w.store_dir / "review.json").read_text())["items"]
     assert len(queued) > 3  # the fixture's decisions joined the three written above
     again, err = _modules_after(w, argv, event)
     assert "memoir_tui.core.store" not in again and "memoir_tui.cli" not in again, err
-    assert json.loads((w.store / "review.json").read_text())["items"] == queued
+    assert json.loads((w.store_dir / "review.json").read_text())["items"] == queued

@@ -565,7 +565,7 @@ def test_the_session_start_hook_never_hands_on_a_planted_secret(tmp_path: Path) 
 
     world = make_world(tmp_path)
     world.cli("goal", "Ship the CSV importer")
-    path = world.store / "session.json"
+    path = world.store_dir / "session.json"
     state = json.loads(path.read_text())
     state["current"]["decisions"].append({"text": "Deploy with " + AKIA, "date": WHEN})
     state["current"]["goals"].append({"text": "Push with " + _url(GH), "set_on": WHEN})
