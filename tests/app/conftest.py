@@ -11,7 +11,7 @@ import pytest
 from memoir_tui.core.store import Store
 from tests.app.helpers import demo_store_in
 from tests.app.tmux import Tmux
-from tests.app.world import World, build_world
+from tests.app.world import AppWorld, build_world
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def demo_store(tmp_path: Path) -> Store:
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppWorld:
     """The scratch home of tests/app/world.py, with HOME pointing at it."""
     return build_world(tmp_path, monkeypatch)
 
