@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.capture.hosts import fold_gemini_chat
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 SESSION = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
 DECIDED = "We decided to use Postgres for the importer because we need transactions."

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 
 @pytest.fixture

@@ -18,8 +18,9 @@ from memoir_tui.core.hook_run import STDIN_DEADLINE_SECONDS
 from memoir_tui.core.model import working_set
 from tests.capture.conftest import FIXTURES, SHOP_SESSION, record, write_jsonl
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, brief_of, make_world, start_event
+from tests.hooks.helpers import brief_of, make_world, start_event
 from tests.paths import REPO
+from tests.world import World
 
 STAMPS = {"added", "captured_at", "date", "state_date", "machine_id"}
 

@@ -12,7 +12,8 @@ import pytest
 
 from memoir_tui.core import config_splice
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 SETTINGS = """{
   "model": "opus",

@@ -15,7 +15,8 @@ from memoir_tui.core import config, session_start
 from memoir_tui.core.adapters import hook_hosts
 from memoir_tui.core.review import LoadedReview, waiting_count
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world, start_event
+from tests.hooks.helpers import make_world, start_event
+from tests.world import World
 
 
 def _world(tmp_path: Path) -> World:

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.textsafe import clean_input, for_terminal, shown
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
 from tests.mcp.test_mcp_server import connect, ok
+from tests.world import World
 
 CLEAR = "\x1b[2J"
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"

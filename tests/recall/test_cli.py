@@ -12,8 +12,7 @@ import pytest
 
 from memoir_tui.__main__ import main
 from tests.deadlines import SAFETY_NET
-
-from .conftest import World
+from tests.world import World
 
 REPO = Path(__file__).resolve().parents[2]
 

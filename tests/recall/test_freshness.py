@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import World, entry, write
+from tests.world import World
+
+from .conftest import entry, write
 
 REPO = Path(__file__).resolve().parents[2]
 

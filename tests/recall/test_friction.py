@@ -13,8 +13,9 @@ import pytest
 
 from memoir_tui.mcp import recall_tools
 from tests.deadlines import SAFETY_NET
+from tests.world import World
 
-from .conftest import World, write
+from .conftest import write
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,8 +14,9 @@ from memoir_tui.core.adapters.guard import (
     readable_file,
     writable_file,
 )
+from tests.world import World
 
-from .conftest import World, write
+from .conftest import write
 
 
 def kw(world: World, **extra):

@@ -11,8 +11,9 @@ import pytest
 
 from memoir_tui.core.recall.index import cache_dir, index_path
 from tests.deadlines import SAFETY_NET
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 
 def bump(path: Path) -> None:

@@ -8,8 +8,9 @@ import pytest
 
 from memoir_tui.core.recall.passages import extract, highlight_spans
 from memoir_tui.core.recall.text import fold, parse_query, terms
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 
 @pytest.fixture

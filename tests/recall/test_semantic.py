@@ -20,8 +20,9 @@ import pytest
 
 from memoir_tui.core.errors import MemoirError
 from memoir_tui.core.recall import semantic
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 REPO = Path(__file__).resolve().parents[2]
 

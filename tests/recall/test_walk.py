@@ -13,8 +13,9 @@ from memoir_tui.core.adapters.walk import (
     walk_source,
 )
 from memoir_tui.core.config import KNOWN_TOOLS
+from tests.world import World
 
-from .conftest import World, write
+from .conftest import write
 
 
 def found(world: World, **kwargs) -> dict[str, str]:
