@@ -253,6 +253,8 @@ class MemoirApp(App[int]):
         demo: bool = False,
         poll_interval: float | None = DEFAULT_POLL_SECONDS,
         theme: str | None = None,
+        import_panes_after: float | None = IMPORT_PANES_AFTER,
+        input_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         if ANIMATIONS_ENV not in os.environ:
@@ -287,7 +289,11 @@ class MemoirApp(App[int]):
         self._own_review_read = False  # the next review read follows a write of ours
         self._replayed: set[events.Key] = set()
         self._screen_at_key: Screen[Any] | None = None  # the screen a key in flight began on
-        self._last_input = time.monotonic()  # key presses and clicks push the pane imports back
+        self.import_panes_after = import_panes_after
+        """Seconds without input, once the first read landed, before a timer imports the
+        other panes; None: no timer does (a test starts ``_start_importing_panes`` itself)."""
+        self._input_clock = input_clock
+        self._last_input = input_clock()  # key presses and clicks push the pane imports back
         self._bad_theme: str | None = None
         self._theme_ready = False  # themes set before mount are not the person's choice
         self.reading = False
@@ -391,7 +397,7 @@ class MemoirApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown):
-            self._last_input = time.monotonic()
+            self._last_input = self._input_clock()
         if isinstance(event, events.Key):
             await self._one_key_at_a_time(event)
             return
@@ -569,11 +575,12 @@ class MemoirApp(App[int]):
         # has paused: the thread shares the interpreter with the UI and would
         # slow the first screen, or typing, down. Anything asked for sooner
         # imports what it needs itself.
-        quiet = time.monotonic() - self._last_input
-        if quiet < IMPORT_PANES_AFTER:
-            self.set_timer(
-                IMPORT_PANES_AFTER - quiet, self._start_importing_panes, name="import-panes"
-            )
+        after = self.import_panes_after
+        pause = IMPORT_PANES_AFTER if after is None else after
+        quiet = self._input_clock() - self._last_input
+        if quiet < pause:
+            if after is not None:
+                self.set_timer(pause - quiet, self._start_importing_panes, name="import-panes")
             return
         self.run_worker(
             self._after_first_read_in_thread,
@@ -707,8 +714,14 @@ class MemoirApp(App[int]):
         self.reading = False
         self.notify(f"could not read {self.store.session_path}: {message}", severity="error")
         self._pane_says_reading("not read · ctrl+r reads it again")
-        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._import_panes_later()
         self._stamp_entry_folders_later()
+
+    def _import_panes_later(self) -> None:
+        if self.import_panes_after is not None:
+            self.set_timer(
+                self.import_panes_after, self._start_importing_panes, name="import-panes"
+            )
 
     def _pane_says_reading(self, note: str) -> None:
         from memoir_tui.panes.working_set import WorkingSetPane
@@ -751,7 +764,7 @@ class MemoirApp(App[int]):
     def _first_read_done(self) -> None:
         # The other panes' imports wait for the first read (they would share the
         # interpreter with it) and then for a second without input.
-        self.set_timer(IMPORT_PANES_AFTER, self._start_importing_panes, name="import-panes")
+        self._import_panes_later()
         self._stamp_entry_folders_later()
         if self.log_open and self.loaded is not None and not self.loaded.read_only:
             from memoir_tui.core import record_open

@@ -176,20 +176,31 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,  # a failure in CI prints what reproduces it (no example database there)
 )
-settings.register_profile("soak", settings.get_profile("quick"), max_examples=10 * QUICK_EXAMPLES)
+SOAK_FACTOR = 10
+settings.register_profile(
+    "soak", settings.get_profile("quick"), max_examples=SOAK_FACTOR * QUICK_EXAMPLES
+)
 PROFILES = ("quick", "soak")
 PROFILE = os.environ.get(PROFILE_VAR, "quick")
 if PROFILE in PROFILES:
     settings.load_profile(PROFILE)
 
 
-def examples(quick: int) -> int:
-    """``quick`` examples under the quick profile, scaled like the loaded profile's default.
+def examples(quick: int, soak: int | None = None) -> int:
+    """``quick`` examples under the quick profile, ``soak`` under the soak profile.
 
     For a test whose examples cost more or less than most: ``@settings(max_examples=
-    examples(400))`` runs 400 by default and 4,000 under ``HYPOTHESIS_PROFILE=soak``.
+    examples(150))`` runs 150 by default and 1,500 under ``HYPOTHESIS_PROFILE=soak``;
+    ``examples(100, soak=4000)`` keeps the default run short and the soak deep. Another
+    profile scales between the two (below quick: ``quick`` scaled down alike).
+    Every ``max_examples`` in tests/ is written through this (a guard in
+    tests/test_hypothesis_profiles.py).
     """
-    return max(1, round(quick * settings.default.max_examples / QUICK_EXAMPLES))
+    soak = SOAK_FACTOR * quick if soak is None else soak
+    scale = settings.default.max_examples / QUICK_EXAMPLES
+    if scale <= 1:
+        return max(1, round(quick * scale))
+    return max(1, round(quick + (soak - quick) * (scale - 1) / (SOAK_FACTOR - 1)))
 
 
 def pytest_configure(config: pytest.Config) -> None:

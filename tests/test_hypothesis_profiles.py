@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from pathlib import Path
 
@@ -70,3 +71,59 @@ def test_an_unknown_profile_or_the_old_knob_is_a_usage_error(tmp_path, env, says
     proc = run_inner(tmp_path, **env)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
     assert says in proc.stderr
+
+
+def test_a_test_may_name_a_deeper_soak():
+    name = settings.get_current_profile_name()
+    try:
+        settings.load_profile("quick")
+        assert examples(100, soak=4000) == 100 and examples(150) == 150
+        settings.load_profile("soak")
+        assert examples(100, soak=4000) == 4000 and examples(150) == 1500
+    finally:
+        settings.load_profile(name)
+
+
+# --- every count through examples() -----------------------------------------------
+
+TESTS = Path(__file__).parent
+
+
+def fixed_counts(source: str) -> list[int]:
+    """The lines where ``max_examples=`` is given something other than ``examples(…)``
+    (a count the soak profile would not scale); registering a profile is where the scale
+    is set, so ``register_profile`` is left out."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == (
+            "register_profile"
+        ):
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            through = isinstance(value, ast.Call) and getattr(value.func, "id", "") == "examples"
+            if keyword.arg == "max_examples" and not through:
+                lines.append(value.lineno)
+    return lines
+
+
+def test_the_guard_sees_a_fixed_count():
+    assert fixed_counts("@settings(max_examples=150, deadline=None)\ndef t(): ...\n") == [1]
+    assert fixed_counts("EXAMPLES = hypothesis.settings(max_examples=N)\n") == [1]
+    assert fixed_counts("@settings(max_examples=examples(150, soak=3000))\ndef t(): ...\n") == []
+
+
+def test_every_max_examples_in_the_tests_goes_through_examples():
+    files = sorted(TESTS.rglob("*.py"))
+    sources = {path: path.read_text(encoding="utf-8") for path in files}
+    counted = [path for path, text in sources.items() if "max_examples=examples(" in text]
+    assert len(counted) >= 10  # the walk reached the property tests
+    fixed = [
+        f"{path.relative_to(TESTS.parent)}:{line}"
+        for path, text in sources.items()
+        for line in fixed_counts(text)
+    ]
+    assert fixed == [], f"write these as max_examples=examples(n): {fixed}"

@@ -5,30 +5,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from memoir_tui.core.workflows.memoir import Memoir
 from tests.app.helpers import demo_store_in
 from tests.app.tmux import Tmux
-from tests.app.world import World, build_world
-
-
-@pytest.fixture(autouse=True)
-def _every_notification_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each app keeps every message it notified in ``shown_messages`` (read by
-    ``helpers.messages``): Textual drops a toast once its timeout has passed on the
-    wall clock, so on a slow machine a test reading the toasts could miss one."""
-    from memoir_tui.app import MemoirApp
-
-    notify = MemoirApp.notify
-
-    def keeping(self: MemoirApp, message: str, *args: Any, **kwargs: Any) -> None:
-        self.__dict__.setdefault("shown_messages", []).append(message)
-        notify(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(MemoirApp, "notify", keeping)
+from tests.app.world import AppWorld, build_world
 
 
 @pytest.fixture
@@ -38,7 +21,7 @@ def demo_store(tmp_path: Path) -> Memoir:
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppWorld:
     """The scratch home of tests/app/world.py, with HOME pointing at it."""
     return build_world(tmp_path, monkeypatch)
 

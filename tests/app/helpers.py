@@ -57,10 +57,33 @@ def fixture_store(home: Path) -> Memoir:
 
 
 def make_app(store: Memoir, **kwargs: Any) -> MemoirApp:
-    """The app as the snapshots show it: a fixed header path and no file watcher."""
+    """The app as the snapshots show it: a fixed header path, no file watcher and no timer
+    importing the other panes (``import_panes_after``: a test that wants it starts it);
+    every message it notifies is recorded for ``messages``."""
     kwargs.setdefault("display_path", "~/.config/memoir")
     kwargs.setdefault("poll_interval", None)
-    return MemoirApp(store, **kwargs)
+    kwargs.setdefault("import_panes_after", None)
+    return record_notifications(MemoirApp(store, **kwargs))
+
+
+_SHOWN = "_test_shown_messages"
+
+
+def record_notifications(app: MemoirApp) -> MemoirApp:
+    """Wrap ``app.notify`` so every message is kept, oldest first, for ``messages``.
+
+    Textual's own list (``app._notifications``) drops a toast once its timeout has passed
+    on the wall clock, so on a loaded machine a test reading it could miss one."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *args: Any, **kwargs: Any) -> None:
+        shown.append(str(message))
+        notify(message, *args, **kwargs)
+
+    setattr(app, "notify", recording)  # noqa: B010 (an instance attribute over the method)
+    setattr(app, _SHOWN, shown)
+    return app
 
 
 # --- driving ---------------------------------------------------------------------------
@@ -176,9 +199,11 @@ def decision_on_disk(store: Memoir, text: str) -> dict[str, Any]:
 
 
 def messages(app: MemoirApp) -> list[str]:
-    """Every notification the app has shown, oldest first (kept by tests/app/conftest.py:
-    the toasts themselves go when their time is up)."""
-    return list(app.__dict__.get("shown_messages", []))
+    """Every message the app has notified, oldest first, as ``record_notifications`` kept
+    them (the toasts themselves go when their time is up)."""
+    shown = getattr(app, _SHOWN, None)
+    assert shown is not None, "this app's notifications are not recorded: use make_app"
+    return list(shown)
 
 
 def shown_keys(app: MemoirApp) -> set[str]:

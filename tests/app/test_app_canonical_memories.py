@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memoir_tui.panes.entries import EVERY, EntriesPane
 from tests.app.helpers import SIZE, open_pane, settle
-from tests.app.world import World
+from tests.app.world import AppWorld
 
 PROJECT = "git:0123456789abcdef0123456789abcdef"
 
@@ -44,7 +44,7 @@ def plant(root: Path) -> None:
 
 
 async def test_entries_show_revision_project_and_state_and_recall_finds_it(
-    world: World,
+    world: AppWorld,
 ) -> None:
     plant(world.store.root)
     app = world.app()
@@ -95,7 +95,7 @@ def test_an_edit_writes_the_next_revision_as_memoir_does(store_dir: Path) -> Non
     assert not edit.draft.parent.exists()
 
 
-async def test_the_recall_pane_scopes_them_by_their_project(world: World) -> None:
+async def test_the_recall_pane_scopes_them_by_their_project(world: AppWorld) -> None:
     """A canonical memory carries its project: the pane shows this project's and the
     shared ones, another project's only once ``A`` asks for every project."""
     import json

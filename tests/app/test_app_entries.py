@@ -21,7 +21,7 @@ from memoir_tui.panes.entries import ANY, EVERY, GLOBAL, SCOPE, EntriesPane
 from memoir_tui.panes.registry import pane_spec
 from memoir_tui.ui.entry_document import editor_command
 from tests.app.helpers import SIZE, messages, open_pane, pressing, rendered, select, settle, write
-from tests.app.world import HIDDEN_DECISION, World
+from tests.app.world import HIDDEN_DECISION, AppWorld
 
 LESSON = "Rehearse migrations on a copy"
 BILLING = "Billing ledger namespace"
@@ -69,7 +69,7 @@ def key_of(pane: EntriesPane, name: str) -> str:
 # --- browsing ---------------------------------------------------------------------------------
 
 
-async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -> None:
+async def test_lists_this_projects_and_global_files_and_A_widens(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_entries(pilot)
@@ -112,7 +112,7 @@ async def test_lists_this_projects_and_global_files_and_A_widens(world: World) -
         assert "project: ~/src/billing" in status
 
 
-async def test_tool_and_type_filters(world: World) -> None:
+async def test_tool_and_type_filters(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_entries(pilot)
@@ -154,7 +154,7 @@ async def test_tool_and_type_filters(world: World) -> None:
 # --- the detail view -----------------------------------------------------------------------
 
 
-async def test_detail_shows_frontmatter_table_and_findings(world: World) -> None:
+async def test_detail_shows_frontmatter_table_and_findings(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_entries(pilot)
@@ -208,7 +208,7 @@ async def test_detail_shows_frontmatter_table_and_findings(world: World) -> None
 
 
 async def test_e_in_the_detail_edits_and_the_view_reads_it_again(
-    world: World, editor: Path
+    world: AppWorld, editor: Path
 ) -> None:
     path = world.memory / "lesson_rehearse-migrations.md"
     app = world.app()
@@ -235,7 +235,7 @@ async def test_e_in_the_detail_edits_and_the_view_reads_it_again(
 
 
 async def test_e_in_the_list_edits_and_the_list_reads_it_again(
-    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    world: AppWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = write(
         tmp_path / "bin" / "rename-editor",
@@ -258,7 +258,7 @@ async def test_e_in_the_list_edits_and_the_list_reads_it_again(
 
 
 async def test_e_without_editor_says_how_to_set_it(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: AppWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     path = world.memory / "lesson_rehearse-migrations.md"
@@ -290,7 +290,7 @@ def test_bindings_have_ids_and_key_tables() -> None:
     assert all(c.binding_id in set(ids) for c in EntriesPane.COMMANDS)
 
 
-def test_entries_pane_snapshot(snap_compare: Any, world: World) -> None:
+def test_entries_pane_snapshot(snap_compare: Any, world: AppWorld) -> None:
     assert snap_compare(
         world.app(), terminal_size=SIZE, run_before=pressing(pane_spec("entries").key, "G", "k")
     )

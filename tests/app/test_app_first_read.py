@@ -260,7 +260,7 @@ async def test_after_the_rows_the_decisions_and_entry_stamps_are_made_off_the_ui
     monkeypatch.setattr(app_module, "IMPORT_PANES_AFTER", 0.01)  # soon
     count = DecisionCount(monkeypatch)
     store = write_session(tmp_path / "store", large_session())
-    app = make_app(store)
+    app = make_app(store, import_panes_after=0.01)  # its timer too (make_app has none)
     async with app.run_test(size=SIZE) as pilot:
         await until_held(gate)
         # The read is stamped before it; the entry folders wait for after the rows.

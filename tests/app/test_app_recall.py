@@ -36,7 +36,7 @@ from tests.app.helpers import (
     type_text,
     write,
 )
-from tests.app.world import HIDDEN_DECISION, VISIBLE_DECISION, World
+from tests.app.world import HIDDEN_DECISION, VISIBLE_DECISION, AppWorld
 
 RECALL_KEY = pane_spec("recall").key
 
@@ -70,7 +70,7 @@ def names(pane: RecallPane) -> list[str]:
 
 
 async def test_search_as_you_type_ranks_the_alias_entry_first_and_highlights(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: AppWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads: list[threading.Thread] = []
     queries: list[str] = []
@@ -125,7 +125,7 @@ async def test_search_as_you_type_ranks_the_alias_entry_first_and_highlights(
         assert "matched body: kubernetes" in panel
 
 
-async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world: World) -> None:
+async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, RecallPane)
@@ -160,7 +160,7 @@ async def test_hidden_decision_and_other_projects_entry_are_absent_until_A(world
         assert "A searches every project" in empty
 
 
-async def test_tool_filter_cycles_through_tools_with_files(world: World) -> None:
+async def test_tool_filter_cycles_through_tools_with_files(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, RecallPane)
@@ -178,7 +178,7 @@ async def test_tool_filter_cycles_through_tools_with_files(world: World) -> None
         assert seen[""] == {"claude-code", "memoir"}
 
 
-async def test_escape_clears_and_slash_focuses_the_box(world: World) -> None:
+async def test_escape_clears_and_slash_focuses_the_box(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, RecallPane)
@@ -195,7 +195,7 @@ async def test_escape_clears_and_slash_focuses_the_box(world: World) -> None:
 # --- opening and editing -----------------------------------------------------------------------
 
 
-async def test_enter_opens_the_whole_entry(world: World) -> None:
+async def test_enter_opens_the_whole_entry(world: AppWorld) -> None:
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, RecallPane)
@@ -217,7 +217,7 @@ async def test_enter_opens_the_whole_entry(world: World) -> None:
 
 
 async def test_e_edits_the_result_and_the_search_sees_it(
-    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    world: AppWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = write(
         tmp_path / "editor.sh", '#!/bin/sh\nprintf "Also known as the wombat cluster.\\n" >> "$1"\n'
@@ -236,7 +236,7 @@ async def test_e_edits_the_result_and_the_search_sees_it(
         assert [h.name for h in pane.hits] == ["Cluster layout"]
 
 
-async def test_e_without_editor_says_so(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_e_without_editor_says_so(world: AppWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     app = world.app()
     async with app.run_test(size=SIZE) as pilot:
@@ -247,7 +247,7 @@ async def test_e_without_editor_says_so(world: World, monkeypatch: pytest.Monkey
         assert any("$EDITOR is not set" in m for m in messages(app))
 
 
-async def test_recall_is_closed_with_the_app(world: World) -> None:
+async def test_recall_is_closed_with_the_app(world: AppWorld) -> None:
     app = world.app()
     source = world.source()
     attach_recall(app, source)
@@ -293,7 +293,7 @@ def paste_query(query: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
     return step
 
 
-def test_recall_pane_snapshot(snap_compare: Any, world: World) -> None:
+def test_recall_pane_snapshot(snap_compare: Any, world: AppWorld) -> None:
     assert snap_compare(
         world.app(),
         terminal_size=SIZE,

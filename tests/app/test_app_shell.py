@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +18,11 @@ import pytest
 from textual import events
 from textual.binding import Binding
 from textual.command import CommandPalette
+from textual.dom import DOMNode
 from textual.widgets import Input, Label, Tab, TabbedContent, Tabs
 from textual.widgets._footer import FooterKey
 
+import memoir_tui
 from memoir_tui import app as app_module
 from memoir_tui.app import PANES, MemoirApp, display_path, run_app
 from memoir_tui.core.demo import DEMO_MACHINE_LABEL, create_demo_store
@@ -47,26 +52,64 @@ from tests.paths import REPO
 
 PANE_CLASSES = [spec.load() for spec in PANES]
 
-BINDING_CLASSES = [
-    MemoirApp,
-    *PANE_CLASSES,
-    ItemTable,
-    FilterBar,
-    ConfirmScreen,
-    TypeToConfirmScreen,
-    FormDialog,
-    AddItemScreen,
-    SessionEndScreen,
-    AddDecisionScreen,
-    DecisionDetailScreen,
-    HelpScreen,
-]
+# Not walked: the core and the MCP server import no textual, so hold no widget.
+NOT_WALKED = ("memoir_tui.core", "memoir_tui.mcp", "memoir_tui.__main__")
+
+
+def _discover_binding_classes() -> list[type[DOMNode]]:
+    """Every memoir_tui widget, screen and the app that declares its own ``BINDINGS`` or
+    documents keys in a ``| Key(s) |`` table: each module of the package is imported (so
+    a class in a new or renamed module is found), then DOMNode's subclasses are walked."""
+    for module in pkgutil.walk_packages(memoir_tui.__path__, "memoir_tui."):
+        if not any(module.name == n or module.name.startswith(n + ".") for n in NOT_WALKED):
+            importlib.import_module(module.name)
+
+    def subclasses(cls: type[DOMNode]) -> Iterator[type[DOMNode]]:
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    found = {
+        cls
+        for cls in subclasses(DOMNode)
+        if cls.__module__.startswith("memoir_tui.")
+        and ("BINDINGS" in cls.__dict__ or "| Key(s) |" in (cls.__doc__ or ""))
+    }
+    return sorted(found, key=lambda c: (c.__module__, c.__qualname__))
+
+
+BINDING_CLASSES = _discover_binding_classes()
+
+
+def test_the_binding_classes_are_discovered() -> None:
+    """The walk finds the classes once listed here by hand, and more."""
+    listed = {
+        MemoirApp,
+        *PANE_CLASSES,
+        ItemTable,
+        FilterBar,
+        ConfirmScreen,
+        TypeToConfirmScreen,
+        FormDialog,
+        AddItemScreen,
+        SessionEndScreen,
+        AddDecisionScreen,
+        DecisionDetailScreen,
+        HelpScreen,
+    }
+    assert listed <= set(BINDING_CLASSES)
+    assert len(BINDING_CLASSES) > len(listed)
+
+
+def _inherited_bindings(cls: type) -> list[Any]:
+    return [b for base in cls.__mro__[1:] for b in base.__dict__.get("BINDINGS", [])]
 
 
 @pytest.mark.parametrize("cls", BINDING_CLASSES, ids=lambda c: c.__name__)
 def test_every_binding_has_an_id_and_a_key_table(cls: type) -> None:
     bindings = own_bindings(cls)
-    assert bindings or cls in (SessionEndScreen, AddDecisionScreen)
+    # A dialog may document the keys it inherits (SessionEndScreen from FormDialog).
+    assert bindings or _inherited_bindings(cls), f"{cls.__name__}: a key table, no keys"
     for binding in bindings:
         assert isinstance(binding, Binding)
         assert binding.id, f"{cls.__name__}: {binding.key} has no id"
@@ -268,10 +311,8 @@ async def test_palette_runs_a_pane_command(demo_store: Memoir) -> None:
 
         await eventually(pilot, offered, "the palette to offer 'decisions: hide'")
         await pilot.press("enter")
-        await settle(pilot)
-        await pilot.pause(0.1)
+        await eventually(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the hide dialog")
         assert app.query_one(TabbedContent).active == "decisions"
-        assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await settle(pilot)
 
@@ -580,8 +621,8 @@ def test_registry_is_the_only_place_panes_are_listed() -> None:
 
 def test_demo_fixtures_are_a_valid_realistic_store(tmp_path: Path) -> None:
     from memoir_tui.core.demo import DemoStoreError
-    from memoir_tui.core.format.entry_file import ENTRY_TYPES, iter_entry_files, read_entry
     from memoir_tui.core.format.validate import validate_paths
+    from memoir_tui.core.services.entries import ENTRY_TYPES, iter_entry_files, read_entry
 
     root = create_demo_store(tmp_path / "demo")
     assert validate_paths([root]) == []
@@ -619,8 +660,7 @@ def test_first_screen_imports_only_the_first_pane(tmp_path: Path) -> None:
     """The other panes (and the cores behind them) load after the first screen."""
     script = (
         "import sys, memoir_tui.app; "
-        "print(sorted(m for m in sys.modules if m.startswith(("
-        "'memoir_tui.panes.', 'memoir_tui.dialogs.', "
+        "print(sorted(m for m in sys.modules if m.startswith(('memoir_tui.panes.', "
         "'memoir_tui.core.sync', 'memoir_tui.core.services.consolidate', 'memoir_tui.core.services.inject'))))"
     )
     out = run_python(script, tmp_path)
@@ -719,21 +759,41 @@ async def test_clicking_a_tab_builds_the_pane_and_focuses_it(demo_store: Memoir)
             assert f"{pane_id}-pane" in {node.id for node in app.focused.ancestors_with_self}
 
 
-async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Memoir) -> None:
-    def import_workers() -> list[Any]:
-        return [w for w in app.workers if w.group == "import-panes"]
+def import_workers(app: MemoirApp) -> list[Any]:
+    return [w for w in app.workers if w.group == "import-panes"]
 
-    app = make_app(demo_store)
+
+async def test_other_panes_are_imported_only_once_the_person_pauses(demo_store: Memoir) -> None:
+    """No timer (make_app: ``import_panes_after=None``) and a clock of input pauses the
+    test moves: the machine's speed cannot start the import before the test asks."""
+    now = [1000.0]
+    app = make_app(demo_store, input_clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        assert import_workers(app) == []  # no timer started it
         await pilot.press("j")  # typing: the import waits
         app._start_importing_panes()
-        assert import_workers() == []
-        app._last_input -= 2 * app_module.IMPORT_PANES_AFTER  # a pause
+        assert import_workers(app) == []
+        now[0] += app_module.IMPORT_PANES_AFTER  # a pause
         app._start_importing_panes()
-        assert import_workers()
+        assert import_workers(app)
         await settle(pilot)
-        assert all(w.is_finished for w in import_workers())
+        assert all(w.is_finished for w in import_workers(app))
+
+
+async def test_a_timer_starts_the_import_once_the_first_read_landed(demo_store: Memoir) -> None:
+    assert MemoirApp(demo_store).import_panes_after == app_module.IMPORT_PANES_AFTER
+    app = make_app(demo_store, import_panes_after=0.001)  # (Textual refuses a 0 s timer)
+    imported: list[bool] = []  # a finished worker leaves app.workers: the import says so
+    import_panes = app._after_first_read_in_thread
+
+    def importing() -> None:
+        import_panes()
+        imported.append(True)
+
+    app._after_first_read_in_thread = importing  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await eventually(pilot, lambda: imported, "the timer to start the import")
 
 
 def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> None:
@@ -747,15 +807,17 @@ def test_the_other_panes_are_imported_after_the_first_screen(tmp_path: Path) -> 
 
         async def main():
             root = create_demo_store(Path(tempfile.mkdtemp()))
-            app = MemoirApp(Memoir(root), poll_interval=None)
+            # No timer: the test starts the import, so how fast this machine paints the
+            # first screen cannot decide FIRST.
+            app = MemoirApp(Memoir(root), poll_interval=None, import_panes_after=None)
             async with app.run_test(size=(100, 30)) as pilot:
                 await pilot.pause()
+                await app.workers.wait_for_complete()
+                await pilot.pause()
                 print("FIRST:" + str("memoir_tui.panes.sync" in sys.modules))
-                for _ in range(100):
-                    await pilot.pause(0.1)
-                    await app.workers.wait_for_complete()
-                    if "memoir_tui.panes.sync" in sys.modules:
-                        break
+                app._last_input = float("-inf")  # a long pause
+                app._start_importing_panes()
+                await app.workers.wait_for_complete()
                 print("LATER:" + str("memoir_tui.panes.sync" in sys.modules))
         asyncio.run(main())
         """

@@ -28,7 +28,7 @@ from memoir_tui.panes.entries import EntriesPane
 from memoir_tui.panes.working_set import WorkingSetPane
 from memoir_tui.widgets.item_table import ItemTable
 from tests.app.helpers import SIZE, make_app, on_disk, open_pane, pressing, settle, type_text
-from tests.app.world import World
+from tests.app.world import AppWorld
 from tests.conftest import JulyClock
 
 NOTE = "Ship the CLI through pipx"
@@ -429,7 +429,7 @@ async def test_ctrl_y_does_again_what_u_took_back_until_a_new_act(demo_store: Me
 
 
 async def test_u_after_an_editor_edit_says_so_and_keeps_the_earlier_act(
-    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    world: AppWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = tmp_path / "bin" / "append-editor"
     script.parent.mkdir(parents=True)

@@ -20,30 +20,29 @@ from memoir_tui.core.rules.scope import project_identity
 from memoir_tui.core.workflows.memoir import Memoir
 from memoir_tui.ui.recall_source import RecallSource, attach_recall
 from tests.app.helpers import NOW, make_app, write
+from tests.world import World
 
 HIDDEN_DECISION = "Keep kubernetes secrets in the ocelot vault"
 VISIBLE_DECISION = "Use the capybara queue for kubernetes batch jobs"
 
 
 @dataclass
-class World:
-    home: Path
+class AppWorld(World):
+    """The common world (tests/world.py) with its store opened: the app's ``Memoir``."""
+
     store: Memoir
-    project: Path  # the working directory: Claude Code's transcripts name it
-    other: Path  # another project, known through the store's config
-    cache: Path
 
     @property
     def memory(self) -> Path:
         return self.store.root / "memory"
 
-    @property
-    def env(self) -> dict[str, str]:
-        return {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config")}
-
     def source(self) -> RecallSource:
         return RecallSource(
-            self.store.root, home=self.home, env=self.env, cwd=self.project, cache_dir=self.cache
+            self.store.root,
+            home=self.home,
+            env=self.host_env(),
+            cwd=self.project,
+            cache_dir=self.cache,
         )
 
     def app(self) -> MemoirApp:
@@ -52,7 +51,7 @@ class World:
         return app
 
 
-def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
+def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppWorld:
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))  # paths are shown under ~
     project = home / "src" / "webshop"
@@ -107,4 +106,12 @@ def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     store.note_decision(VISIBLE_DECISION, why="retries for free")
     store.note_decision(HIDDEN_DECISION, why="audited access")
     assert store.hide_decision(text_hash(HIDDEN_DECISION)).changed
-    return World(home, store, project, other, tmp_path / "cache")
+    return AppWorld(
+        root=tmp_path,
+        home=home,
+        store_dir=root,
+        project=project,
+        other=other,
+        cache=tmp_path / "cache",
+        store=store,
+    )

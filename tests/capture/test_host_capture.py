@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.capture.hosts import fold_gemini_chat
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 SESSION = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
 DECIDED = "We decided to use Postgres for the importer because we need transactions."
@@ -32,7 +33,7 @@ def world(tmp_path: Path) -> World:
 
 
 def _queue(w: World) -> list[dict[str, Any]]:
-    path = w.store / "review.json"
+    path = w.store_dir / "review.json"
     return json.loads(path.read_text())["items"] if path.exists() else []
 
 

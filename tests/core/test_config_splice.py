@@ -28,6 +28,7 @@ from memoir_tui.core.hosts.config_splice import (
     render_toml_table,
     toml_entries,
 )
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mcp_configs"
 NAME = "memoir-tui"
@@ -250,7 +251,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     doc=st.dictionaries(
         st.text(max_size=6).filter(lambda k: k != "mcpServers"), json_values, max_size=4
@@ -287,7 +288,7 @@ def test_any_json_text_round_trips(
     assert remove_json_entry(text, "mcpServers", NAME, drop_empty_container=drop) == original
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     doc=st.dictionaries(
         st.text(max_size=6).filter(lambda k: k != "context_servers"), json_values, max_size=4

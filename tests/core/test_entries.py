@@ -145,7 +145,7 @@ metas = st.dictionaries(
 )
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150, soak=3000))
 @given(metas, st.text(max_size=80))
 def test_writer_round_trips_the_subset(meta, body):
     text = frontmatter.render(meta, body)
@@ -156,7 +156,10 @@ def test_writer_round_trips_the_subset(meta, body):
         assert text == body
 
 
-@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150, soak=3000),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(raw=st.binary(max_size=200))
 def test_fuzzed_files_never_crash_a_read(tmp_path, raw):
     path = tmp_path / "fuzz.md"

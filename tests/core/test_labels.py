@@ -17,7 +17,7 @@ from memoir_tui.core.rules.labels import (
 from memoir_tui.core.rules.model import working_set
 from tests.conftest import examples
 
-EXAMPLES = settings(max_examples=examples(400))
+EXAMPLES = settings(max_examples=examples(100, soak=4000))
 
 # Few distinct words, so names share tails often (the interesting case).
 _word = st.sampled_from(["web", "api", "acme", "tideline-web", "code", "global", "x", "", "~"])

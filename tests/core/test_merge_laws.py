@@ -20,7 +20,7 @@ from .strategies import sessions
 BIG = Caps(goals=1000, next_actions=1000, open_questions=1000, decisions=1000, history=1000)
 # ~3,000 generated pairs and triples across the laws per run; ten times as
 # many under HYPOTHESIS_PROFILE=soak (tests/conftest.py).
-EXAMPLES = settings(max_examples=examples(400))
+EXAMPLES = settings(max_examples=examples(100, soak=4000))
 
 
 NOW = "2030-01-01T00:00:00.000Z"  # the parked_at a merge stamps on what it parks
@@ -181,7 +181,7 @@ def test_unknown_fields_survive(a, b):
             assert "x_cur" in merged["current"]
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(100, soak=3000))
 @given(sessions(max_items=12), sessions(max_items=12))
 def test_visible_caps_never_cut_tombstones(a, b):
     caps = Caps(goals=1, next_actions=1, open_questions=1, decisions=1, history=1)

@@ -146,7 +146,10 @@ def _check_load_leaves_valid_store(path, raw: bytes):
     assert load_session(path).state["current"].keys() >= {"goals", "decisions"}
 
 
-@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150, soak=3000),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(raw=st.binary(max_size=300))
 def test_random_bytes_never_crash_a_load(tmp_path, raw):
     path = tmp_path / "fuzz" / "session.json"
@@ -154,7 +157,10 @@ def test_random_bytes_never_crash_a_load(tmp_path, raw):
     _check_load_leaves_valid_store(path, raw)
 
 
-@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150, soak=3000),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=session_like, cut=st.integers(0, 400))
 def test_wrong_types_and_truncations_never_crash_a_load(tmp_path, data, cut):
     path = tmp_path / "fuzz2" / "session.json"

@@ -3,67 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.deadlines import SAFETY_NET
-from tests.paths import REPO
-
-
-@dataclass
-class World:
-    home: Path
-    store: Path
-    project: Path
-
-    @property
-    def env(self) -> dict[str, str]:
-        # This world's own caches, beside its home (the doctor tests check that nothing
-        # is written in the home), never shared with the worker's other tests.
-        xdg = self.home.parent / "xdg"
-        return {
-            **os.environ,
-            "HOME": str(self.home),
-            "MEMOIR_HOME": str(self.store),
-            "XDG_CACHE_HOME": str(xdg / "cache"),
-            "XDG_DATA_HOME": str(xdg / "data"),
-            "XDG_STATE_HOME": str(xdg / "state"),
-            "PYTHONPATH": str(REPO),
-        }
-
-    def cli(
-        self,
-        *args: str,
-        stdin: str | None = None,
-        cwd: Path | None = None,
-        timeout: float = SAFETY_NET,
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "memoir_tui", *args],
-            cwd=cwd or self.project,
-            env=self.env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-
-    def ok(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        """A set-up command that must succeed; its stderr is the failure's message."""
-        done = self.cli(*args, cwd=cwd)
-        assert done.returncode == 0, f"memoir-tui {' '.join(args)}: {done.stderr}"
-        return done
-
-    def hook(self, event: str, payload: dict[str, Any], host: str = "claude"):
-        return self.cli("hook", event, "--host", host, stdin=json.dumps(payload))
-
-    @property
-    def projects(self) -> Path:
-        return self.home / ".claude" / "projects"
+from tests.world import World
 
 
 def make_world(tmp_path: Path, name: str = "app") -> World:
@@ -73,8 +16,16 @@ def make_world(tmp_path: Path, name: str = "app") -> World:
     (project / ".git" / "config").write_text(
         f'[remote "origin"]\n\turl = git@github.com:me/{name}.git\n'
     )
-    store = tmp_path / "store"
-    return World(home, store, project)
+    # The store beside the home, this world's caches too: the doctor tests check that
+    # nothing is written in the home; never shared with the worker's other tests.
+    return World(
+        root=tmp_path,
+        home=home,
+        store_dir=tmp_path / "store",
+        project=project,
+        other=home / "code" / "other",
+        cache=tmp_path / "xdg" / "cache",
+    )
 
 
 def start_event(world: World, **extra: Any) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 
 @pytest.fixture
@@ -72,11 +73,11 @@ def test_a_hook_whose_program_is_gone_fails(world: World) -> None:
 
 
 def test_store_problems_are_named(world: World) -> None:
-    lock = world.store / "session.json.lock"
+    lock = world.store_dir / "session.json.lock"
     lock.write_text(json.dumps({"pid": 999999, "ts": 0}))
     old = time.time() - 3600
     os.utime(lock, (old, old))
-    (world.store / "session.json.corrupted-1700000000000").write_text("{")
+    (world.store_dir / "session.json.corrupted-1700000000000").write_text("{")
     doctor = world.cli("doctor")
     assert doctor.returncode == 1
     assert _lines(doctor.stdout, "FAIL  store lock: session.json.lock (the write lock")
@@ -84,7 +85,7 @@ def test_store_problems_are_named(world: World) -> None:
 
 
 def test_a_newer_store_is_read_only_and_fails(world: World) -> None:
-    (world.store / "session.json").write_text('{"version": 99, "current": {}}')
+    (world.store_dir / "session.json").write_text('{"version": 99, "current": {}}')
     doctor = world.cli("doctor")
     assert doctor.returncode == 1
     assert _lines(doctor.stdout, "FAIL  store: read-only")
@@ -92,10 +93,10 @@ def test_a_newer_store_is_read_only_and_fails(world: World) -> None:
 
 def test_doctor_writes_nothing(world: World) -> None:
     assert world.cli("install-hooks", "claude").returncode == 0
-    (world.store / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
+    (world.store_dir / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
     claude_md = world.home / ".claude" / "CLAUDE.md"
-    before = {p: p.read_bytes() for p in world.store.rglob("*") if p.is_file()}
+    before = {p: p.read_bytes() for p in world.store_dir.rglob("*") if p.is_file()}
     world.cli("doctor")
-    after = {p: p.read_bytes() for p in world.store.rglob("*") if p.is_file()}
+    after = {p: p.read_bytes() for p in world.store_dir.rglob("*") if p.is_file()}
     assert after == before
     assert not claude_md.exists()  # the synthetic session-start did not inject

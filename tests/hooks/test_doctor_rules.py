@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 
 @pytest.fixture
@@ -46,10 +47,10 @@ def _snapshot(*roots: Path) -> dict[str, str]:
 
 def _doctor(world: World) -> tuple[int, list[str]]:
     """Run the doctor in the project; assert it wrote nothing; its lines."""
-    before = _snapshot(world.home, world.store)
+    before = _snapshot(world.home, world.store_dir)
     done = world.cli("doctor", timeout=SAFETY_NET)
     assert "Traceback" not in done.stderr, done.stderr
-    assert _snapshot(world.home, world.store) == before, "the doctor wrote something"
+    assert _snapshot(world.home, world.store_dir) == before, "the doctor wrote something"
     return done.returncode, done.stdout.splitlines()
 
 
@@ -160,11 +161,11 @@ def _claude_json_corrupt(world: World) -> None:
 
 
 def _session_damaged(world: World) -> None:
-    (world.store / "session.json").write_text("{not json")
+    (world.store_dir / "session.json").write_text("{not json")
 
 
 def _session_newer(world: World) -> None:
-    (world.store / "session.json").write_text('{"version": 99, "current": {}}')
+    (world.store_dir / "session.json").write_text('{"version": 99, "current": {}}')
 
 
 def _codex_slow_start(world: World) -> None:
@@ -173,7 +174,8 @@ def _codex_slow_start(world: World) -> None:
     argv = [sys.executable, "-m", "memoir_tui", "--mcp"]
     path.write_text(
         f'[mcp_servers.memoir-tui]\ncommand = "{argv[0]}"\nargs = {json.dumps(argv[1:])}\n'
-        "startup_timeout_sec = 0.001\n" + f'env = {{ PYTHONPATH = "{world.env["PYTHONPATH"]}" }}\n'
+        "startup_timeout_sec = 0.001\n"
+        + f'env = {{ PYTHONPATH = "{world.process_env()["PYTHONPATH"]}" }}\n'
     )
 
 
@@ -182,7 +184,7 @@ def _our_server(world: World) -> dict[str, object]:
     return {
         "command": sys.executable,
         "args": ["-m", "memoir_tui", "--mcp"],
-        "env": {"PYTHONPATH": world.env["PYTHONPATH"]},
+        "env": {"PYTHONPATH": world.process_env()["PYTHONPATH"]},
     }
 
 
@@ -373,7 +375,7 @@ def test_a_trusted_codex_project_passes(world: World, monkeypatch: pytest.Monkey
 
 
 def test_our_flock_held_is_named_by_its_own_name(world: World) -> None:
-    flock = world.store / "session.json.flock"
+    flock = world.store_dir / "session.json.flock"
     assert flock.exists()
     holder = subprocess.Popen(
         [

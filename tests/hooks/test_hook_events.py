@@ -18,8 +18,9 @@ from memoir_tui.core.loop.hook_run import STDIN_DEADLINE_SECONDS
 from memoir_tui.core.rules.model import working_set
 from tests.capture.conftest import FIXTURES, SHOP_SESSION, record, write_jsonl
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, brief_of, make_world, start_event
+from tests.hooks.helpers import brief_of, make_world, start_event
 from tests.paths import REPO
+from tests.world import World
 
 STAMPS = {"added", "captured_at", "date", "state_date", "machine_id"}
 
@@ -97,7 +98,7 @@ def test_a_stdin_left_open_costs_the_deadline_not_a_hang(world: World) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=world.project,
-        env=world.env,
+        env=world.process_env(),
     )
     try:
         # stdin is never closed nor written: the hook ends by its own deadline or never
@@ -117,7 +118,7 @@ def test_an_oversized_event_is_ignored(world: World) -> None:
 
 
 def test_a_broken_store_never_breaks_the_host(world: World) -> None:
-    (world.store / "session.json").write_text("{not json")
+    (world.store_dir / "session.json").write_text("{not json")
     done = world.hook("session-start", start_event(world))
     assert done.returncode == 0
     assert "Traceback" not in done.stderr
@@ -161,7 +162,7 @@ def test_stop_queues_what_capture_would_pins_nothing_and_adds_none_twice(
     done = hooked.hook("stop", _stop_event(hooked, transcript))
     assert done.returncode == 0, done.stderr
     assert captured.cli("capture").returncode == 0
-    via_hook, via_capture = _queue(hooked.store), _queue(captured.store)
+    via_hook, via_capture = _queue(hooked.store_dir), _queue(captured.store_dir)
     assert via_hook, "the fixture holds decisions"
     for item in via_hook + via_capture:
         item.pop("transcript")  # the same file, under two scratch homes
@@ -169,18 +170,18 @@ def test_stop_queues_what_capture_would_pins_nothing_and_adds_none_twice(
     assert {i["source"] for i in via_hook} == {"user", "assistant"}
     assert all(i["session_id"] == SHOP_SESSION and i["message_uuid"] for i in via_hook)
     assert all(i.get("state", "candidate") == "candidate" for i in via_hook)
-    session = hooked.store / "session.json"
+    session = hooked.store_dir / "session.json"
     decisions = (
         json.loads(session.read_text())["current"].get("decisions", []) if session.exists() else []
     )
     assert decisions == []  # nothing pinned
-    before = (hooked.store / "review.json").read_bytes()
+    before = (hooked.store_dir / "review.json").read_bytes()
     for name in ("Stop", "PreCompact", "SessionEnd"):
         verb = {"Stop": "stop", "PreCompact": "pre-compact", "SessionEnd": "session-end"}[name]
         assert hooked.hook(verb, _stop_event(hooked, transcript, name)).returncode == 0
-    assert (hooked.store / "review.json").read_bytes() == before
+    assert (hooked.store_dir / "review.json").read_bytes() == before
     assert hooked.cli("capture").returncode == 0  # capture shares the offsets: nothing new
-    assert (hooked.store / "review.json").read_bytes() == before
+    assert (hooked.store_dir / "review.json").read_bytes() == before
     del shop
 
 
@@ -192,7 +193,7 @@ def test_stop_on_a_subagent_transcript_queues_nothing(tmp_path: Path) -> None:
         shop / SHOP_SESSION / "subagents" / "agent-a1b2c3d.jsonl",
     ):
         assert w.hook("stop", _stop_event(w, sub)).returncode == 0
-    assert _queue(w.store) == []
+    assert _queue(w.store_dir) == []
 
 
 def test_stop_reads_only_new_bytes_and_never_our_own_brief(world: World) -> None:
@@ -211,7 +212,7 @@ def test_stop_reads_only_new_bytes_and_never_our_own_brief(world: World) -> None
     ]
     write_jsonl(path, records)
     assert world.hook("stop", _stop_event(world, path)).returncode == 0
-    texts = {i["text"] for i in _queue(world.store)}
+    texts = {i["text"] for i in _queue(world.store_dir)}
     assert "We decided to use DuckDB for analytics." in texts
     assert "We'll use ruff for linting" in texts
     assert not any("postgres" in t.lower() for t in texts)  # quoted back from the brief
@@ -219,7 +220,7 @@ def test_stop_reads_only_new_bytes_and_never_our_own_brief(world: World) -> None
     with path.open("a") as fh:
         fh.write("\n".join(json.dumps(r) for r in more) + "\n")
     assert world.hook("stop", _stop_event(world, path)).returncode == 0
-    after = {i["text"] for i in _queue(world.store)}
+    after = {i["text"] for i in _queue(world.store_dir)}
     assert after - texts == {"Let's go with pnpm instead of npm for this repo."}
 
 
@@ -228,7 +229,7 @@ def test_a_transcript_outside_the_hosts_folder_is_not_read(world: World, tmp_pat
     write_jsonl(elsewhere, [record("u1", None, "user", "We decided to use DuckDB for analytics.")])
     done = world.hook("stop", _stop_event(world, elsewhere))
     assert done.returncode == 0 and "not read" in done.stderr
-    assert _queue(world.store) == []
+    assert _queue(world.store_dir) == []
 
 
 def test_a_claude_transcript_handed_to_the_codex_hook_is_not_read(world: World) -> None:
@@ -236,7 +237,7 @@ def test_a_claude_transcript_handed_to_the_codex_hook_is_not_read(world: World) 
     path = world.projects / "-home-dev-shop" / f"{SHOP_SESSION}.jsonl"
     done = world.hook("stop", _stop_event(world, path), host="codex")
     assert done.returncode == 0 and "not read" in done.stderr  # not under Codex's sessions
-    assert _queue(world.store) == []
+    assert _queue(world.store_dir) == []
 
 
 # --- the brief's budget -------------------------------------------------------------------
@@ -295,7 +296,7 @@ def test_the_hook_path_never_imports_textual_or_mcp(world: World) -> None:
         capture_output=True,
         text=True,
         cwd=world.project,
-        env={**world.env, "PYTHONPATH": str(REPO)},
+        env={**world.process_env(), "PYTHONPATH": str(REPO)},
         timeout=SAFETY_NET,
     )
     assert done.returncode == 0, done.stderr
@@ -313,7 +314,7 @@ def test_a_burst_of_stop_events_queues_each_candidate_once(tmp_path: Path) -> No
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=w.project,
-            env=w.env,
+            env=w.process_env(),
             text=True,
         )
         for _ in range(5)
@@ -321,13 +322,13 @@ def test_a_burst_of_stop_events_queues_each_candidate_once(tmp_path: Path) -> No
     for proc in procs:
         proc.communicate(payload, timeout=SAFETY_NET)
         assert proc.returncode == 0
-    queued = _queue(w.store)
+    queued = _queue(w.store_dir)
     assert queued and len({i["id"] for i in queued}) == len(queued)
     alone = make_world(tmp_path / "alone")
     _copy_shop(alone)
     path = alone.projects / "-home-dev-shop" / f"{SHOP_SESSION}.jsonl"
     assert alone.hook("stop", _stop_event(alone, path)).returncode == 0
-    assert len(_queue(alone.store)) == len(queued)
+    assert len(_queue(alone.store_dir)) == len(queued)
 
 
 def test_an_event_with_nothing_new_takes_no_lock(tmp_path: Path) -> None:
@@ -337,18 +338,18 @@ def test_an_event_with_nothing_new_takes_no_lock(tmp_path: Path) -> None:
     assert w.hook("stop", _stop_event(w, transcript)).returncode == 0  # all of it read
     # The store lock is held for the whole test and nobody waits for it: a hook that
     # asks for it is refused at once and says so, whatever the machine's speed.
-    (w.store / "memoir-tui.toml").write_text("[store]\nlock_wait_seconds = 0\n")
+    (w.store_dir / "memoir-tui.toml").write_text("[store]\nlock_wait_seconds = 0\n")
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys; from memoir_tui.core.door.lock import store_flock\n"
-            f"with store_flock({str(w.store / 'session.json')!r}, wait_seconds=0):\n"
+            f"with store_flock({str(w.store_dir / 'session.json')!r}, wait_seconds=0):\n"
             "    print('held', flush=True); sys.stdin.read()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        env=w.env,
+        env=w.process_env(),
         text=True,
     )
     try:
@@ -368,7 +369,7 @@ def test_an_event_with_nothing_new_takes_no_lock(tmp_path: Path) -> None:
 
 def test_session_start_refreshes_the_pinned_block_when_inject_is_on(world: World) -> None:
     (world.project / "CLAUDE.md").write_text("# App\n")
-    (world.store / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
+    (world.store_dir / "memoir-tui.toml").write_text("[inject]\nenabled = true\n")
     assert world.hook("session-start", start_event(world)).returncode == 0
     block = (world.project / "CLAUDE.md").read_text()
     assert block.startswith("# App\n")

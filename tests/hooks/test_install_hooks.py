@@ -12,7 +12,8 @@ import pytest
 
 from memoir_tui.core.hosts import config_splice
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
+from tests.world import World
 
 SETTINGS = """{
   "model": "opus",
@@ -104,7 +105,7 @@ def test_the_installed_session_start_hook_briefs_through_the_shell(world: World)
         input=json.dumps(event),
         capture_output=True,
         text=True,
-        env=world.env,
+        env=world.process_env(),
         cwd=world.project,
         timeout=SAFETY_NET,
     )

@@ -15,9 +15,10 @@ from memoir_tui.core.door import config
 from memoir_tui.core.format.review_file import LoadedReview
 from memoir_tui.core.hosts.adapters import hook_hosts
 from memoir_tui.core.loop import session_start
-from memoir_tui.core.rules.waiting import waiting_count
+from memoir_tui.core.services.review import waiting_count
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world, start_event
+from tests.hooks.helpers import make_world, start_event
+from tests.world import World
 
 
 def _world(tmp_path: Path) -> World:
@@ -29,7 +30,7 @@ def _world(tmp_path: Path) -> World:
         ("ask", "Which encodings?"),
     ):
         assert w.cli(*args).returncode == 0
-    (w.store / "review.json").write_text(
+    (w.store_dir / "review.json").write_text(
         json.dumps(
             {
                 "version": 1,
@@ -54,7 +55,7 @@ def test_the_lean_path_prints_what_the_full_path_prints(tmp_path: Path) -> None:
             input=event,
             capture_output=True,
             text=True,
-            env={**w.env, session_start.FULL_PATH_ENV: "1"},
+            env={**w.process_env(), session_start.FULL_PATH_ENV: "1"},
             cwd=cwd,
             timeout=SAFETY_NET,
         )
@@ -80,7 +81,7 @@ def test_the_lean_path_imports_neither_store_nor_transaction(tmp_path: Path) -> 
         input=json.dumps(start_event(w)),
         capture_output=True,
         text=True,
-        env=w.env,
+        env=w.process_env(),
         cwd=w.project,
         timeout=SAFETY_NET,
     )
@@ -142,7 +143,7 @@ def _modules_after(w: World, argv: list[str], stdin: str) -> tuple[set[str], str
         input=stdin,
         capture_output=True,
         text=True,
-        env=w.env,
+        env=w.process_env(),
         cwd=w.project,
         timeout=SAFETY_NET,
     )
@@ -159,8 +160,8 @@ def test_a_stop_with_nothing_new_ends_before_the_store_is_imported(tmp_path: Pat
     argv = ["hook", "stop", "--host", "claude"]
     first, err = _modules_after(w, argv, event)
     assert "memoir_tui.core.door.store" in first, err  # something new: the full capture ran
-    queued = json.loads((w.store / "review.json").read_text())["items"]
+    queued = json.loads((w.store_dir / "review.json").read_text())["items"]
     assert len(queued) > 3  # the fixture's decisions joined the three written above
     again, err = _modules_after(w, argv, event)
     assert "memoir_tui.core.door.store" not in again and "memoir_tui.cli" not in again, err
-    assert json.loads((w.store / "review.json").read_text())["items"] == queued
+    assert json.loads((w.store_dir / "review.json").read_text())["items"] == queued

@@ -15,7 +15,6 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +25,10 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from memoir_tui.core.format.identity import text_hash
 from memoir_tui.core.hosts.adapters.guard import claude_slug
 from memoir_tui.core.workflows.memoir import Memoir
-from memoir_tui.mcp import warm_recall
+from memoir_tui.mcp import warm_recall as recall_tools
 from memoir_tui.mcp.server import build_server
 from tests.paths import REPO
+from tests.world import World
 
 FAKE_TOKEN = "ghp_" + "R4nd0mT0k3nV4lu3" * 2 + "abcd"  # a GitHub token's shape, not a real one
 
@@ -50,32 +50,9 @@ def entry(type_: str, name: str, body: str, **extra: Any) -> str:
     return "\n".join([*lines, "---"]) + "\n" + body
 
 
-@dataclass
-class World:
-    root: Path
-    home: Path
-    store: Path
-    proj: Path  # the current project: Claude Code's transcripts name it
-    other: Path  # another project memoir knows (a configured root)
-    cache: Path
-
-    @property
-    def claude(self) -> Path:
-        return self.home / ".claude"
-
-    @property
-    def claude_memory(self) -> Path:
-        return self.claude / "projects" / "-webshop-slug" / "memory"
-
-    def env(self) -> dict[str, str]:
-        return {
-            "HOME": str(self.home),
-            "MEMOIR_HOME": str(self.store),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_CACHE_HOME": str(self.cache),
-            "XDG_DATA_HOME": str(self.root / "data"),
-            "XDG_STATE_HOME": str(self.root / "state"),
-        }
+def claude_memory(w: World) -> Path:
+    """Claude Code's memory folder of the seeded project (its slug is never reversed)."""
+    return w.claude / "projects" / "-webshop-slug" / "memory"
 
 
 HIDDEN_DECISION = "Adopt the zanzibar vendor for authorization"
@@ -83,18 +60,9 @@ HIDDEN_DECISION = "Adopt the zanzibar vendor for authorization"
 
 def seed(root: Path) -> World:
     home = root / "home"
-    w = World(
-        root=root,
-        home=home,
-        store=home / ".config" / "memoir",
-        proj=root / "src" / "webshop",
-        other=root / "src" / "billing",
-        cache=root / "cache",
-    )
-    for d in (w.store / "memory", w.proj, w.other):
-        d.mkdir(parents=True, exist_ok=True)
-    write(w.store / "memoir-tui.toml", f'[recall]\nproject_roots = ["{w.other}"]\n')
-    mem = w.store / "memory"
+    w = World.under(root)
+    write(w.store_dir / "memoir-tui.toml", f'[recall]\nproject_roots = ["{w.other}"]\n')
+    mem = w.store_dir / "memory"
     # reachable only through its aliases: neither word is in its name or body
     write(
         mem / "fact_cluster-layout.md",
@@ -151,14 +119,16 @@ def seed(root: Path) -> World:
     write(w.claude / "rules" / "style.md", "# Style\n\nUse type hints everywhere.\n")
     write(w.claude / ".credentials.json", '{"token": "not-a-real-credential"}')
     write(w.claude / "settings.json", '{"apiKeyHelper": "helper"}')
-    slug_dir = w.claude_memory.parent
+    slug_dir = claude_memory(w).parent
     write(
         slug_dir / "abc.jsonl",
-        json.dumps({"type": "summary"}) + "\n" + json.dumps({"type": "user", "cwd": str(w.proj)}),
+        json.dumps({"type": "summary"})
+        + "\n"
+        + json.dumps({"type": "user", "cwd": str(w.project)}),
     )
-    write(w.claude_memory / "MEMORY.md", "# Memory\n\n- [caching](caching.md)\n")
+    write(claude_memory(w) / "MEMORY.md", "# Memory\n\n- [caching](caching.md)\n")
     write(
-        w.claude_memory / "caching.md",
+        claude_memory(w) / "caching.md",
         entry(
             "fact",
             "Cache product pages",
@@ -166,7 +136,7 @@ def seed(root: Path) -> World:
             description="redis page cache",
         ),
     )
-    write(w.proj / "CLAUDE.md", "# Webshop\n\nThe checkout service talks to Stripe.\n")
+    write(w.project / "CLAUDE.md", "# Webshop\n\nThe checkout service talks to Stripe.\n")
     write(root / "elsewhere" / "private.md", "private notes outside every tool\n")
     write(home / "notes" / "stray.md", "A stray file outside every tool.\n")
     return w
@@ -177,18 +147,18 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     w = seed(tmp_path)
     for key, value in w.env().items():
         monkeypatch.setenv(key, value)
-    monkeypatch.chdir(w.proj)
-    store = Memoir(w.store)
+    monkeypatch.chdir(w.project)
+    store = Memoir(w.store_dir)
     store.note_decision(HIDDEN_DECISION, why="fine-grained checks")
     store.note_decision("Keep the capybara queue", why="at-least-once delivery")
     store.add_next_action("Finish the narwhal dashboard")
     store.complete_next_action("narwhal")
     yield w
-    warm_recall.close_all()  # every server's watcher thread and index connection
+    recall_tools.close_all()  # every server's watcher thread and index connection
 
 
 def hide(w: World, text: str) -> None:
-    store = Memoir(w.store)
+    store = Memoir(w.store_dir)
     store.hide_decision(store.resolve_decision(text).key)
 
 
@@ -217,7 +187,7 @@ def blob(result: Any) -> str:
 
 
 async def test_tools_carry_the_javascript_names_and_arguments(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
     schema = {name: listed[name].input_schema for name in listed}
     assert set(schema["memoir_recall"]["properties"]) == {
@@ -256,10 +226,10 @@ async def test_tools_carry_the_javascript_names_and_arguments(world: World) -> N
 
 
 async def test_recall_ranks_the_alias_only_entry_first_without_frontmatter(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         result = await ok(client, "memoir_recall", {"query": "kubernetes"})
     hits = result.structured_content["hits"]
-    assert hits[0]["path"] == str(world.store / "memory" / "fact_cluster-layout.md")
+    assert hits[0]["path"] == str(world.store_dir / "memory" / "fact_cluster-layout.md")
     assert hits[0]["tool"] == "memoir" and hits[0]["type"] == "fact"
     assert "aliases" in hits[0]["why"] and hits[0]["score"] > 0
     assert any(h["path"].endswith("fact_kube-notes.md") for h in hits[1:])
@@ -274,11 +244,11 @@ async def test_recall_ranks_the_alias_only_entry_first_without_frontmatter(world
 
 
 async def test_recall_filters_by_tool_and_limit(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         result = await ok(client, "memoir_recall", {"query": "redis cache", "tool": "claude"})
         hits = result.structured_content["hits"]
         assert hits and {h["tool"] for h in hits} == {"claude-code"}
-        assert hits[0]["path"] == str(world.claude_memory / "caching.md")
+        assert hits[0]["path"] == str(claude_memory(world) / "caching.md")
         one = await ok(client, "memoir_recall", {"query": "kubernetes", "limit": 1})
         assert len(one.structured_content["hits"]) == 1
         for bad in (0, 31):
@@ -293,7 +263,7 @@ async def test_recall_filters_by_tool_and_limit(world: World) -> None:
 
 
 async def test_recall_filters_by_type_and_since_and_breaks_ties_by_recency(world: World) -> None:
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     for name, date in (("old", "2020-01-01"), ("new", "2026-04-01")):
         write(
             mem / f"decision_heron-{name}.md",
@@ -302,7 +272,7 @@ async def test_recall_filters_by_type_and_since_and_breaks_ties_by_recency(world
     write(mem / "fact_heron-fact.md", entry("fact", "Heron fact", "heron policy\n"))
     stale = mem / "fact_heron-fact.md"
     os.utime(stale, (1_500_000_000, 1_500_000_000))  # 2017: a file with no date of its own
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         every = await ok(client, "memoir_recall", {"query": "heron policy"})
         names = [h["name"] for h in every.structured_content["hits"]]
         assert set(names) == {"Heron old", "Heron new", "Heron fact"}
@@ -320,7 +290,7 @@ async def test_recall_filters_by_type_and_since_and_breaks_ties_by_recency(world
 
 
 async def test_recall_never_returns_hidden_completed_or_out_of_scope(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         # Before forgetting: the decision (session item and entry file) is found.
         before = await ok(client, "memoir_recall", {"query": "zanzibar"})
         assert HIDDEN_DECISION in blob(before)
@@ -345,7 +315,7 @@ async def test_recall_never_returns_hidden_completed_or_out_of_scope(world: Worl
         theirs = await ok(client, "memoir_recall", {"query": "platypus", "all_projects": True})
         paths = {h["path"] for h in theirs.structured_content["hits"]}
         assert paths == {
-            str(world.store / "memory" / "fact_billing-only.md"),
+            str(world.store_dir / "memory" / "fact_billing-only.md"),
             str(world.other / "AGENTS.md"),
         }
         named = await ok(
@@ -361,14 +331,14 @@ async def test_recall_never_returns_hidden_completed_or_out_of_scope(world: Worl
 
 
 async def test_list_by_tool_without_hidden_or_out_of_scope(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         everything = await ok(client, "memoir_list", {})
         data = everything.structured_content
         paths = {e["path"] for e in data["entries"]}
         assert str(world.claude / "CLAUDE.md") in paths
-        assert str(world.claude_memory / "caching.md") in paths
-        assert str(world.proj / "CLAUDE.md") in paths
-        assert str(world.store / "memory" / "fact_cluster-layout.md") in paths
+        assert str(claude_memory(world) / "caching.md") in paths
+        assert str(world.project / "CLAUDE.md") in paths
+        assert str(world.store_dir / "memory" / "fact_cluster-layout.md") in paths
         for absent in (
             "decision_wombat.md",
             "next_action_quokka.md",
@@ -382,7 +352,7 @@ async def test_list_by_tool_without_hidden_or_out_of_scope(world: World) -> None
         assert data["by_tool"]["claude-code"] >= 4 and data["total"] == len(data["entries"])
         text = everything.content[0].text
         assert "Claude Code — claude-code" in text and "memoir store — memoir" in text
-        assert f"- Cache product pages [fact, project {world.proj}] — redis page cache" in text
+        assert f"- Cache product pages [fact, project {world.project}] — redis page cache" in text
 
         claude = await ok(client, "memoir_list", {"tool": "claude"})
         entries = claude.structured_content["entries"]
@@ -412,11 +382,11 @@ async def test_list_by_tool_without_hidden_or_out_of_scope(world: World) -> None
 
 
 async def test_read_returns_a_tools_file(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         hit = (await ok(client, "memoir_recall", {"query": "redis"})).structured_content["hits"][0]
         text = await ok(client, "memoir_read", {"tool": hit["tool"], "filepath": hit["path"]})
         text = text.content[0].text
-        assert text.startswith(f"── claude-code / {world.claude_memory / 'caching.md'} ──")
+        assert text.startswith(f"── claude-code / {claude_memory(world) / 'caching.md'} ──")
         assert "Product pages are cached in Redis" in text
         # The JavaScript tool's form: relative to the tool's directory; also `path`.
         relative = await ok(client, "memoir_read", {"tool": "claude", "filepath": "CLAUDE.md"})
@@ -450,13 +420,13 @@ async def test_read_refuses_every_path_guard_case(world: World) -> None:
         ("claude", "settings.json"),
         ("claude", f"{home}/.claude/settings.json"),
         ("cursor", f"{home}/.claude/CLAUDE.md"),  # another tool's file
-        ("memoir", str(world.store / "session.json")),
-        ("memoir", str(world.store / "memoir-tui.toml")),
+        ("memoir", str(world.store_dir / "session.json")),
+        ("memoir", str(world.store_dir / "memoir-tui.toml")),
         ("memoir", "memory/decision_wombat.md"),  # a hidden decision, by path
         ("memoir", "memory/next_action_quokka.md"),  # a completed action, by path
         ("claude", "CLAUDE.md\0.txt"),
     ]
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         for tool, path in cases:
             message = await refused(client, "memoir_read", {"tool": tool, "filepath": path})
             assert "private notes" not in message and "not-a-real-credential" not in message
@@ -476,8 +446,8 @@ async def test_read_refuses_every_path_guard_case(world: World) -> None:
 
 
 async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: World) -> None:
-    target = world.store / "memory" / "deploy-flow.md"
-    async with Client(build_server(world.store)) as client:
+    target = world.store_dir / "memory" / "deploy-flow.md"
+    async with Client(build_server(world.store_dir)) as client:
         reply = await ok(
             client,
             "memoir_remember",
@@ -493,7 +463,7 @@ async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: Worl
         text = target.read_text(encoding="utf-8")
         assert text.startswith("---\ntype: fact\nname: Deploy flow\ncreated: ")
         assert "aliases:\n  - rollout\n  - shipping\ntags:\n  - ops\n---\n# Deploy flow\n" in text
-        from memoir_tui.core.format.entry_file import read_entry
+        from memoir_tui.core.services.entries import read_entry
 
         parsed = read_entry(target)
         assert (parsed.type, parsed.aliases, parsed.tags) == (
@@ -517,11 +487,11 @@ async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: Worl
 
         # as the JavaScript tool, a name without a suffix gets .md
         await ok(client, "memoir_remember", {"content": "Canary first.", "filename": "canary"})
-        assert (world.store / "memory" / "canary.md").is_file()
+        assert (world.store_dir / "memory" / "canary.md").is_file()
 
     records = [
         json.loads(line)
-        for line in (world.store / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+        for line in (world.store_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()
         if '"remember"' in line
     ]
     assert [r["identity_hash"] for r in records] == [
@@ -532,7 +502,7 @@ async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: Worl
 
 
 async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> None:
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         # Claude Code, project branch: that project's memory directory (found by transcript)
         await ok(
             client,
@@ -541,10 +511,10 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
                 "content": "The search box uses the meilisearch index.",
                 "filename": "search.md",
                 "tool": "claude",
-                "project": str(world.proj),
+                "project": str(world.project),
             },
         )
-        target = world.claude_memory / "search.md"
+        target = claude_memory(world) / "search.md"
         assert target.is_file()
         hits = (await ok(client, "memoir_recall", {"query": "meilisearch"})).structured_content
         assert hits["hits"][0]["path"] == str(target)
@@ -575,7 +545,7 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
                 "project": "webshop",
             },
         )
-        assert (world.proj / ".cursor" / "rules" / "db.mdc").is_file()
+        assert (world.project / ".cursor" / "rules" / "db.mdc").is_file()
 
         # The store with a project: the store's memory/, scoped by frontmatter
         await ok(
@@ -587,9 +557,9 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
                 "project": str(world.other),
             },
         )
-        from memoir_tui.core.format.entry_file import read_entry
+        from memoir_tui.core.services.entries import read_entry
 
-        ibex = read_entry(world.store / "memory" / "ibex.md")
+        ibex = read_entry(world.store_dir / "memory" / "ibex.md")
         assert (ibex.type, ibex.project, ibex.description) == (
             "lesson",
             str(world.other),
@@ -626,9 +596,9 @@ async def test_remember_refuses_bad_names_secrets_and_blank_content(
             if "audit" not in p.name and ".cache" not in p.parts
         }
 
-    project = {"memoir": None, "claude": str(world.proj), "cursor": str(world.proj)}[tool]
+    project = {"memoir": None, "claude": str(world.project), "cursor": str(world.project)}[tool]
     base = {"tool": tool, **({"project": project} if project else {})}
-    async with Client(build_server(world.store)) as client:
+    async with Client(build_server(world.store_dir)) as client:
         await ok(client, "memoir_recall", {"query": "warm up the index"})
         before = snapshot()
         for name in ("../x.md", "/etc/x.md", "a/b.md", "x.txt", ".x.md", "settings.json", "x..md"):
@@ -663,7 +633,7 @@ async def test_memoir_recall_over_stdio(world: World, tmp_path: Path) -> None:
     hide(world, HIDDEN_DECISION)
     env = {**world.env(), "PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO)}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memoir_tui", "--mcp"], env=env, cwd=world.proj
+        command=sys.executable, args=["-m", "memoir_tui", "--mcp"], env=env, cwd=world.project
     )
     with (tmp_path / "stderr.log").open("w", encoding="utf-8") as errlog:
         async with (
@@ -682,7 +652,7 @@ async def test_memoir_recall_over_stdio(world: World, tmp_path: Path) -> None:
                 await anyio.sleep(0.1)
             assert result.structured_content["complete"]
             hits = result.structured_content["hits"]
-            assert hits[0]["path"] == str(world.store / "memory" / "fact_cluster-layout.md")
+            assert hits[0]["path"] == str(world.store_dir / "memory" / "fact_cluster-layout.md")
             assert "---" not in hits[0]["passage"]
             for query in ("zanzibar", "platypus"):
                 result = await session.call_tool("memoir_recall", {"query": query})

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from memoir_tui.core.format.textsafe import clean_input, for_terminal, shown
 from tests.deadlines import SAFETY_NET
-from tests.hooks.helpers import World, make_world
+from tests.hooks.helpers import make_world
 from tests.mcp.test_mcp_server import connect, ok
+from tests.world import World
 
 CLEAR = "\x1b[2J"
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"
@@ -63,7 +64,7 @@ def test_hostile_text_added_over_mcp_never_reaches_a_terminal_raw(tmp_path: Path
     w = _world(tmp_path)
 
     async def scenario() -> tuple[str, str]:
-        async with connect(w.store, tmp_path / "err.log") as session:
+        async with connect(w.store_dir, tmp_path / "err.log") as session:
             await ok(session, "memoir_add_next", {"text": HOSTILE})
             await ok(session, "memoir_note", {"text": "Use SQLite", "why": f"fast{FORGE}"})
             return (
@@ -72,7 +73,7 @@ def test_hostile_text_added_over_mcp_never_reaches_a_terminal_raw(tmp_path: Path
             )
 
     resume, session_text = asyncio.run(scenario())
-    stored = json.loads((w.store / "session.json").read_text())
+    stored = json.loads((w.store_dir / "session.json").read_text())
     texts = [i["text"] for i in stored["current"]["next_actions"]]
     assert texts and not any(RAW.search(t) or "\n" in t for t in texts)
     for text in (resume, session_text):
@@ -86,7 +87,7 @@ def test_hostile_text_added_over_mcp_never_reaches_a_terminal_raw(tmp_path: Path
 
 def test_text_already_stored_raw_is_escaped_by_every_renderer(tmp_path: Path) -> None:
     w = _world(tmp_path)
-    path = w.store / "session.json"
+    path = w.store_dir / "session.json"
     data = json.loads(path.read_text())
     data["current"]["next_actions"] = [{"text": HOSTILE, "date": "2026-01-01T00:00:00.000Z"}]
     path.write_text(json.dumps(data))
@@ -114,7 +115,7 @@ def _closed_stdout(w: World, *args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [sys.executable, "-m", "memoir_tui", *args],
             cwd=w.project,
-            env=w.env,
+            env=w.process_env(),
             stdout=write,
             stderr=subprocess.PIPE,
             timeout=SAFETY_NET,
@@ -158,4 +159,4 @@ def test_the_stop_hook_reads_no_transcript_outside_by_a_dotdot_path(tmp_path: Pa
     done = w.hook("stop", {"cwd": str(w.project), "transcript_path": str(sneaky)})
     assert done.returncode == 0
     assert "not under" in done.stderr
-    assert not (w.store / "review.json").exists()
+    assert not (w.store_dir / "review.json").exists()

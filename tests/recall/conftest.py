@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.world import World
 
 
 def write(path: Path, text: str) -> Path:
@@ -30,44 +31,9 @@ def entry(
     return "\n".join(lines) + "\n" + body
 
 
-@dataclass
-class World:
-    root: Path
-    home: Path
-    store: Path
-    proj: Path  # a project Claude Code knows about (its transcripts name it)
-    other: Path  # a configured project root
-    cache: Path
-
-    @property
-    def env(self) -> dict[str, str]:
-        return {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config")}
-
-    def recall(self, **kwargs):
-        from memoir_tui.core.recall import Recall
-
-        kwargs.setdefault("cwd", self.proj)
-        return Recall(self.store, home=self.home, env=self.env, cache_dir=self.cache, **kwargs)
-
-    def cli_env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(
-            HOME=str(self.home),
-            MEMOIR_HOME=str(self.store),
-            XDG_CONFIG_HOME=str(self.home / ".config"),
-            XDG_CACHE_HOME=str(self.cache),
-        )
-        return env
-
-
 def build_world(tmp_path: Path) -> World:
-    home = tmp_path / "home"
-    store = home / ".config" / "memoir"
-    proj = tmp_path / "src" / "webshop"
-    other = tmp_path / "src" / "billing"
-    w = World(tmp_path, home, store, proj, other, tmp_path / "cache")
-    for d in (store / "memory", proj, other):
-        d.mkdir(parents=True, exist_ok=True)
+    w = World.under(tmp_path)
+    home, store, proj, other = w.home, w.store_dir, w.project, w.other
     write(store / "memoir-tui.toml", f'[recall]\nproject_roots = ["{other}"]\n')
     mem = store / "memory"
     write(

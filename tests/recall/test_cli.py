@@ -12,8 +12,7 @@ import pytest
 
 from memoir_tui.__main__ import main
 from tests.deadlines import SAFETY_NET
-
-from .conftest import World
+from tests.world import World
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,10 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 def cli(world: World, monkeypatch: pytest.MonkeyPatch):
     for key, value in world.cli_env().items():
         monkeypatch.setenv(key, value)
-    monkeypatch.chdir(world.proj)
+    monkeypatch.chdir(world.project)
 
     def run(*argv: str) -> int:
-        return main(["--store", str(world.store), *argv])
+        return main(["--store", str(world.store_dir), *argv])
 
     return run
 
@@ -107,12 +106,12 @@ def test_a_recall_builds_no_other_commands_parser(world: World):
     env["PYTHONPATH"] = str(REPO)
     code = (
         "import sys; from memoir_tui.__main__ import main;"
-        f"main(['--store', {str(world.store)!r}, 'recall', 'postgres', '--json']);"
+        f"main(['--store', {str(world.store_dir)!r}, 'recall', 'postgres', '--json']);"
         "mods = sorted(m for m in sys.modules if m.startswith('memoir_tui.commands.'));"
         "print(mods, file=sys.stderr)"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=world.proj, capture_output=True, text=True
+        [sys.executable, "-c", code], env=env, cwd=world.project, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)
@@ -124,7 +123,7 @@ def test_recall_query_path_parses_no_yaml(world: World):
     env = world.cli_env()
     env["PYTHONPATH"] = str(REPO)
     subprocess.run(
-        [sys.executable, "-m", "memoir_tui", "index"], env=env, cwd=world.proj, check=True,
+        [sys.executable, "-m", "memoir_tui", "index"], env=env, cwd=world.project, check=True,
         capture_output=True,
     )  # fmt: skip
     code = (
@@ -133,7 +132,7 @@ def test_recall_query_path_parses_no_yaml(world: World):
         "print('YAML' if 'yaml' in sys.modules else 'NOYAML', file=sys.stderr)"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=world.proj, capture_output=True, text=True
+        [sys.executable, "-c", code], env=env, cwd=world.project, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["tool"] == "memoir"
@@ -146,25 +145,25 @@ def test_large_index_cli_revalidates_in_the_background(world: World):
     import sqlite3
     import time
 
-    (world.store / "memoir-tui.toml").write_text("[recall]\nfull_check_files = 0\n")
+    (world.store_dir / "memoir-tui.toml").write_text("[recall]\nfull_check_files = 0\n")
     env = world.cli_env()
     env["PYTHONPATH"] = str(REPO)
 
     def recall(*words: str) -> list:
         proc = subprocess.run(
             [sys.executable, "-m", "memoir_tui", "recall", *words, "--json", "--all-projects"],
-            env=env, cwd=world.proj, capture_output=True, text=True, check=True,
+            env=env, cwd=world.project, capture_output=True, text=True, check=True,
         )  # fmt: skip
         return json.loads(proc.stdout)
 
     subprocess.run(
-        [sys.executable, "-m", "memoir_tui", "index", "--json"], env=env, cwd=world.proj,
+        [sys.executable, "-m", "memoir_tui", "index", "--json"], env=env, cwd=world.project,
         check=True, capture_output=True,
     )  # fmt: skip
     db = next((world.cache / "memoir-tui").glob("recall-*.sqlite3"))
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE meta SET value = '0' WHERE key = 'last_full_check'")
-    note = world.proj / ".claude" / "rules" / "zz.md"
+    note = world.project / ".claude" / "rules" / "zz.md"
     note.parent.mkdir(parents=True, exist_ok=True)
     note.write_text("Old content about herons.\n")
     # a new file in a new directory: the directory check finds it
@@ -186,7 +185,7 @@ def test_large_index_cli_revalidates_in_the_background(world: World):
 
 def test_json_into_a_reader_that_stops_early_ends_without_a_traceback(world: World):
     """``recall --json | head -c 100``: the reader closes the pipe long before the end."""
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     for i in range(60):
         (mem / f"fact_heron-{i}.md").write_text(
             f"---\ntype: fact\nname: Heron note {i}\n---\n" + "herons wade at dawn. " * 200
@@ -196,7 +195,7 @@ def test_json_into_a_reader_that_stops_early_ends_without_a_traceback(world: Wor
     proc = subprocess.Popen(
         [sys.executable, "-m", "memoir_tui", "recall", "herons", "--json", "--all-projects",
          "--limit", "60", "--budget", "4000"],
-        env=env, cwd=world.proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env, cwd=world.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
     head = proc.stdout.read(100)

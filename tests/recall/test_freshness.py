@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import World, entry, write
+from tests.world import World
+
+from .conftest import entry, write
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -18,7 +20,7 @@ def _cli(world: World, *argv: str) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(REPO)
     return subprocess.run(
         [sys.executable, "-m", "memoir_tui", *argv],
-        env=env, cwd=world.proj, capture_output=True, text=True, check=True,
+        env=env, cwd=world.project, capture_output=True, text=True, check=True,
     )  # fmt: skip
 
 
@@ -32,7 +34,7 @@ def _edit_in_place(path: Path, text: str) -> None:
 
 
 def test_in_place_edit_in_a_3000_file_store_is_found_by_the_very_next_cli_query(world: World):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     for i in range(3000):
         write(mem / f"fact_note-{i:04d}.md", entry("fact", f"Note {i}", f"Routine note {i}.\n"))
     _cli(world, "index", "--json")
@@ -46,8 +48,8 @@ def test_in_place_edit_in_a_3000_file_store_is_found_by_the_very_next_cli_query(
 def test_candidates_are_rechecked_before_scoring_above_the_full_check_size(world: World):
     """Above full_check_files only candidates are stat'ed, but all of them, before scoring:
     a stale row never decides the order, even for a file that would not be shown."""
-    a = write(world.store / "memory" / "fact_a.md", entry("fact", "Birds", "herons herons\n"))
-    b = write(world.store / "memory" / "fact_b.md", entry("fact", "Other", "one heron\n"))
+    a = write(world.store_dir / "memory" / "fact_a.md", entry("fact", "Birds", "herons herons\n"))
+    b = write(world.store_dir / "memory" / "fact_b.md", entry("fact", "Other", "one heron\n"))
     with world.recall(full_check_files=0) as r:
         assert [h.path for h in r.search("heron", all_projects=True)][:2] == [str(a), str(b)]
         # b's row says "one heron" (it lost to a); its file now says much more
@@ -67,8 +69,8 @@ def test_above_the_full_check_size_a_keeper_journals_in_place_edits(world: World
         import pytest
 
         pytest.skip("inotify is Linux only")
-    (world.store / "memoir-tui.toml").write_text("[recall]\nfull_check_files = 0\n")
-    mem = world.store / "memory"
+    (world.store_dir / "memoir-tui.toml").write_text("[recall]\nfull_check_files = 0\n")
+    mem = world.store_dir / "memory"
     for i in range(200):
         write(mem / f"fact_note-{i:03d}.md", entry("fact", f"Note {i}", f"Routine note {i}.\n"))
     _cli(world, "index", "--json")

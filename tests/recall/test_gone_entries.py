@@ -22,7 +22,7 @@ GONE = {
 
 @pytest.mark.parametrize("name", sorted(GONE))
 def test_a_gone_entry_is_never_recalled(world, name: str) -> None:
-    memory = world.store / "memory"
+    memory = world.store_dir / "memory"
     write(memory / "fact_live.md", entry("fact", "Live", "The pelican nests on cliffs.\n"))
     write(
         memory / f"fact_{name}.md",

@@ -14,21 +14,26 @@ from memoir_tui.core.hosts.adapters.guard import (
     readable_file,
     writable_file,
 )
+from tests.world import World
 
-from .conftest import World, write
+from .conftest import write
 
 
 def kw(world: World, **extra):
-    return {"home": world.home, "env": world.env, "store_root": world.store, **extra}
+    return {"home": world.home, "env": world.host_env(), "store_root": world.store_dir, **extra}
 
 
 def test_reads_a_tools_own_files(world: World):
     found, text = read_file("claude-code", world.home / ".claude" / "CLAUDE.md", **kw(world))
     assert found.tool == "claude-code" and "linter" in text
-    found = readable_file("memoir", world.store / "memory" / "decision_postgres.md", **kw(world))
+    found = readable_file(
+        "memoir", world.store_dir / "memory" / "decision_postgres.md", **kw(world)
+    )
     assert found.kind == "memory"
     found = readable_file(
-        "cursor", world.proj / ".cursor" / "rules" / "sql.mdc", **kw(world, projects=[world.proj])
+        "cursor",
+        world.project / ".cursor" / "rules" / "sql.mdc",
+        **kw(world, projects=[world.project]),
     )
     assert found.path.endswith("sql.mdc")
 
@@ -47,20 +52,20 @@ def test_reads_a_tools_own_files(world: World):
     ],
 )
 def test_refuses_everything_else(world: World, path: str):
-    env = {**world.env}
+    env = {**world.host_env()}
     raw = path.format(home=world.home)
     if raw.startswith("~"):
         raw = str(world.home) + raw[1:]
     with pytest.raises(PathRefused):
-        readable_file("claude-code", raw, home=world.home, env=env, store_root=world.store)
+        readable_file("claude-code", raw, home=world.home, env=env, store_root=world.store_dir)
 
 
 def test_refuses_another_tools_file_and_filtered_names(world: World):
     with pytest.raises(PathRefused):  # a Claude file asked for as Cursor's
         readable_file("cursor", world.home / ".claude" / "CLAUDE.md", **kw(world))
-    plain = write(world.proj / ".cursor" / "rules" / "plain.md", "not a Cursor rule\n")
+    plain = write(world.project / ".cursor" / "rules" / "plain.md", "not a Cursor rule\n")
     with pytest.raises(PathRefused):
-        readable_file("cursor", plain, **kw(world, projects=[world.proj]))
+        readable_file("cursor", plain, **kw(world, projects=[world.project]))
 
 
 def test_refuses_symlinks_leading_out(world: World, tmp_path: Path):
@@ -75,23 +80,23 @@ def test_refuses_symlinks_leading_out(world: World, tmp_path: Path):
 
 
 def test_write_targets_per_tool(world: World):
-    assert writable_file("memoir", "fact_x.md", **kw(world)) == world.store / "memory/fact_x.md"
-    target = writable_file("claude-code", "note.md", **kw(world, project=world.proj))
+    assert writable_file("memoir", "fact_x.md", **kw(world)) == world.store_dir / "memory/fact_x.md"
+    target = writable_file("claude-code", "note.md", **kw(world, project=world.project))
     # the existing project directory whose transcript names the project, not a guessed slug
     assert target == world.home / ".claude/projects/-not-the-real-path/memory/note.md"
     fresh = world.root / "src" / "new-app"
     target = writable_file("claude-code", "note.md", **kw(world, project=fresh))
     assert target.parent.parent.name == claude_slug(str(fresh))
-    assert writable_file("cursor", "db.md", **kw(world, project=world.proj)) == (
-        world.proj / ".cursor/rules/db.mdc"
+    assert writable_file("cursor", "db.md", **kw(world, project=world.project)) == (
+        world.project / ".cursor/rules/db.mdc"
     )
-    assert writable_file("copilot", "py.md", **kw(world, project=world.proj)).name == (
+    assert writable_file("copilot", "py.md", **kw(world, project=world.project)).name == (
         "py.instructions.md"
     )
     with pytest.raises(PathRefused):
         writable_file("claude-code", "note.md", **kw(world))  # no global memory directory
     with pytest.raises(PathRefused):
-        writable_file("zed", "note.md", **kw(world, project=world.proj))
+        writable_file("zed", "note.md", **kw(world, project=world.project))
 
 
 @pytest.mark.parametrize(
@@ -111,7 +116,11 @@ def test_write_targets_per_tool(world: World):
     ],
 )
 def test_write_names_are_bare_slugs_in_every_branch(world: World, name: str):
-    for tool, project in (("memoir", None), ("claude-code", world.proj), ("cursor", world.proj)):
+    for tool, project in (
+        ("memoir", None),
+        ("claude-code", world.project),
+        ("cursor", world.project),
+    ):
         with pytest.raises(PathRefused):
             writable_file(tool, name, **kw(world, project=project))
 
@@ -119,13 +128,13 @@ def test_write_names_are_bare_slugs_in_every_branch(world: World, name: str):
 def test_write_never_goes_through_a_symlink(world: World, tmp_path: Path):
     outside = tmp_path / "outside"
     outside.mkdir()
-    rules = world.proj / ".windsurf" / "rules"
+    rules = world.project / ".windsurf" / "rules"
     for child in rules.iterdir():
         child.unlink()
     rules.rmdir()
     os.symlink(outside, rules)
     with pytest.raises(PathRefused):
-        writable_file("windsurf", "x.md", **kw(world, project=world.proj))
-    os.symlink(outside / "t.md", world.store / "memory" / "linked.md")
+        writable_file("windsurf", "x.md", **kw(world, project=world.project))
+    os.symlink(outside / "t.md", world.store_dir / "memory" / "linked.md")
     with pytest.raises(PathRefused):
         writable_file("memoir", "linked.md", **kw(world))

@@ -11,8 +11,9 @@ import pytest
 
 from memoir_tui.core.recall.index import cache_dir, index_path
 from tests.deadlines import SAFETY_NET
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 
 def bump(path: Path) -> None:
@@ -31,7 +32,7 @@ def test_cache_lives_in_the_user_cache_dir(tmp_path: Path):
 def test_in_place_edit_new_file_and_delete_are_picked_up(world: World):
     with world.recall() as r:
         assert r.search("gannet", all_projects=True) == []
-        note = world.store / "memory" / "fact_cluster.md"
+        note = world.store_dir / "memory" / "fact_cluster.md"
         write(note, entry("fact", "Seabirds", "The gannet dives.\n"))
         assert r.search("gannet", all_projects=True)[0].name == "Seabirds"
         # edit in place (same inode): the directory's mtime does not change
@@ -49,14 +50,14 @@ def test_directory_level_check_still_verifies_returned_files(world: World):
     # full_check_files=0: every query checks directories only, plus the files it returns
     with world.recall(full_check_files=0) as r:
         r.refresh(full=True)
-        note = world.store / "memory" / "decision_postgres.md"
+        note = world.store_dir / "memory" / "decision_postgres.md"
         text = note.read_text()
         with open(note, "w", encoding="utf-8") as fh:  # in place
             fh.write(text.replace("JSONB support", "JSONB and heron support"))
         bump(note)
         hit = r.search("postgres", all_projects=True)[0]
         assert "heron" in hit.passage
-        new = world.proj / ".claude" / "rules" / "fresh.md"  # a new directory + file
+        new = world.project / ".claude" / "rules" / "fresh.md"  # a new directory + file
         write(new, "Kittiwake rule.\n")
         assert r.search("kittiwake")
 
@@ -117,7 +118,7 @@ def test_rebuild_and_status(world: World):
 
 
 def test_oversized_files_are_skipped_with_a_note(world: World):
-    big = world.store / "memory" / "fact_huge.md"
+    big = world.store_dir / "memory" / "fact_huge.md"
     write(big, entry("fact", "Huge", "walrus " * 100_000))
     with world.recall() as r:
         assert r.search("walrus", all_projects=True) == []
@@ -153,7 +154,7 @@ def test_watcher_picks_up_changes_without_stat_walks(world: World):
         if not r.watch():
             pytest.skip("inotify is not available here")
         assert r.status().watching
-        note = world.store / "memory" / "fact_puffin.md"
+        note = world.store_dir / "memory" / "fact_puffin.md"
         write(note, entry("fact", "Puffins", "The puffin nests in burrows.\n"))
         deadline = time.monotonic() + SAFETY_NET  # a safety net: the condition decides
         while not r.search("puffin", all_projects=True) and time.monotonic() < deadline:
@@ -195,24 +196,24 @@ def test_linux_cache_dir_matches_platformdirs(monkeypatch: pytest.MonkeyPatch):
 def test_full_check_files_comes_from_config(world: World):
     from memoir_tui.core.door.config import ConfigError, load_config
 
-    config_file = world.store / "memoir-tui.toml"
+    config_file = world.store_dir / "memoir-tui.toml"
     config_file.write_text("[recall]\nfull_check_files = 0\n")
     with world.recall() as r:
         assert r.index.full_check_files == 0
     config_file.write_text("[recall]\nfull_check_files = -1\n")
     with pytest.raises(ConfigError, match="full_check_files"):
-        load_config(world.store)
+        load_config(world.store_dir)
 
 
 def test_read_and_write_target_through_the_service(world: World):
     from memoir_tui.core.hosts.adapters.guard import PathRefused
 
     with world.recall() as r:
-        _path, text = r.read("cursor", world.proj / ".cursor" / "rules" / "sql.mdc")
+        _path, text = r.read("cursor", world.project / ".cursor" / "rules" / "sql.mdc")
         assert "applied migration" in text
         with pytest.raises(PathRefused):
             r.read("cursor", world.home / ".claude" / ".credentials.json")
-        target = r.write_target("claude-code", "lesson_x.md", project=world.proj)
+        target = r.write_target("claude-code", "lesson_x.md", project=world.project)
         assert target.parent.name == "memory" and str(world.home) in str(target)
         write(target, entry("lesson", "Ostrich lesson", "Ostriches run.\n"))
         r.notify_changed([target])
@@ -241,7 +242,7 @@ def test_processes_racing_on_a_fresh_cache(world: World):
     cmd = [sys.executable, "-m", "memoir_tui", "recall", "postgres", "--json", "--all-projects"]
     procs = [
         subprocess.Popen(
-            cmd, env=env, cwd=world.proj, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            cmd, env=env, cwd=world.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         for _ in range(3)
     ]
@@ -258,8 +259,8 @@ def test_a_different_scope_gets_its_own_database(world: World, tmp_path: Path):
     from memoir_tui.core.recall import Recall
 
     with world.recall() as a:
-        env = {**world.env, "CODEX_HOME": str(tmp_path / "codex")}
-        with Recall(world.store, home=world.home, env=env, cache_dir=world.cache) as b:
+        env = {**world.host_env(), "CODEX_HOME": str(tmp_path / "codex")}
+        with Recall(world.store_dir, home=world.home, env=env, cache_dir=world.cache) as b:
             assert a.index.path != b.index.path
         with world.recall() as c:
             assert a.index.path == c.index.path

@@ -8,8 +8,9 @@ import pytest
 
 from memoir_tui.core.recall.passages import extract, highlight_spans
 from memoir_tui.core.recall.text import fold, parse_query, terms
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 
 @pytest.fixture
@@ -89,7 +90,7 @@ def test_alias_only_entry_ranks_first(recall):
 
 def test_prefix_reaches_the_longer_word(world: World, recall):
     write(
-        world.store / "memory" / "fact_sso.md",
+        world.store_dir / "memory" / "fact_sso.md",
         entry("fact", "Single sign-on", "Authentication goes through the identity provider.\n"),
     )
     hits = recall.search("auth", all_projects=True)
@@ -100,7 +101,7 @@ def test_prefix_reaches_the_longer_word(world: World, recall):
 
 def test_three_letter_word_reaches_the_longer_word(world: World, recall):
     write(
-        world.store / "memory" / "fact_envvars.md",
+        world.store_dir / "memory" / "fact_envvars.md",
         entry("fact", "Environment variables", "Every variable a service reads has a default.\n"),
     )
     hits = recall.search("env", all_projects=True)
@@ -111,13 +112,13 @@ def test_three_letter_word_reaches_the_longer_word(world: World, recall):
 
 def test_short_plural_meets_its_singular_in_a_search(world: World, recall):
     write(
-        world.store / "memory" / "lesson_pods.md",
+        world.store_dir / "memory" / "lesson_pods.md",
         entry(
             "lesson", "Evicted workloads", "Pods evicted under memory pressure lacked requests.\n"
         ),
     )
     write(
-        world.store / "memory" / "fact_logging.md",
+        world.store_dir / "memory" / "fact_logging.md",
         entry("fact", "Retention", "Logging below info is dropped; logs are kept 30 days.\n"),
     )
     assert names(recall.search("pod", all_projects=True))[:1] == ["Evicted workloads"]
@@ -125,7 +126,7 @@ def test_short_plural_meets_its_singular_in_a_search(world: World, recall):
 
 
 def test_rare_literal_fragment_does_not_beat_the_word_the_query_abbreviates(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_sync.md",
         entry("fact", "Laptop sync", "The ops-env-sync script copies dotfiles.\n"),
@@ -146,7 +147,7 @@ def test_rare_literal_fragment_does_not_beat_the_word_the_query_abbreviates(worl
 
 
 def test_document_covering_all_terms_beats_one_repeating_one(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_all-three.md",
         entry("fact", "Release notes", "The gateway retries webhook deliveries with backoff.\n"),
@@ -171,7 +172,7 @@ def test_nonsense_query_returns_nothing(recall):
 
 
 def test_fields_outrank_body(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(mem / "fact_body.md", entry("fact", "Misc", "We once mentioned the albatross here.\n"))
     write(mem / "fact_named.md", entry("fact", "Albatross deployment", "Details elsewhere.\n"))
     hits = recall.search("albatross", all_projects=True)
@@ -179,8 +180,8 @@ def test_fields_outrank_body(world: World, recall):
 
 
 def test_non_markdown_files_are_discounted(world: World, recall):
-    write(world.proj / ".cursorrules", "Use the heron logger everywhere.\n")
-    write(world.proj / ".claude" / "rules" / "log.md", "Use the heron logger everywhere.\n")
+    write(world.project / ".cursorrules", "Use the heron logger everywhere.\n")
+    write(world.project / ".claude" / "rules" / "log.md", "Use the heron logger everywhere.\n")
     hits = recall.search("heron logger")
     assert [Path(h.path).name for h in hits[:2]] == ["log.md", ".cursorrules"]
 
@@ -198,7 +199,7 @@ def test_hit_carries_file_tool_type_score_and_why(world: World, recall):
 
 def test_passages_never_contain_frontmatter(world: World, recall):
     write(
-        world.store / "memory" / "fact_frontier.md",
+        world.store_dir / "memory" / "fact_frontier.md",
         entry(
             "fact",
             "Frontier cache",
@@ -219,7 +220,7 @@ def test_passages_respect_the_budget_and_document_order(world: World, recall):
         + [f"more {i}" for i in range(40)]
         + ["second pelican mention", "end"]
     )
-    write(world.store / "memory" / "fact_pelican.md", entry("fact", "Birds", body + "\n"))
+    write(world.store_dir / "memory" / "fact_pelican.md", entry("fact", "Birds", body + "\n"))
     for budget in (60, 200, 700):
         hit = recall.search("pelican", all_projects=True, budget=budget)[0]
         assert len(hit.passage.encode()) <= budget
@@ -277,7 +278,7 @@ def test_hiding_a_decision_later_removes_it(world: World, recall):
     from memoir_tui.core.workflows.memoir import Memoir
 
     assert recall.search("capybara", all_projects=True)
-    store = Memoir(world.store, machine_label="t")
+    store = Memoir(world.store_dir, machine_label="t")
     store.hide_decision(store.resolve_decision("capybara").key)
     assert recall.search("capybara", all_projects=True) == []
 
@@ -308,11 +309,11 @@ def test_session_items_are_scoped_by_the_stores_project_ids(world: World):
     from memoir_tui.core.rules.scope import project_identity
     from memoir_tui.core.workflows.memoir import Memoir
 
-    mine = Memoir(world.store, project=project_identity(world.proj, home=world.home).id)
-    theirs = Memoir(world.store, project=project_identity(world.other, home=world.home).id)
+    mine = Memoir(world.store_dir, project=project_identity(world.project, home=world.home).id)
+    theirs = Memoir(world.store_dir, project=project_identity(world.other, home=world.home).id)
     mine.note_decision("Use the wombat queue for checkout events", why="ordering")
     theirs.note_decision("Use the wombat ledger for billing events", why="audits")
-    recall = world.recall()  # cwd: world.proj
+    recall = world.recall()  # cwd: world.project
     texts = [h.name for h in recall.search("wombat events")]
     assert "Use the wombat queue for checkout events" in texts
     assert not any("ledger" in t for t in texts)
@@ -338,7 +339,7 @@ def test_claude_memory_of_a_project_without_transcripts_is_in_its_scope(world: W
     try:
         okapi = str(folder / "memory" / "okapi.md")
         assert recall.search("okapi invoices")[0].path == okapi
-        assert okapi not in {h.path for h in recall.search("okapi", project=world.proj)}
+        assert okapi not in {h.path for h in recall.search("okapi", project=world.project)}
     finally:
         recall.close()
     webshop = world.recall()  # cwd: the webshop project
@@ -366,7 +367,7 @@ def test_session_summaries_are_recalled(tmp_path) -> None:
 
 
 def test_reasons_do_not_cost_a_decision_its_rank(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     reasons = " ".join(f"reason{i}" for i in range(40))
     write(
         mem / "decision_streams.md",
@@ -410,7 +411,7 @@ def test_lesson_trigger_and_how_to_apply_are_rationale(recall):
 def test_a_query_naming_a_project_reaches_its_documents(world: World, recall):
     write(world.other / ".cursor" / "rules" / "rows.mdc", "---\n---\nAppend rows, never update.\n")
     write(
-        world.store / "memory" / "fact_audit.md",
+        world.store_dir / "memory" / "fact_audit.md",
         entry("fact", "Audit trail", "Append audit rows to the journal.\n"),
     )
     hits = recall.search("billing append", all_projects=True)
@@ -425,7 +426,7 @@ def test_a_project_name_is_not_a_word_of_the_notes_in_the_project(world: World, 
     for i in range(6):
         write(world.other / ".clinerules" / f"n{i}.md", f"Ledger rows note {i}.\n")
     write(
-        world.store / "memory" / "fact_owners.md",
+        world.store_dir / "memory" / "fact_owners.md",
         entry("fact", "Owners", "The billing service is owned by the payments team.\n"),
     )
     recall.refresh(full=True)
@@ -438,7 +439,7 @@ def test_a_project_name_is_not_a_word_of_the_notes_in_the_project(world: World, 
             (f'"{stem}"',),
         )
     }
-    assert str(world.store / "memory" / "fact_owners.md") in writers
+    assert str(world.store_dir / "memory" / "fact_owners.md") in writers
     assert not any("/.clinerules/n" in p for p in writers)  # the project's notes never say it
     assert conn.execute("SELECT doc FROM vocab WHERE term = ?", (stem,)).fetchone() == (
         len(writers),
@@ -452,25 +453,25 @@ def test_a_project_name_is_not_a_word_of_the_notes_in_the_project(world: World, 
 def _release_notes(world: World) -> None:
     """Two notes of the same words: a global one (newer) and the webshop's (older)."""
     write(
-        world.store / "memory" / "fact_release-global.md",
+        world.store_dir / "memory" / "fact_release-global.md",
         entry(
             "fact", "Release checklist", "Tag it, write the changelog, announce it.\n",
             updated="2026-05-01",
         ),
     )  # fmt: skip
     write(
-        world.store / "memory" / "fact_release-shop.md",
+        world.store_dir / "memory" / "fact_release-shop.md",
         entry(
             "fact", "Release checklist", "Tag it, purge the storefront cache, announce it.\n",
-            updated="2026-04-01", project=str(world.proj),
+            updated="2026-04-01", project=str(world.project),
         ),
     )  # fmt: skip
 
 
 def test_the_current_project_weighs_a_little_more(world: World):
     _release_notes(world)
-    shop = str(world.store / "memory" / "fact_release-shop.md")
-    common = str(world.store / "memory" / "fact_release-global.md")
+    shop = str(world.store_dir / "memory" / "fact_release-shop.md")
+    common = str(world.store_dir / "memory" / "fact_release-global.md")
     with world.recall() as here:  # asked from the webshop
         assert here.search("release checklist")[0].path == shop
         assert here.search("release checklist", all_projects=True)[0].path == shop
@@ -483,7 +484,7 @@ def test_the_current_project_weighs_a_little_more(world: World):
 def test_session_items_match_by_their_project_label(world: World):
     import json
 
-    session = json.loads((world.store / "session.json").read_text())
+    session = json.loads((world.store_dir / "session.json").read_text())
     session["current"]["next_actions"].append(
         {
             "text": "Rotate the ledger keys",
@@ -501,7 +502,7 @@ def test_session_items_match_by_their_project_label(world: World):
             "project_label": "ledgerd",
         }
     )
-    write(world.store / "session.json", json.dumps(session))
+    write(world.store_dir / "session.json", json.dumps(session))
     with world.recall() as r:
         found = {h.name: h for h in r.search("ledgerd", all_projects=True)}
         assert {"Rotate the ledger keys", "Tuned the okapi importer"} <= set(found)
@@ -510,7 +511,7 @@ def test_session_items_match_by_their_project_label(world: World):
 
 def test_four_letter_abbreviation_reaches_the_full_word_before_a_fragment(world: World, recall):
     """``repo`` had prefix matching already; the fragment won on a discount and a higher IDF."""
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_mirror.md", entry("fact", "Mirror cron", "The tools-repo-mirror cron runs.\n")
     )
@@ -529,7 +530,7 @@ def test_four_letter_abbreviation_reaches_the_full_word_before_a_fragment(world:
 def test_a_host_loaded_memory_index_comes_after_every_other_match(world: World, recall):
     from memoir_tui.core.hosts.adapters.guard import claude_slug
 
-    folder = world.home / ".claude" / "projects" / claude_slug(str(world.proj)) / "memory"
+    folder = world.home / ".claude" / "projects" / claude_slug(str(world.project)) / "memory"
     write(folder / "fact_toggles.md", entry("fact", "Unleash toggles", "Flags live in Unleash.\n"))
     # the index repeats the words more often than the memory it points to
     write(
@@ -544,7 +545,7 @@ def test_a_host_loaded_memory_index_comes_after_every_other_match(world: World, 
 
 
 def test_a_why_question_prefers_the_decision(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "decision_queue.md",
         entry("decision", "Task queue choice", "Work moved to Dramatiq.\n", why="lost tasks"),
@@ -558,7 +559,7 @@ def test_a_why_question_prefers_the_decision(world: World, recall):
 
 
 def test_query_words_standing_together_earn_credit(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_apart.md",
         entry("fact", "Mail", "The letter queue is slow. Dead hosts are removed.\n"),
@@ -571,7 +572,7 @@ def test_query_words_standing_together_earn_credit(world: World, recall):
 
 
 def test_compound_words_meet_their_parts(world: World, recall):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_hook.md",
         entry("fact", "The useCartTotals hook", "Computes tax in the browser.\n"),

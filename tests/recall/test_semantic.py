@@ -20,8 +20,9 @@ import pytest
 
 from memoir_tui.core.base.errors import MemoirError
 from memoir_tui.core.recall import semantic
+from tests.world import World
 
-from .conftest import World, entry, write
+from .conftest import entry, write
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,7 +75,7 @@ def make_model(folder: Path, *, pieces: bool = False) -> None:
 
 @pytest.fixture
 def concepts(world: World):
-    mem = world.store / "memory"
+    mem = world.store_dir / "memory"
     write(
         mem / "fact_pager.md",
         entry("fact", "Pager rotation", "PagerDuty rotates weekly; the secondary covers.\n"),
@@ -154,7 +155,7 @@ def test_only_changed_chunks_are_embedded_and_the_file_is_private(concepts: Worl
         assert recall.build_concepts(fetch=False) == (0, embedded)
         again = matrix.stat()  # nothing changed: the matrix is not rewritten
         assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
-        note = concepts.store / "memory" / "fact_pager.md"
+        note = concepts.store_dir / "memory" / "fact_pager.md"
         note.write_text(entry("fact", "Pager rotation", "Rotates every Monday now.\n"))
         recall.refresh(full=True)
         assert recall.build_concepts(fetch=False) == (1, embedded - 1)
@@ -219,7 +220,7 @@ def test_without_the_extra_recall_is_unchanged_and_says_once_that_it_exists(worl
     def run(*words: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-c", code, "recall", *words, "--json", "--all-projects"],
-            env=env, cwd=world.proj, capture_output=True, text=True, check=True,
+            env=env, cwd=world.project, capture_output=True, text=True, check=True,
         )  # fmt: skip
 
     first = run("who", "decided", "postgres", "tomorrow", "lunch", "weather")
@@ -240,7 +241,7 @@ def test_index_embeds_with_the_model_in_the_cache_and_recall_then_answers(concep
     def cli(*args: str) -> str:
         return subprocess.run(
             [sys.executable, "-m", "memoir_tui", *args],
-            env=env, cwd=concepts.proj, capture_output=True, text=True, check=True,
+            env=env, cwd=concepts.project, capture_output=True, text=True, check=True,
         ).stdout  # fmt: skip
 
     report = json.loads(cli("index", "--json"))
@@ -257,13 +258,13 @@ def test_the_mcp_server_embeds_in_its_background_build(
 ):
     """The served process builds the lexical index, then the vectors, off the query path
     (its builder thread), with the model already in its cache and no network."""
-    from memoir_tui.mcp.warm_recall import WarmRecall
+    from memoir_tui.mcp import warm_recall as recall_tools
 
     for key, value in concepts.cli_env().items():
         monkeypatch.setenv(key, value)
     cache = concepts.cache / "memoir-tui"  # the server's cache (XDG_CACHE_HOME)
     make_model(semantic.model_dir(cache))
-    warm = WarmRecall(concepts.store, cwd=concepts.proj)
+    warm = recall_tools.WarmRecall(concepts.store_dir, cwd=concepts.project)
     try:
         warm.start()
         builder = warm._builder

@@ -69,16 +69,18 @@ def test_an_unwritable_state_dir_is_ignored(tmp_path):
 
 
 def test_search_records_its_entry_hits(world):
-    env = {**world.env, "XDG_STATE_HOME": str(world.root / "state")}
+    env = {**world.host_env(), "XDG_STATE_HOME": str(world.root / "state")}
     from memoir_tui.core.recall import Recall
 
-    with Recall(world.store, home=world.home, env=env, cache_dir=world.cache, cwd=world.proj) as r:
+    with Recall(
+        world.store_dir, home=world.home, env=env, cache_dir=world.cache, cwd=world.project
+    ) as r:
         assert r.search("wombat")  # a session-only hit: nothing recorded
-        assert usage.recalled_since(world.store, 0, env=env) == set()
+        assert usage.recalled_since(world.store_dir, 0, env=env) == set()
         hits = r.search("nginx ingress")
     assert any(h.path.endswith("fact_k8s-cluster.md") for h in hits)
-    recalled = usage.recalled_since(world.store, 0, env=env)
-    assert world.store / "memory" / "fact_k8s-cluster.md" in recalled
+    recalled = usage.recalled_since(world.store_dir, 0, env=env)
+    assert world.store_dir / "memory" / "fact_k8s-cluster.md" in recalled
     assert all(p.name != "session.json" for p in recalled)
 
 

@@ -13,15 +13,16 @@ from memoir_tui.core.hosts.adapters.walk import (
     sources,
     walk_source,
 )
+from tests.world import World
 
-from .conftest import World, write
+from .conftest import write
 
 
 def found(world: World, **kwargs) -> dict[str, str]:
     srcs, _projects, _disc = sources(
         world.home,
-        world.env,
-        store_root=world.store,
+        world.host_env(),
+        store_root=world.store_dir,
         projects=[Project(str(world.other), "config")],
         **kwargs,
     )
@@ -38,9 +39,9 @@ def test_every_known_tool_has_an_adapter():
 
 def test_each_tool_layout_is_found(world: World):
     files = found(world)
-    h, p = world.home, world.proj
+    h, p = world.home, world.project
     expected = {
-        world.store / "memory" / "decision_postgres.md": "memoir",
+        world.store_dir / "memory" / "decision_postgres.md": "memoir",
         h / ".claude" / "CLAUDE.md": "claude-code",
         h / ".claude" / "rules" / "style" / "python.md": "claude-code",
         h / ".claude/projects/-not-the-real-path/memory/MEMORY.md": "claude-code",
@@ -84,14 +85,16 @@ def test_cursor_global_user_rules_are_found_per_platform_folder(world: World, tm
     assert str(not_rules) not in files and str(stray) not in files
     xdg = tmp_path / "xdg"
     moved = write(xdg / "Cursor/User/rules/moved.md", "XDG rule.\n")
-    srcs, _, _ = sources(h, {**world.env, "XDG_CONFIG_HOME": str(xdg)}, store_root=world.store)
+    srcs, _, _ = sources(
+        h, {**world.host_env(), "XDG_CONFIG_HOME": str(xdg)}, store_root=world.store_dir
+    )
     paths = {f.path: f for s in srcs for f in walk_source(s).files}
     assert paths[str(moved)].tool == "cursor" and paths[str(moved)].always_loaded
     assert str(linux) not in paths
 
 
 def test_kiro_steering_and_amazon_q_rules_are_found(world: World):
-    h, p = world.home, world.proj
+    h, p = world.home, world.project
     expected = {
         write(h / ".kiro/steering/tech.md", "Kiro global steering.\n"): "kiro",
         write(p / ".kiro/steering/product.md", "Kiro project steering.\n"): "kiro",
@@ -106,7 +109,7 @@ def test_kiro_steering_and_amazon_q_rules_are_found(world: World):
 def test_never_crawls_home_nor_project_trees(world: World):
     files = found(world)
     assert str(world.home / "notes" / "stray.md") not in files
-    assert str(world.proj / "src" / "deep" / "notes.md") not in files
+    assert str(world.project / "src" / "deep" / "notes.md") not in files
 
 
 def test_credentials_are_never_returned(world: World):
@@ -134,8 +137,8 @@ def test_missing_directories_are_simply_absent(tmp_path: Path):
 def test_env_overrides_tool_homes(world: World, tmp_path: Path):
     codex_home = tmp_path / "codex-elsewhere"
     write(codex_home / "AGENTS.md", "codex from CODEX_HOME\n")
-    env = {**world.env, "CODEX_HOME": str(codex_home)}
-    srcs, _, _ = sources(world.home, env, store_root=world.store, tools=["codex"])
+    env = {**world.host_env(), "CODEX_HOME": str(codex_home)}
+    srcs, _, _ = sources(world.home, env, store_root=world.store_dir, tools=["codex"])
     paths = {f.path for s in srcs for f in walk_source(s).files}
     assert str(codex_home / "AGENTS.md") in paths
     assert str(world.home / ".codex" / "AGENTS.md") not in paths
@@ -144,8 +147,8 @@ def test_env_overrides_tool_homes(world: World, tmp_path: Path):
 def test_xdg_config_home_is_respected(world: World, tmp_path: Path):
     xdg = tmp_path / "xdg"
     write(xdg / "opencode" / "AGENTS.md", "from xdg\n")
-    env = {**world.env, "XDG_CONFIG_HOME": str(xdg)}
-    srcs, _, _ = sources(world.home, env, store_root=world.store, tools=["agents-md"])
+    env = {**world.host_env(), "XDG_CONFIG_HOME": str(xdg)}
+    srcs, _, _ = sources(world.home, env, store_root=world.store_dir, tools=["agents-md"])
     paths = {f.path for s in srcs for f in walk_source(s).files}
     assert str(xdg / "opencode" / "AGENTS.md") in paths
 
@@ -157,7 +160,9 @@ def test_symlinks_are_not_followed_out_of_a_tool_directory(world: World, tmp_pat
     os.symlink(outside.parent, rules / "dir-out")
     inside = write(world.home / ".claude" / "rules" / "real.md", "inside\n")
     os.symlink(inside, rules / "link-in.md")
-    srcs, _, _ = sources(world.home, world.env, store_root=world.store, tools=["claude-code"])
+    srcs, _, _ = sources(
+        world.home, world.host_env(), store_root=world.store_dir, tools=["claude-code"]
+    )
     results = [walk_source(s) for s in srcs]
     paths = {f.path for r in results for f in r.files}
     notes = [n for r in results for n in r.notes]
@@ -169,15 +174,15 @@ def test_symlinks_are_not_followed_out_of_a_tool_directory(world: World, tmp_pat
 
 def test_claude_project_cwd_comes_from_a_transcript(world: World):
     slug = world.home / ".claude" / "projects" / "-not-the-real-path"
-    assert claude_project_cwd(slug) == str(world.proj)
+    assert claude_project_cwd(slug) == str(world.project)
     assert claude_project_cwd(world.home / "nowhere") is None
 
 
 def test_cursor_filter_takes_mdc_only(world: World):
-    write(world.proj / ".cursor" / "rules" / "plain.md", "ignored by Cursor\n")
+    write(world.project / ".cursor" / "rules" / "plain.md", "ignored by Cursor\n")
     files = found(world, tools=["cursor"])
-    assert str(world.proj / ".cursor/rules/sql.mdc") in files
-    assert str(world.proj / ".cursor/rules/plain.md") not in files
+    assert str(world.project / ".cursor/rules/sql.mdc") in files
+    assert str(world.project / ".cursor/rules/plain.md") not in files
     # project rules must be .mdc; only the user rules folder takes .md
     assert all(
         loc.pattern.endswith(".mdc") or "*" not in loc.pattern

@@ -22,7 +22,10 @@ from tests.paths import REPO
 PRECIOUS = b"root:x:0:0:root:/root:/bin/bash\nThe codename is zebra-42\n"
 
 
-class World:
+class LinkTrap:
+    """A scratch home and store beside a precious file outside both, and the links
+    planted to lure a writer there (not a world of tests/world.py: nothing is seeded)."""
+
     def __init__(self, tmp_path: Path) -> None:
         self.home = tmp_path / "home"
         self.store = tmp_path / "store"
@@ -68,8 +71,8 @@ class World:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> World:
-    w = World(tmp_path)
+def trap(tmp_path: Path) -> LinkTrap:
+    w = LinkTrap(tmp_path)
     assert w.run("goal", "Ship the zebra-42 release").returncode == 0
     return w
 
@@ -80,44 +83,44 @@ def told(proc: subprocess.CompletedProcess[str], link: Path, target: Path) -> No
     assert "Traceback" not in said, said
 
 
-def test_inject_through_a_linked_claude_md(world: World) -> None:
-    link = world.link(world.home / ".claude" / "CLAUDE.md")
-    dry = world.run("inject", "--dry-run")
-    told(dry, link, world.victim)
+def test_inject_through_a_linked_claude_md(trap: LinkTrap) -> None:
+    link = trap.link(trap.home / ".claude" / "CLAUDE.md")
+    dry = trap.run("inject", "--dry-run")
+    told(dry, link, trap.victim)
     assert "root:x:0:0" not in dry.stdout + dry.stderr  # the target's content: never shown
-    told(world.run("inject"), link, world.victim)
-    world.untouched()
+    told(trap.run("inject"), link, trap.victim)
+    trap.untouched()
 
 
-def test_forget_everywhere_purge_never_edits_an_entry_linked_out(world: World) -> None:
-    link = world.link(world.store / "memory" / "fact_zebra.md")
-    dry = world.run("forget", "zebra-42", "--everywhere", "--purge", "--dry-run")
-    told(dry, link, world.victim)
+def test_forget_everywhere_purge_never_edits_an_entry_linked_out(trap: LinkTrap) -> None:
+    link = trap.link(trap.store / "memory" / "fact_zebra.md")
+    dry = trap.run("forget", "zebra-42", "--everywhere", "--purge", "--dry-run")
+    told(dry, link, trap.victim)
     assert "The codename is" not in dry.stdout + dry.stderr  # the target's text: never shown
-    proc = world.run("forget", "zebra-42", "--everywhere", "--purge", "--yes")
-    told(proc, link, world.victim)
+    proc = trap.run("forget", "zebra-42", "--everywhere", "--purge", "--yes")
+    told(proc, link, trap.victim)
     assert "The codename is" not in proc.stdout + proc.stderr
     # the receipt says it was left, and it was
     assert [x for x in proc.stdout.splitlines() if str(link) in x and "link-out" in x]
-    world.untouched()
+    trap.untouched()
 
 
-def test_forget_everywhere_keeps_no_trash_through_a_linked_trash_folder(world: World) -> None:
-    (world.store / "memory").mkdir(exist_ok=True)
-    (world.store / "memory" / "fact_zebra.md").write_text(
+def test_forget_everywhere_keeps_no_trash_through_a_linked_trash_folder(trap: LinkTrap) -> None:
+    (trap.store / "memory").mkdir(exist_ok=True)
+    (trap.store / "memory" / "fact_zebra.md").write_text(
         "---\ntype: fact\nname: zebra\n---\nThe codename is zebra-42\nkept line\n"
     )
-    link = world.link(world.store / "trash", world.outside)
-    proc = world.run("forget", "zebra-42", "--everywhere", "--yes")
+    link = trap.link(trap.store / "trash", trap.outside)
+    proc = trap.run("forget", "zebra-42", "--everywhere", "--yes")
     assert proc.returncode != 0
-    told(proc, link, world.outside)
-    world.untouched()
+    told(proc, link, trap.outside)
+    trap.untouched()
 
 
 def test_consolidate_writes_no_trash_record_through_a_linked_trash_folder(
     tmp_path: Path,
 ) -> None:
-    w = World(tmp_path)
+    w = LinkTrap(tmp_path)
     shutil.copytree(REPO / "tests" / "fixtures" / "consolidate_store" / "store", w.store)
     report = json.loads(w.run("consolidate", "--json").stdout)
     (dup,) = [p for p in report["proposals"] if p["kind"] == "duplicate"][:1]
@@ -127,17 +130,17 @@ def test_consolidate_writes_no_trash_record_through_a_linked_trash_folder(
     w.untouched()
 
 
-def test_audit_log_linked_out(world: World) -> None:
-    audit = world.store / "audit.jsonl"
+def test_audit_log_linked_out(trap: LinkTrap) -> None:
+    audit = trap.store / "audit.jsonl"
     audit.unlink()
-    link = world.link(audit)
-    proc = world.run("note", "Another note")
-    told(proc, link, world.victim)
-    world.untouched()
+    link = trap.link(audit)
+    proc = trap.run("note", "Another note")
+    told(proc, link, trap.victim)
+    trap.untouched()
 
 
-def test_capture_state_linked_out(world: World) -> None:
-    transcripts = world.home / ".claude" / "projects" / "-work-app"
+def test_capture_state_linked_out(trap: LinkTrap) -> None:
+    transcripts = trap.home / ".claude" / "projects" / "-work-app"
     transcripts.mkdir(parents=True)
     line = {
         "type": "user",
@@ -145,10 +148,10 @@ def test_capture_state_linked_out(world: World) -> None:
         "message": {"role": "user", "content": "We decided to use SQLite for the cache."},
     }
     (transcripts / "0001.jsonl").write_text(json.dumps(line) + "\n")
-    link = world.link(world.store / "capture-state.json")
-    proc = world.run("capture")
-    told(proc, link, world.victim)
-    world.untouched()
+    link = trap.link(trap.store / "capture-state.json")
+    proc = trap.run("capture")
+    told(proc, link, trap.victim)
+    trap.untouched()
 
 
 @pytest.mark.parametrize(
@@ -158,45 +161,45 @@ def test_capture_state_linked_out(world: World) -> None:
         (("install-hooks", "claude"), ".claude/settings.json"),
     ],
 )
-def test_install_into_a_linked_host_config(world: World, args, where) -> None:
-    world.original = b'{"keep": true}\n'  # valid JSON: the link, not the parse, refuses
-    world.victim.write_bytes(world.original)
-    link = world.link(world.home / where)
-    proc = world.run(*args)
-    told(proc, link, world.victim)
-    world.untouched()
+def test_install_into_a_linked_host_config(trap: LinkTrap, args, where) -> None:
+    trap.original = b'{"keep": true}\n'  # valid JSON: the link, not the parse, refuses
+    trap.victim.write_bytes(trap.original)
+    link = trap.link(trap.home / where)
+    proc = trap.run(*args)
+    told(proc, link, trap.victim)
+    trap.untouched()
 
 
-def test_recall_cache_folder_linked_out(world: World) -> None:
-    cache = Path(world.env["XDG_CACHE_HOME"]) / "memoir-tui"
-    link = world.link(cache, world.outside)
-    proc = world.run("index")
-    told(proc, link, world.outside)
-    world.untouched()
+def test_recall_cache_folder_linked_out(trap: LinkTrap) -> None:
+    cache = Path(trap.env["XDG_CACHE_HOME"]) / "memoir-tui"
+    link = trap.link(cache, trap.outside)
+    proc = trap.run("index")
+    told(proc, link, trap.outside)
+    trap.untouched()
 
 
-def test_purge_marker_never_written_through_a_linked_cache_folder(world: World) -> None:
-    cache = Path(world.env["XDG_CACHE_HOME"]) / "memoir-tui"
-    world.link(cache, world.outside)
-    world.run("forget", "zebra-42", "--purge", "--yes")
-    world.untouched()
+def test_purge_marker_never_written_through_a_linked_cache_folder(trap: LinkTrap) -> None:
+    cache = Path(trap.env["XDG_CACHE_HOME"]) / "memoir-tui"
+    trap.link(cache, trap.outside)
+    trap.run("forget", "zebra-42", "--purge", "--yes")
+    trap.untouched()
 
 
-def test_editor_never_opens_an_entry_linked_out(world: World, monkeypatch) -> None:
-    monkeypatch.setenv("HOME", str(world.home))
-    link = world.link(world.store / "memory" / "fact_zebra.md")
-    store = Memoir(world.store)
+def test_editor_never_opens_an_entry_linked_out(trap: LinkTrap, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(trap.home))
+    link = trap.link(trap.store / "memory" / "fact_zebra.md")
+    store = Memoir(trap.store)
     with pytest.raises(LinkOutsideError) as caught:
         store.entries.begin_edit(link)
-    assert str(link) in str(caught.value) and str(world.victim) in str(caught.value)
-    world.untouched()
+    assert str(link) in str(caught.value) and str(trap.victim) in str(caught.value)
+    trap.untouched()
 
 
-def test_remember_into_a_memory_folder_linked_out(world: World) -> None:
-    memory = world.store / "memory"
+def test_remember_into_a_memory_folder_linked_out(trap: LinkTrap) -> None:
+    memory = trap.store / "memory"
     if memory.exists():
         shutil.rmtree(memory)
-    link = world.link(memory, world.outside)
+    link = trap.link(memory, trap.outside)
     call = {
         "name": "memoir_remember",
         "arguments": {
@@ -224,8 +227,8 @@ def test_remember_into_a_memory_folder_linked_out(world: World) -> None:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        cwd=world.project,
-        env=world.env,
+        cwd=trap.project,
+        env=trap.env,
         text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
@@ -246,5 +249,5 @@ def test_remember_into_a_memory_folder_linked_out(world: World) -> None:
         proc.wait(timeout=SAFETY_NET)
     assert reply is not None
     text = json.dumps(reply)
-    assert str(link) in text and str(world.outside) in text, text
-    world.untouched()
+    assert str(link) in text and str(trap.outside) in text, text
+    trap.untouched()

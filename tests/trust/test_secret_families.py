@@ -565,7 +565,7 @@ def test_the_session_start_hook_never_hands_on_a_planted_secret(tmp_path: Path) 
 
     world = make_world(tmp_path)
     world.cli("goal", "Ship the CSV importer")
-    path = world.store / "session.json"
+    path = world.store_dir / "session.json"
     state = json.loads(path.read_text())
     state["current"]["decisions"].append({"text": "Deploy with " + AKIA, "date": WHEN})
     state["current"]["goals"].append({"text": "Push with " + _url(GH), "set_on": WHEN})
@@ -664,7 +664,7 @@ _ESCAPE_FRAGMENTS = st.sampled_from(
 _ENCODERS = [_url, _url_all, _hex, _json_u, _html_dec, _html_hex, _b64, _octal, _octal0]
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150, soak=3000))
 @given(st.lists(_ESCAPE_FRAGMENTS | st.text(max_size=6), max_size=40).map("".join))
 def test_escapes_of_any_shape_never_raise_and_redact_to_nothing(text: str) -> None:
     for f in find_secrets(text):
@@ -672,7 +672,7 @@ def test_escapes_of_any_shape_never_raise_and_redact_to_nothing(text: str) -> No
     assert find_secrets(redact(text)) == []
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(150, soak=2000))
 @given(
     st.sampled_from([GH, AKIA, SHOPIFY, DIGITALOCEAN, AGE, VAULT, SLACK_BOT, HEROKU]),
     st.sampled_from(_ENCODERS),

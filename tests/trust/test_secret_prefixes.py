@@ -84,7 +84,7 @@ def _split(token: str, prefix_len: int, sep: str, cuts: list[int]) -> str:
     return token
 
 
-@settings(max_examples=examples(400))
+@settings(max_examples=examples(150, soak=4000))
 @given(
     st.sampled_from(TOKENS),
     st.sampled_from(SEPARATORS),

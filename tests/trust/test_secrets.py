@@ -393,7 +393,7 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=examples(400))
+@settings(max_examples=examples(150, soak=4000))
 @given(st.lists(_FRAGMENTS | st.text(max_size=8), max_size=40).map("".join))
 def test_redact_leaves_nothing_to_find_and_never_raises(text):
     redacted = redact(text)
@@ -403,7 +403,7 @@ def test_redact_leaves_nothing_to_find_and_never_raises(text):
         assert f.preview.endswith("…")
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(150, soak=2000))
 @given(st.text())
 def test_arbitrary_text_never_raises(text):
     assert find_secrets(redact(text)) == []
@@ -590,7 +590,7 @@ _WORDS = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150, soak=3000))
 @given(st.lists(st.tuples(_WORDS, st.sampled_from([" ", "\n", ", ", ". "])), max_size=40))
 def test_sentences_of_ordinary_words_are_never_secrets(words):
     text = "".join(w + sep for w, sep in words)
@@ -608,7 +608,7 @@ _FAMILIES = [
 ]
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150, soak=3000))
 @given(
     st.sampled_from(_FAMILIES),
     st.lists(st.tuples(st.integers(1, 200), st.sampled_from(INVISIBLE)), max_size=3),
