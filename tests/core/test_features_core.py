@@ -24,7 +24,7 @@ from memoir_tui.core.services.export import (
     render,
 )
 from memoir_tui.core.services.memory_index import without_links
-from memoir_tui.core.services.receipts import FORGOTTEN, _clean, redact
+from memoir_tui.core.services.receipts import FORGOTTEN, kept_lines, redact
 from memoir_tui.core.services.since import boundary, since_last_session
 
 # a GitHub token shape the scanner knows (built, so this file holds none)
@@ -210,7 +210,7 @@ def test_since_falls_back_to_the_last_summary_then_the_whole_log():
 @given(st.text(min_size=1, max_size=12).filter(str.strip), st.lists(cells, max_size=5))
 def test_a_kept_receipt_never_holds_the_forgotten_text(needle: str, pieces: list[str]):
     lines = [needle.join(pieces), f"removed /x/{needle}.md", f"note: {needle.upper()} stays"]
-    kept = "\n".join(_clean(lines, needle))
+    kept = "\n".join(kept_lines(lines, needle))
     assert needle.lower() not in kept.lower()
 
 

@@ -15,7 +15,7 @@ from memoir_tui.core.door import config
 from memoir_tui.core.format.review_file import LoadedReview
 from memoir_tui.core.hosts.adapters import hook_hosts
 from memoir_tui.core.loop import session_start
-from memoir_tui.core.services.review import waiting_count
+from memoir_tui.core.rules.waiting import waiting_count
 from tests.deadlines import SAFETY_NET
 from tests.hooks.helpers import make_world, start_event
 from tests.world import World
