@@ -31,9 +31,9 @@ from memoir_tui.core import (
     ReviewItem,
     WorkingSet,
     day_or_raw,
+    in_review_scope,
     label_of,
     parse_date_ms,
-    same_project,
     short_labels,
 )
 from memoir_tui.core import review_file as review
@@ -355,10 +355,9 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
 
     def in_scope(self, item: ReviewItem) -> bool:
         """This project's and global candidates, or every project's after ``A``."""
-        store = self.host.store
-        if getattr(self.app, "all_projects", False) or store.project is None:
+        if getattr(self.app, "all_projects", False):
             return True
-        return same_project(item.project, store.project)
+        return in_review_scope(item.project, self.host.store.project)  # the one rule
 
     def scoped_items(self) -> list[ReviewItem]:
         return [i for i in self.items if self.in_scope(i)]
@@ -409,7 +408,7 @@ class ReviewPane(WindowedList[ReviewItem], FilteredPane):
         def keep(i: ReviewItem) -> bool:
             return (
                 (history or i.state == CANDIDATE)
-                and (here is None or same_project(i.project, here))
+                and in_review_scope(i.project, here)
                 and (wanted is None or (i.project or "") == wanted)
             )
 
