@@ -18,10 +18,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from memoir_tui.core.hosts import adapters
 from memoir_tui.core.hosts.adapters import ADAPTERS, INSTRUCTION_FILES, STARTUP_FILES
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memoir_tui"
-REGISTRY = PACKAGE / "core" / "adapters" / "__init__.py"
+REGISTRY = Path(adapters.__file__)  # wherever the registry lives
 
 # Fields of the data that hold names of things other than files (tool names, labels,
 # file suffixes the walker filters on, JSON keys, platforms, units).

@@ -390,6 +390,15 @@ def test_the_facade_exports_exactly_its_table_and_every_name_resolves() -> None:
     assert typed == set(table)
 
 
+def test_no_facade_name_is_shadowed_by_a_module_of_the_core() -> None:
+    # Importing memoir_tui.core.capture sets the package's attribute ``capture`` to that
+    # subpackage: a façade name spelled like a module of the core would then be the module.
+    table = _facade_table()
+    modules = {m[len(CORE) + 1 :].split(".", 1)[0] for m in CORE_MODULES if m != CORE}
+    shadowed = [name for name in table if name in modules and table[name] != f"{CORE}.{name}"]
+    assert not shadowed, shadowed
+
+
 def test_importing_the_facade_imports_nothing_else() -> None:
     code = (
         "import sys, memoir_tui.core; "

@@ -41,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_capture(ns: argparse.Namespace) -> int:
-    from memoir_tui.core import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, capture, parse_duration
+    from memoir_tui.core import MAX_BYTES_PER_RUN, MAX_FILES_PER_RUN, parse_duration
+    from memoir_tui.core import capture_transcripts as capture
 
     store = open_store(ns, actor="capture")
     since = parse_duration(ns.since) if ns.since else None

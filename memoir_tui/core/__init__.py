@@ -219,7 +219,7 @@ _WHERE: dict[str, str] = {
     "context_around": "memoir_tui.core.capture.context:context_around",
     "MAX_BYTES_PER_RUN": "memoir_tui.core.capture.run:MAX_BYTES_PER_RUN",
     "MAX_FILES_PER_RUN": "memoir_tui.core.capture.run:MAX_FILES_PER_RUN",
-    "capture": "memoir_tui.core.capture.run:capture",
+    "capture_transcripts": "memoir_tui.core.capture.run:capture",
     # loop
     "BRIEF": "memoir_tui.core.loop.agent_view:BRIEF",
     "HostView": "memoir_tui.core.loop.agent_view:HostView",
@@ -350,7 +350,7 @@ __all__ = [
     "build_brief",
     "build_index",
     "caps_over_memoirs",
-    "capture",
+    "capture_transcripts",
     "check_hooks_file",
     "check_registration",
     "clean_needle",
@@ -543,7 +543,7 @@ if TYPE_CHECKING:
         MAX_FILES_PER_RUN as MAX_FILES_PER_RUN,
     )
     from memoir_tui.core.capture.run import (
-        capture as capture,
+        capture as capture_transcripts,
     )
     from memoir_tui.core.demo import (
         DEMO_MACHINE_LABEL as DEMO_MACHINE_LABEL,

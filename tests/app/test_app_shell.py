@@ -621,8 +621,8 @@ def test_registry_is_the_only_place_panes_are_listed() -> None:
 
 def test_demo_fixtures_are_a_valid_realistic_store(tmp_path: Path) -> None:
     from memoir_tui.core.demo import DemoStoreError
+    from memoir_tui.core.format.entry_file import ENTRY_TYPES, iter_entry_files, read_entry
     from memoir_tui.core.format.validate import validate_paths
-    from memoir_tui.core.services.entries import ENTRY_TYPES, iter_entry_files, read_entry
 
     root = create_demo_store(tmp_path / "demo")
     assert validate_paths([root]) == []

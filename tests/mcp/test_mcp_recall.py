@@ -463,7 +463,7 @@ async def test_remember_writes_a_bare_name_entry_and_recall_finds_it(world: Worl
         text = target.read_text(encoding="utf-8")
         assert text.startswith("---\ntype: fact\nname: Deploy flow\ncreated: ")
         assert "aliases:\n  - rollout\n  - shipping\ntags:\n  - ops\n---\n# Deploy flow\n" in text
-        from memoir_tui.core.services.entries import read_entry
+        from memoir_tui.core.format.entry_file import read_entry
 
         parsed = read_entry(target)
         assert (parsed.type, parsed.aliases, parsed.tags) == (
@@ -557,7 +557,7 @@ async def test_remember_in_each_branch_stays_inside_the_target(world: World) -> 
                 "project": str(world.other),
             },
         )
-        from memoir_tui.core.services.entries import read_entry
+        from memoir_tui.core.format.entry_file import read_entry
 
         ibex = read_entry(world.store_dir / "memory" / "ibex.md")
         assert (ibex.type, ibex.project, ibex.description) == (

@@ -473,7 +473,7 @@ async def test_server_imports_neither_textual_nor_the_app(store_dir: Path, tmp_p
     log = errlog.read_text(encoding="utf-8")
     modules = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)\s*$", log, re.M))
     assert "memoir_tui.mcp.server" in modules  # the probe works
-    assert "memoir_tui.core.door.store" in modules
+    assert any(m.startswith("memoir_tui.core.door.") for m in modules)  # and the core ran
     assert not {m for m in modules if m == "textual" or m.startswith("textual.")}
     assert not {
         m

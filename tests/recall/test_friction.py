@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memoir_tui.mcp import warm_recall as recall_tools
+from memoir_tui.mcp.tools.recall import recall
+from memoir_tui.mcp.warm_recall import WarmRecall
 from tests.deadlines import SAFETY_NET
 from tests.world import World
 
@@ -56,10 +57,10 @@ def served(world: World, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv(key, value)
     from memoir_tui.core.workflows.memoir import Memoir
 
-    warms: list[recall_tools.WarmRecall] = []
+    warms: list[WarmRecall] = []
 
-    def make() -> recall_tools.WarmRecall:
-        warm = recall_tools.WarmRecall(world.store_dir, cwd=world.project)
+    def make() -> WarmRecall:
+        warm = WarmRecall(world.store_dir, cwd=world.project)
         warms.append(warm)
         return warm
 
@@ -80,25 +81,25 @@ def test_mcp_recall_answers_from_the_index_while_the_background_build_runs(
     )
 
     release = threading.Event()
-    real_make = recall_tools.WarmRecall._make
+    real_make = WarmRecall._make
 
     def slow_make(self):
         release.wait(20)
         return real_make(self)
 
-    monkeypatch.setattr(recall_tools.WarmRecall, "_make", slow_make)
+    monkeypatch.setattr(WarmRecall, "_make", slow_make)
     warm = make()
     warm.start()
     assert warm.building()
-    reply = recall_tools.recall(store, warm, "postgres", all_projects=True)
+    reply = recall(store, warm, "postgres", all_projects=True)
     assert "still being built" in reply.text
     assert reply.data.complete is False
     assert reply.data.hits and reply.data.hits[0].name == "Postgres is the primary database"
     # the new file is not indexed yet: the answer says it may be incomplete, not wrong
-    assert not recall_tools.recall(store, warm, "kea", all_projects=True).data.hits
+    assert not recall(store, warm, "kea", all_projects=True).data.hits
     release.set()
     warm.get()
-    done = recall_tools.recall(store, warm, "kea", all_projects=True)
+    done = recall(store, warm, "kea", all_projects=True)
     assert done.data.complete and "still being built" not in done.text
     assert [h.name for h in done.data.hits] == ["Kea"]
 
@@ -114,13 +115,11 @@ def test_mcp_interim_answer_leaves_out_files_changed_since_indexed(
     path = world.store_dir / "memory" / "decision_postgres.md"
     path.write_text(path.read_text().replace("---\n", "---\nhidden: true\n", 1))
     release = threading.Event()
-    real_make = recall_tools.WarmRecall._make
-    monkeypatch.setattr(
-        recall_tools.WarmRecall, "_make", lambda self: (release.wait(20), real_make(self))[1]
-    )
+    real_make = WarmRecall._make
+    monkeypatch.setattr(WarmRecall, "_make", lambda self: (release.wait(20), real_make(self))[1])
     warm = make()
     warm.start()
-    reply = recall_tools.recall(store, warm, "postgres", all_projects=True)
+    reply = recall(store, warm, "postgres", all_projects=True)
     assert reply.data.complete is False
     assert str(path) not in [h.path for h in reply.data.hits]
     release.set()
@@ -128,7 +127,7 @@ def test_mcp_interim_answer_leaves_out_files_changed_since_indexed(
 
 def test_mcp_miss_in_scope_counts_other_projects(world: World, served):
     store, make = served
-    reply = recall_tools.recall(store, make(), "platypus")
+    reply = recall(store, make(), "platypus")
     assert reply.data.hits == [] and reply.data.elsewhere == {"billing": 2}
     assert "2 matches in other projects (billing 2): all_projects=true" in reply.text
 
@@ -136,15 +135,15 @@ def test_mcp_miss_in_scope_counts_other_projects(world: World, served):
 def test_served_process_starts_the_build_at_once(world: World, served):
     from memoir_tui.mcp import server
 
-    built: list[recall_tools.WarmRecall] = []
-    real_start = recall_tools.WarmRecall.start
+    built: list[WarmRecall] = []
+    real_start = WarmRecall.start
 
     def spy(self):
         built.append(self)
         real_start(self)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(recall_tools.WarmRecall, "start", spy)
+        mp.setattr(WarmRecall, "start", spy)
         server.build_server(world.store_dir)
         assert built == []  # tests and in-process servers stay lazy
         server.build_server(world.store_dir, warm_recall=True)

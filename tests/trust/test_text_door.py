@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from memoir_tui.core.services.review import ReviewQueue
+from memoir_tui.core.services.working_set import WorkingSetService
 from memoir_tui.core.workflows.memoir import Memoir
 
 CLEAR = "\x1b[2J"
@@ -60,35 +61,35 @@ def _queued(store: Memoir, text: str) -> str:
 
 # How to call each verb with hostile words (every discovered verb needs one).
 RECIPES: dict[str, Callable[[Memoir], object]] = {
-    "Store.add_goal": lambda s: s.add_goal(_hostile("goal")),
-    "Store.add_next_action": lambda s: s.add_next_action(_hostile("next")),
-    "Store.ask_question": lambda s: s.ask_question(_hostile("ask")),
-    "Store.close_question": lambda s: (
+    "WorkingSetService.add_goal": lambda s: s.add_goal(_hostile("goal")),
+    "WorkingSetService.add_next_action": lambda s: s.add_next_action(_hostile("next")),
+    "WorkingSetService.ask_question": lambda s: s.ask_question(_hostile("ask")),
+    "WorkingSetService.close_question": lambda s: (
         s.ask_question("Which queue do we use"),
         s.close_question("Which queue", answer=_hostile("answer"), as_decision=True),
     ),
-    "Store.note_decision": lambda s: s.note_decision(
+    "WorkingSetService.note_decision": lambda s: s.note_decision(
         _hostile("note"), why=_hostile("why"), rejected=_hostile("rejected")
     ),
-    "Store.edit_decision": lambda s: s.edit_decision(
+    "WorkingSetService.edit_decision": lambda s: s.edit_decision(
         s.note_decision("Use SQLite for the cache").key,
         text=_hostile("edit"),
         why=_hostile("why"),
         rejected=_hostile("rejected"),
     ),
-    "Store.reword_item": lambda s: (
+    "WorkingSetService.reword_item": lambda s: (
         s.add_next_action("Write the importer"),
         s.reword_item("next_actions", "Write the importer", _hostile("reword")),
     ),
-    "Store.revive_item": lambda s: (
+    "WorkingSetService.revive_item": lambda s: (
         s.revive_item("next_actions", text=_hostile("revive")),
         s.revive_item("goals", {"text": _hostile("revive item"), "set_on": "2026-01-01"}),
     ),
-    "Store.edit_item": lambda s: (
+    "WorkingSetService.edit_item": lambda s: (
         s.add_next_action("Write the exporter"),
         s.edit_item("next_actions", "Write the exporter", _hostile("edit item"), project=None),
     ),
-    "Store.record_session_end": lambda s: s.record_session_end(
+    "WorkingSetService.record_session_end": lambda s: s.record_session_end(
         _hostile("summary"), files_touched=[_hostile("file")]
     ),
     "ReviewQueue.enqueue": lambda s: _queued(s, _hostile("We will queue")),
@@ -104,8 +105,8 @@ RECIPES: dict[str, Callable[[Memoir], object]] = {
 
 
 def word_verbs() -> Iterator[str]:
-    """Every public verb of the store and its queue that takes words to store."""
-    for cls in (Memoir, ReviewQueue):
+    """Every public verb of the working set and the review queue that takes words to store."""
+    for cls in (WorkingSetService, ReviewQueue):
         for name, fn in inspect.getmembers(cls, inspect.isfunction):
             if not name.startswith("_") and WORDS & set(inspect.signature(fn).parameters):
                 yield f"{cls.__name__}.{name}"
@@ -135,7 +136,10 @@ def _stored(store_dir: Path) -> list[str]:
 def test_every_verb_that_takes_words_has_a_recipe() -> None:
     found = set(word_verbs())
     assert found, "no verb discovered: the discovery is broken"
-    assert {"Store.add_goal", "ReviewQueue.pin"} <= found  # the discovery sees both classes
+    assert {
+        "WorkingSetService.add_goal",
+        "ReviewQueue.pin",
+    } <= found  # the discovery sees both classes
     missing = found - RECIPES.keys()
     assert not missing, f"add a recipe for {sorted(missing)} (a new verb that stores words)"
 
