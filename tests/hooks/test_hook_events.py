@@ -375,3 +375,33 @@ def test_session_start_refreshes_the_pinned_block_when_inject_is_on(world: World
     assert block.startswith("# App\n")
     assert "memoir:session-block" in block and "Ship the CSV importer" in block
     assert "bluebird" not in block
+
+
+def test_a_hook_event_finishes_a_commit_a_killed_process_left_half_done(
+    tmp_path: Path,
+) -> None:
+    """The hook opens the store as every face does (``open_memoir``): a purge killed
+    between its two files is completed, and the caches it had marked to let go of the
+    words are dropped — which the event's own transaction alone would not do."""
+    from tests.core.test_transaction import KILLER
+
+    world = make_world(tmp_path)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLER, str(world.store_dir)],
+        env=world.env(),
+        capture_output=True,
+        timeout=SAFETY_NET,
+    )
+    assert killed.returncode < 0, killed.stderr  # killed half way, by its own hand
+    journal = world.store_dir / ".memoir-tui-commit.json"
+    assert journal.exists()
+    assert "Use SQLite for the cache" in (world.store_dir / "session.json").read_text()
+    marked = list(world.cache.rglob("scrub-pending-*"))
+    assert marked, "the purge marks the caches before its commit"
+    shop = _copy_shop(world)
+    done = world.hook("stop", _stop_event(world, shop / f"{SHOP_SESSION}.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert not journal.exists()
+    for name in ("session.json", "review.json"):
+        assert "Use SQLite for the cache" not in (world.store_dir / name).read_text(), name
+    assert not any(m.exists() for m in marked), "the caches were not let go"
