@@ -1,4 +1,4 @@
-"""The façade: a store as every face opens it — the door, its services, wired once.
+"""The composition: a store as every face opens it — the door, its services, wired once.
 
 ``open_memoir`` resolves the store and the project of a folder, finishes a commit a
 crash interrupted, and says once what it found damaged; the app, an MCP call, a CLI
@@ -8,8 +8,9 @@ with its services built on it and handed to one another in one place
 takes the store and the other services it uses, so none reaches back through the
 store for a neighbour, and the door imports none of them.
 
-The working-set acts are the façade's own methods (they delegate to
-``memoir.working``) because every face calls them by these names.
+The working-set acts are ``Memoir``'s own methods (they delegate to
+``memoir.working``) because every face calls them by these names. Faces reach this
+module through the façade, ``memoir_tui.core``.
 """
 
 from __future__ import annotations
