@@ -279,6 +279,9 @@ class MemoirApp(App[int]):
         self.redo_stack: list[tuple[Callable[[Memoir], Outcome], str]] = []
         """What ctrl+y does again, newest last: the acts ``u`` took back, until a new act."""
         self._redo_of: dict[int, Callable[[Memoir], Outcome]] = {}
+        self._after_writes: deque[Callable[[], None]] = deque()
+        """``u``/ctrl+y typed while a change was still being saved: each waits for the writes in
+        flight, so it takes back the act the person just confirmed, not the one before it."""
         self.opened_at = iso_now()
         """When this app opened: "since last session" looks before it (``core.since``)."""
         self.log_open = False
@@ -1004,9 +1007,29 @@ class MemoirApp(App[int]):
         self.undo_stack[:] = [Irreversible(what)]
         return "" if "cannot be undone" in what else " · this cannot be undone"
 
+    def _wait_for_writes(self, action: Callable[[], None]) -> bool:
+        """Hold ``action`` until no write is in flight (True), or say it can run now. An act
+        goes on the undo stack only once its write is done: ``u`` typed in between would
+        otherwise reach past it to the act before."""
+        if not self.writes_in_flight():
+            return False
+        self._after_writes.append(action)
+        return True
+
+    @on(Worker.StateChanged)
+    def _run_held_after_writes(self, event: Worker.StateChanged) -> None:
+        # A write worker ends only after its result was handled on this thread (the worker
+        # waits on call_from_thread), so its act is on the stack by now.
+        if event.worker.group not in WRITE_GROUPS or self.closing:
+            return
+        while self._after_writes and not self.writes_in_flight():
+            self._after_writes.popleft()()
+
     def action_undo(self) -> None:
         """Take back the last act of this session (any pane) through the same door; when
         the last act cannot be taken back, say so and change nothing."""
+        if self._wait_for_writes(self.action_undo):
+            return
         if not self.undo_stack:
             self.notify("Nothing to undo in this session.", severity="warning")
             return
@@ -1034,6 +1057,8 @@ class MemoirApp(App[int]):
 
     def action_redo(self) -> None:
         """Do again what ``u`` last took back (until a new act is done)."""
+        if self._wait_for_writes(self.action_redo):
+            return
         if not self.redo_stack:
             self.notify("Nothing to redo: u takes an act back, ctrl+y does it again.")
             return

@@ -6,9 +6,11 @@ app's state) after the act and after the undo.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
@@ -20,7 +22,16 @@ from memoir_tui.dialogs.forms import AddItemScreen, EditDecisionScreen
 from memoir_tui.dialogs.items import CloseQuestionScreen, ItemDetailScreen, RewordScreen
 from memoir_tui.panes.decisions import DecisionsPane
 from memoir_tui.widgets.item_table import ItemTable
-from tests.app.helpers import SIZE, make_app, messages, on_disk, open_pane, settle, type_text
+from tests.app.helpers import (
+    SIZE,
+    eventually,
+    make_app,
+    messages,
+    on_disk,
+    open_pane,
+    settle,
+    type_text,
+)
 
 GOAL = "Ship offline-first sync for the Tideline web app"
 QUESTION = "Should offline edits merge per field or per record when both sides changed?"
@@ -87,6 +98,52 @@ async def test_complete_an_action_then_undo(demo_store: Memoir) -> None:
     after = live(demo_store)
     assert sorted(after["next_actions"]) == sorted(before["next_actions"])
     assert after["completed"] == before["completed"]
+
+
+async def test_u_typed_while_an_act_is_saved_takes_back_that_act(
+    demo_store: Memoir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys typed fast: ``u`` right after confirming a removal, while its write is still in
+    flight, takes back the removal once it is saved, never the act before it."""
+    saving = threading.Event()
+    release = threading.Event()
+    real = Memoir.remove_item
+
+    def held(self: Memoir, list_key: str, text: str) -> Any:
+        saving.set()
+        assert release.wait(timeout=60), "the removal was never released"
+        return real(self, list_key, text)
+
+    monkeypatch.setattr(Memoir, "remove_item", held)
+    app = make_app(demo_store)
+    try:
+        await u_during_a_removal(app, saving, release)
+    finally:
+        release.set()  # a failing assertion never leaves the write thread waiting
+    after = live(demo_store)
+    assert GOAL in after["goals"]  # the removal was undone …
+    assert ACTION in after["completed"] and ACTION not in after["next_actions"]  # … only it
+
+
+async def u_during_a_removal(app: Any, saving: threading.Event, release: threading.Event) -> None:
+    demo_store = app.store
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await focus_row(pilot, "next-actions", ACTION)
+        await pilot.press("x")
+        await settle(pilot)
+        assert ACTION in live(demo_store)["completed"]
+        await focus_row(pilot, "goals", GOAL)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await eventually(pilot, saving.is_set, "the removal's write to start")
+        await pilot.press("u")  # the removal is not on the undo stack yet
+        await pilot.pause()
+        assert ACTION in live(demo_store)["completed"]  # nothing older was taken back
+        release.set()
+        await settle(pilot)
 
 
 async def test_reopen_a_completed_action_then_undo(demo_store: Memoir) -> None:
