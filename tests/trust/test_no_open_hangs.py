@@ -132,7 +132,12 @@ DRIVER = r"""
 import json, os, signal, sys, time
 sys.argv = ["memoir-tui"]
 from memoir_tui.cli import build_parser, run_command  # imported once, before the forks
-import memoir_tui.core.door.store, memoir_tui.core.loop.hook_run  # noqa: F401
+import importlib, pkgutil, memoir_tui.core, memoir_tui.commands
+# Every module a command may load on first use, loaded here once: a fork then pays for
+# the command's work, not for importing it again (the faces with a screen stay out).
+for package in (memoir_tui.core, memoir_tui.commands):
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        importlib.import_module(module.name)
 runs, out_dir, payload, watched = json.loads(os.environ["DRIVE"])
 results = []
 for n, (argv, deadline) in enumerate(runs):
