@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -246,8 +247,8 @@ def _world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return home, store, env
 
 
-def _seed(home: Path, store: Path, env: dict[str, str]) -> None:
-    """An ordinary store (a goal, a decision) before the planting."""
+def _seed_once(home: Path, store: Path, env: dict[str, str]) -> None:
+    """An ordinary store (a goal, a decision) before the planting, made by the CLI."""
     for args in (["goal", "Ship it"], ["note", "We ship on Fridays"]):
         subprocess.run(
             [sys.executable, "-m", "memoir_tui", *args],
@@ -261,6 +262,24 @@ def _seed(home: Path, store: Path, env: dict[str, str]) -> None:
     (home / ".claude" / "CLAUDE.md").write_text("# rules\n")
     for name in ("a.json", "b.json", "c.json"):
         (store / name).write_text('{"version": 1}\n')
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory) -> Path:
+    """One seeded home and store, copied into each cell: the CLI seeds it once per module
+    (two interpreter starts a cell saved). Nothing in it names its folder: the project ids
+    are of home-relative paths, the same in every copy."""
+    tmp_path = tmp_path_factory.mktemp("seeded")
+    _seed_once(*_world(tmp_path))
+    return tmp_path
+
+
+def _seeded_world(tmp_path: Path, seeded: Path) -> tuple[Path, Path, dict[str, str]]:
+    home, store, env = _world(tmp_path)
+    for part in (home, store):
+        shutil.rmtree(part)
+        shutil.copytree(seeded / part.name, part, symlinks=True)
+    return home, store, env
 
 
 def _drive(tmp_path: Path, home: Path, store: Path, env: dict[str, str]) -> list[dict]:
@@ -289,12 +308,11 @@ def _drive(tmp_path: Path, home: Path, store: Path, env: dict[str, str]) -> list
 
 
 @pytest.fixture(scope="module")
-def ordinary_disk(tmp_path_factory) -> list[dict]:
+def ordinary_disk(tmp_path_factory, seeded) -> list[dict]:
     """The matrix over an ordinary disk (a transcript with a line in it): which command
     opens which file, and that each sample's arguments do the command's work."""
     tmp_path = tmp_path_factory.mktemp("ordinary")
-    home, store, env = _world(tmp_path)
-    _seed(home, store, env)
+    home, store, env = _seeded_world(tmp_path, seeded)
     transcript = home / FILES["transcript"][1]
     transcript.parent.mkdir(parents=True)
     transcript.write_text(json.dumps(TRANSCRIPT_LINE) + "\n")
@@ -315,9 +333,10 @@ def test_the_ordinary_disk_matrix_runs_each_sample(ordinary_disk):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", sorted(FILES))
-def test_a_special_file_never_hangs_a_command_or_a_hook(tmp_path, name, kind, ordinary_disk):
-    home, store, env = _world(tmp_path)
-    _seed(home, store, env)
+def test_a_special_file_never_hangs_a_command_or_a_hook(
+    tmp_path, name, kind, ordinary_disk, seeded
+):
+    home, store, env = _seeded_world(tmp_path, seeded)
     where, rel = FILES[name]
     planted = (store if where == "S" else home) / rel
     _plant(planted, kind)
@@ -381,11 +400,10 @@ MCP_CASES = [((name,), "fifo") for name in sorted(FILES)] + [
 @pytest.mark.parametrize(
     "names, kind", MCP_CASES, ids=[f"{'all' if len(n) > 1 else n[0]}-{k}" for n, k in MCP_CASES]
 )
-def test_a_special_file_never_hangs_the_mcp_server(tmp_path, names, kind):
+def test_a_special_file_never_hangs_the_mcp_server(tmp_path, names, kind, seeded):
     """``initialize`` is answered, then a read, writes and a sync status each answer (a
     result or an error sentence), and the server exits when its input closes."""
-    home, store, env = _world(tmp_path)
-    _seed(home, store, env)
+    home, store, env = _seeded_world(tmp_path, seeded)
     for name in names:
         where, rel = FILES[name]
         _plant((store if where == "S" else home) / rel, kind)
