@@ -210,6 +210,7 @@ def examples(quick: int, soak: int | None = None) -> int:
 WORKERS_PER_CORE = 2
 
 
+@pytest.hookimpl(optionalhook=True)  # a run with -p no:xdist has no such hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
