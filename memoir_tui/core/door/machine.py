@@ -34,19 +34,25 @@ def known_machine(store_dir: Path, *, label: str | None = None) -> Machine | Non
     return Machine(id=machine_id, label=label or socket.gethostname()) if machine_id else None
 
 
-def load_machine(store_dir: Path, *, label: str | None = None) -> Machine:
-    """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once.
+def load_machine(store_dir: Path, *, label: str | None = None) -> tuple[Machine, bool]:
+    """Read ``machine.id`` from the store (the JavaScript tool's file), creating it once;
+    True with it when this call made the file.
 
-    Something other than a file at its name (a folder, a FIFO) is refused with a
-    sentence (``MachineIdError``): it is never read (a FIFO would block) nor replaced."""
+    Only a transaction calls this (``Transaction.create_machine``), under the store's lock;
+    elsewhere ``Store.machine`` opens one. Something other than a file at its name (a
+    folder, a FIFO) is refused with a sentence (``MachineIdError``): it is never read (a
+    FIFO would block) nor replaced."""
     path = store_dir / MACHINE_ID_FILE
     _refuse_odd(path)
     machine_id = ""
     with contextlib.suppress(OSError, UnicodeDecodeError):
         machine_id = _read_id(path)
+    created = False
     if not machine_id:
-        machine_id = _create_once(path, str(uuid.uuid4()))
-    return Machine(id=machine_id, label=label or socket.gethostname())
+        candidate = str(uuid.uuid4())
+        machine_id = _create_once(path, candidate)
+        created = machine_id == candidate
+    return Machine(id=machine_id, label=label or socket.gethostname()), created
 
 
 def _read_id(path: Path) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from memoir_tui.core.door.config import Config, load_config
 from memoir_tui.core.door.context import AfterCommitHook, StateFileKind
-from memoir_tui.core.door.machine import Machine, known_machine, load_machine
+from memoir_tui.core.door.machine import Machine, known_machine
 from memoir_tui.core.door.transaction import Transaction, run_transaction
 from memoir_tui.core.format.identity import iso_now
 from memoir_tui.core.format.items import SESSION, Outcome
@@ -84,9 +84,15 @@ class Store:
 
     @property
     def machine(self) -> Machine:
-        """This machine's identity, created (``machine.id``) on first use."""
+        """This machine's identity. ``machine.id`` is a file of the store like any other:
+        when there is none yet, it is made through the door (a transaction: the store's
+        lock, an audit line), in the transaction this thread holds if there is one."""
         if self._machine is None:
-            self._machine = load_machine(self.root, label=self._machine_label)
+            known = known_machine(self.root, label=self._machine_label)
+            if known is None:
+                with self.transaction("create_machine_id", files=()) as tx:
+                    known = tx.create_machine(self._machine_label)
+            self._machine = known
         return self._machine
 
     @property

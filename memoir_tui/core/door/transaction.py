@@ -83,6 +83,7 @@ from memoir_tui.core.base.safeio import (
 from memoir_tui.core.door.context import Commit
 from memoir_tui.core.door.hooks import run_after_commit_hooks
 from memoir_tui.core.door.lock import js_session_lock, store_flock
+from memoir_tui.core.door.machine import Machine, load_machine
 from memoir_tui.core.format.identity import canonical_json
 from memoir_tui.core.format.items import FILES, REVIEW, SESSION, SESSION_VERSION
 from memoir_tui.core.format.session import (
@@ -96,7 +97,6 @@ from memoir_tui.core.rules.settle import settle_session
 
 if TYPE_CHECKING:
     from memoir_tui.core.door.context import LoadedState, StoreContext
-    from memoir_tui.core.door.machine import Machine
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +200,7 @@ class Transaction:
         self._after: list[Callable[[Commit], None]] = []
         self.details: dict[str, Any] = {}
         self.stamp_machine = True  # sync apply turns it off: a stamp would be a change itself
+        self._made_machine = False  # machine.id made under this lock (``create_machine``)
 
     # --- locks ---------------------------------------------------------------------------
 
@@ -315,6 +316,16 @@ class Transaction:
     @property
     def machine(self) -> Machine:
         return self.store.machine
+
+    def create_machine(self, label: str | None) -> Machine:
+        """Read ``machine.id``, or make it under this transaction's lock (``Store.machine``
+        asks). It is written at once, not at the commit: the commit's own stamps and
+        audit lines carry the id. The JavaScript tool makes the same file without our
+        lock, so it is an exclusive create (the first one made wins). The commit's audit
+        lines name the id; a commit that writes nothing else says ``create_machine_id``."""
+        machine, created = load_machine(self.store.root, label=label)
+        self._made_machine = self._made_machine or created
+        return machine
 
     def _within(self, path: Path | str) -> Path:
         """The folder a link may lead into: the store for its files; else the home for a
@@ -464,6 +475,8 @@ class Transaction:
         writes, session_changed, changed_kinds = self._plan()
         review_changed = REVIEW in changed_kinds
         if not writes:
+            if self._made_machine:
+                write_audit(self.store, [("create_machine_id", "machine", "")])
             return Commit(self.op)
         # Each folder we write into is recorded first, so a temp file a kill leaves
         # there is swept by the next start, a host's folder included.

@@ -164,6 +164,11 @@ class SyncCopy:
         machine = self.store.machine
         return Git(self.repo, machine_id=machine.id, label=machine.label)
 
+    def reader(self) -> Git:
+        """The copy for reading only (a status): it commits nothing, so it names no
+        machine, and asking for none never makes ``machine.id``."""
+        return Git(self.repo, machine_id="memoir", label="memoir")
+
     def recover(self) -> Git:
         """Clear what a killed sync left: stale git locks, staging folders, half rebuilds."""
         clean_staging(self.work_dir)
@@ -568,6 +573,7 @@ def _machine_list(files: dict[str, bytes], store: Store) -> list[dict[str, Any]]
     session = parse_session_bytes(files.get(SESSION)) or {}
     seen = session.get("machines") if isinstance(session.get("machines"), dict) else {}
     out = []
+    this = store.known_machine()  # a status read never makes machine.id
     for mid in sorted(book):
         info = book[mid] if isinstance(book[mid], dict) else {}
         seen_info = seen.get(mid) if isinstance(seen.get(mid), dict) else {}
@@ -583,7 +589,7 @@ def _machine_list(files: dict[str, bytes], store: Store) -> list[dict[str, Any]]
                 "last_seen": max(stamps, key=parse_date_ms) if stamps else None,
                 "last_push": info.get("last_push"),
                 "first_sync": info.get("first_sync"),
-                "this_machine": mid == store.machine.id,
+                "this_machine": this is not None and mid == this.id,
             }
         )
     return out

@@ -134,7 +134,7 @@ def sync_status(store: Store, *, fetch: bool = False) -> SyncStatus:
     state = SyncState.load(copy.work_dir)
     if (copy.repo / "HEAD").is_file():
         with contextlib.suppress(MemoirError, OSError):
-            git = copy.git()
+            git = copy.reader()
             tracking = git.rev_parse(copy.tracking)
             synced = git.rev_parse(copy.synced)
             behind = git.count(synced, tracking) if tracking != synced else 0
