@@ -319,10 +319,10 @@ class Transaction:
 
     def create_machine(self, label: str | None) -> Machine:
         """Read ``machine.id``, or make it under this transaction's lock (``Store.machine``
-        asks). It is written at once, not at the commit: the commit's own stamps and
-        audit lines carry the id. The JavaScript tool makes the same file without our
-        lock, so it is an exclusive create (the first one made wins). The commit's audit
-        lines name the id; a commit that writes nothing else says ``create_machine_id``."""
+        asks). It is written at once, not at the commit, whose stamps and audit lines carry
+        the id; a commit that writes nothing else says ``create_machine_id``. The JavaScript
+        tool makes the same file without our lock, so it is an exclusive create (the first
+        one made wins)."""
         machine, created = load_machine(self.store.root, label=label)
         self._made_machine = self._made_machine or created
         return machine
