@@ -722,11 +722,7 @@ class RecallIndex:
         changed: dict[str, tuple[int, int, int]] = {}
         gone: list[str] = []
         for path, ino, mtime, size in rows:
-            now = file_stamp(path)
-            if now is None:
-                gone.append(path)
-            elif now != (ino, mtime, size):
-                changed[path] = now
+            _compare_stamp(path, (ino, mtime, size), changed, gone)
         if changed or gone:
             self._apply_paths(changed, gone, report)
 
@@ -798,11 +794,7 @@ class RecallIndex:
                 if source == SESSION_SOURCE:
                     self._refresh_session(Path(path), report)
                     continue
-                now = file_stamp(path)
-                if now is None:
-                    gone.append(path)
-                elif now != (ino, mtime, size):
-                    changed[path] = now
+                _compare_stamp(path, (ino, mtime, size), changed, gone)
         if changed or gone:
             self._apply_paths(changed, gone, report)
         return report.changed > 0
@@ -844,6 +836,21 @@ class _Tx:
             self.index._pending = [0] * (N_FIELDS + 1)
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+
+
+def _compare_stamp(
+    path: str,
+    recorded: tuple[int, int, int],
+    changed: dict[str, tuple[int, int, int]],
+    gone: list[str],
+) -> None:
+    """Sort an indexed file by its stamp now against the one recorded when it was read:
+    gone, changed (with its new stamp), or as it was (left out)."""
+    now = file_stamp(path)
+    if now is None:
+        gone.append(path)
+    elif now != recorded:
+        changed[path] = now
 
 
 def _chunks(items: list, size: int) -> Iterable[list]:
