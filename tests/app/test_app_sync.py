@@ -122,10 +122,8 @@ async def test_sync_pushes_to_a_real_remote(store: Memoir, remote: Path) -> None
     assert subject.startswith("memoir sync from work-laptop")
 
 
-async def test_ui_stays_responsive_while_the_worker_runs(
-    store: Memoir, remote: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    init_sync(store, str(remote))
+def hold_the_sync(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Make the next sync say it is waiting, then wait until the test sets the event."""
     gate = threading.Event()
     real_sync = sync_core.run_sync
 
@@ -136,6 +134,14 @@ async def test_ui_stays_responsive_while_the_worker_runs(
         return real_sync(store, mode, **kwargs)
 
     monkeypatch.setattr(sync_core, "run_sync", held_sync)
+    return gate
+
+
+async def test_ui_stays_responsive_while_the_worker_runs(
+    store: Memoir, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_sync(store, str(remote))
+    gate = hold_the_sync(monkeypatch)
     async with make_app(store).run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
         await pilot.press("S")
@@ -176,16 +182,7 @@ async def test_quitting_mid_sync_waits_for_the_push_to_land(
 
     monkeypatch.setattr(app_module, "QUIT_WAIT_SECONDS", 120.0)  # a safety net only
     init_sync(store, str(remote))
-    gate = threading.Event()
-    real_sync = sync_core.run_sync
-
-    def held_sync(store: Memoir, mode: sync_core.SyncMode, **kwargs: Any) -> sync_core.SyncResult:
-        assert mode == "sync"
-        kwargs["progress"]("waiting for the test", 0.01)
-        assert gate.wait(30), "the test never released the sync"
-        return real_sync(store, mode, **kwargs)
-
-    monkeypatch.setattr(sync_core, "run_sync", held_sync)
+    gate = hold_the_sync(monkeypatch)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_pane(pilot, SyncPane, focus_table=False)
