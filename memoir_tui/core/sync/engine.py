@@ -160,13 +160,13 @@ class SyncCopy:
     def git(self) -> Git:
         if self.config.encrypt:
             # Commit metadata is not encrypted: name no machine on an encrypted remote.
-            return Git(self.repo, machine_id="memoir", label="memoir")
+            return self.reader()
         machine = self.store.machine
         return Git(self.repo, machine_id=machine.id, label=machine.label)
 
     def reader(self) -> Git:
-        """The copy for reading only (a status): it commits nothing, so it names no
-        machine, and asking for none never makes ``machine.id``."""
+        """The copy naming no machine: for reading only (a status: asking for no machine
+        never makes ``machine.id``) or for commits on an encrypted remote."""
         return Git(self.repo, machine_id="memoir", label="memoir")
 
     def recover(self) -> Git:
