@@ -228,10 +228,15 @@ def _plant(path: Path, kind: str) -> None:
         path.symlink_to("/dev/zero")
 
 
-def _world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+def _world(tmp_path: Path, *, seeded: Path | None = None) -> tuple[Path, Path, dict[str, str]]:
+    """A home with a project in it and a store; a copy of ``seeded``'s when given."""
     home, store = tmp_path / "home", tmp_path / "store"
-    (home / "work" / "app" / ".git").mkdir(parents=True)
-    store.mkdir(mode=0o700)
+    if seeded is None:
+        (home / "work" / "app" / ".git").mkdir(parents=True)
+        store.mkdir(mode=0o700)
+    else:
+        for part in (home, store):
+            shutil.copytree(seeded / part.name, part, symlinks=True)
     env = {
         **os.environ,
         "HOME": str(home),
@@ -274,14 +279,6 @@ def seeded(tmp_path_factory) -> Path:
     return tmp_path
 
 
-def _seeded_world(tmp_path: Path, seeded: Path) -> tuple[Path, Path, dict[str, str]]:
-    home, store, env = _world(tmp_path)
-    for part in (home, store):
-        shutil.rmtree(part)
-        shutil.copytree(seeded / part.name, part, symlinks=True)
-    return home, store, env
-
-
 def _drive(tmp_path: Path, home: Path, store: Path, env: dict[str, str]) -> list[dict]:
     """Every command of the matrix, forked one after another from one driver process."""
     payload = tmp_path / "payload.json"
@@ -312,7 +309,7 @@ def ordinary_disk(tmp_path_factory, seeded) -> list[dict]:
     """The matrix over an ordinary disk (a transcript with a line in it): which command
     opens which file, and that each sample's arguments do the command's work."""
     tmp_path = tmp_path_factory.mktemp("ordinary")
-    home, store, env = _seeded_world(tmp_path, seeded)
+    home, store, env = _world(tmp_path, seeded=seeded)
     transcript = home / FILES["transcript"][1]
     transcript.parent.mkdir(parents=True)
     transcript.write_text(json.dumps(TRANSCRIPT_LINE) + "\n")
@@ -336,7 +333,7 @@ def test_the_ordinary_disk_matrix_runs_each_sample(ordinary_disk):
 def test_a_special_file_never_hangs_a_command_or_a_hook(
     tmp_path, name, kind, ordinary_disk, seeded
 ):
-    home, store, env = _seeded_world(tmp_path, seeded)
+    home, store, env = _world(tmp_path, seeded=seeded)
     where, rel = FILES[name]
     planted = (store if where == "S" else home) / rel
     _plant(planted, kind)
@@ -403,7 +400,7 @@ MCP_CASES = [((name,), "fifo") for name in sorted(FILES)] + [
 def test_a_special_file_never_hangs_the_mcp_server(tmp_path, names, kind, seeded):
     """``initialize`` is answered, then a read, writes and a sync status each answer (a
     result or an error sentence), and the server exits when its input closes."""
-    home, store, env = _seeded_world(tmp_path, seeded)
+    home, store, env = _world(tmp_path, seeded=seeded)
     for name in names:
         where, rel = FILES[name]
         _plant((store if where == "S" else home) / rel, kind)
