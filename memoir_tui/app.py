@@ -282,6 +282,9 @@ class MemoirApp(App[int]):
         self._after_writes: deque[Callable[[], None]] = deque()
         """``u``/ctrl+y typed while a change was still being saved: each waits for the writes in
         flight, so it takes back the act the person just confirmed, not the one before it."""
+        self._key_waiting_for_writes: events.Key | None = None
+        """The key of a held ``u``/ctrl+y: it stays in flight (every key typed after it
+        waits behind it, in order) until the held action has run."""
         self.opened_at = iso_now()
         """When this app opened: "since last session" looks before it (``core.since``)."""
         self.log_open = False
@@ -421,7 +424,7 @@ class MemoirApp(App[int]):
             try:
                 await super().on_event(event)
             finally:
-                if self._key_in_flight is event:
+                if self._key_in_flight is event and self._key_waiting_for_writes is not event:
                     if self._held_keys and not event.is_printable:
                         # What its binding set off (enter in a filter box: submitted, the
                         # pane moves the focus to its list) is handled before the next key.
@@ -1014,16 +1017,22 @@ class MemoirApp(App[int]):
         if not self.writes_in_flight():
             return False
         self._after_writes.append(action)
+        self._key_waiting_for_writes = self._key_in_flight
         return True
 
     @on(Worker.StateChanged)
     def _run_held_after_writes(self, event: Worker.StateChanged) -> None:
         # A write worker ends only after its result was handled on this thread (the worker
         # waits on call_from_thread), so its act is on the stack by now.
-        if event.worker.group not in WRITE_GROUPS or self.closing:
+        if event.worker.group not in WRITE_GROUPS:
             return
-        while self._after_writes and not self.writes_in_flight():
+        while self._after_writes and not self.writes_in_flight() and not self.closing:
             self._after_writes.popleft()()
+        key = self._key_waiting_for_writes
+        if key is not None and (not self._after_writes or self.closing):
+            self._key_waiting_for_writes = None
+            if self._key_in_flight is key:
+                self._finish_key()  # the keys typed after it go on, in order
 
     def action_undo(self) -> None:
         """Take back the last act of this session (any pane) through the same door; when

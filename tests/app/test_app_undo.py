@@ -146,6 +146,43 @@ async def u_during_a_removal(app: Any, saving: threading.Event, release: threadi
         await settle(pilot)
 
 
+async def test_keys_typed_after_a_waiting_u_wait_behind_it(
+    demo_store: Memoir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``d y u x`` in one burst while the removal is saved: ``u`` takes back the removal and
+    ``x`` completes the action after it (it ran first, and ``u`` took back the ``x``)."""
+    saving = threading.Event()
+    release = threading.Event()
+    real = Memoir.remove_item
+
+    def held(self: Memoir, list_key: str, text: str) -> Any:
+        saving.set()
+        assert release.wait(timeout=60), "the removal was never released"
+        return real(self, list_key, text)
+
+    monkeypatch.setattr(Memoir, "remove_item", held)
+    app = make_app(demo_store)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await focus_row(pilot, "goals", GOAL)
+            await pilot.press("d")
+            await settle(pilot)
+            await pilot.press("y")
+            await eventually(pilot, saving.is_set, "the removal's write to start")
+            await focus_row(pilot, "next-actions", ACTION)
+            await pilot.press("u", "x")
+            await pilot.pause()
+            assert ACTION in live(demo_store)["next_actions"]  # x waits behind u
+            release.set()
+            await settle(pilot)
+    finally:
+        release.set()
+    after = live(demo_store)
+    assert GOAL in after["goals"]  # the removal was undone …
+    assert ACTION in after["completed"] and ACTION not in after["next_actions"]  # … then x
+
+
 async def test_reopen_a_completed_action_then_undo(demo_store: Memoir) -> None:
     done = live(demo_store)["completed"][0]
     app = make_app(demo_store)
