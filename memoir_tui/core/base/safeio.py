@@ -119,11 +119,6 @@ def home_folder() -> str:
     return os.environ.get("HOME") or os.path.expanduser("~")
 
 
-def check_write(path: PathLike, *, within: PathLike) -> Path:
-    """``write_target`` under the name used by callers that only check (sqlite, git)."""
-    return write_target(path, within=within)
-
-
 def _open_dir(directory: Path) -> int:
     return os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC)
 

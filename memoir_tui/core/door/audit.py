@@ -213,13 +213,6 @@ def _rotate(root: Path, max_bytes: int, incoming: int) -> None:
         os.close(lock_fd)  # closing releases the flock
 
 
-def _records_in(path: Path) -> list[AuditRecord]:
-    """Every record of one generation, oldest first."""
-    records = list(_records_newest_first(path))
-    records.reverse()
-    return records
-
-
 def _records_newest_first(path: Path) -> Iterator[AuditRecord]:
     """One generation's records from its last line back, each line parsed only when
     reached (a reader that wants the newest 100 parses about 100)."""

@@ -581,15 +581,3 @@ def session_lock(
         js_session_lock(session_path, wait_seconds=wait_seconds, stale_seconds=stale_seconds),
     ):
         yield
-
-
-def lock_is_held(session_path: str | os.PathLike[str]) -> bool:
-    """Whether a JavaScript-protocol lock file currently exists (informational only)."""
-    path = Path(session_path)
-    try:
-        os.stat(path.with_name(path.name + ".lock"))
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            return False
-        raise
-    return True

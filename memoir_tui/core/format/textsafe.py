@@ -51,7 +51,3 @@ def for_terminal(text: str) -> str:
 def shown(text: str) -> str:
     """A one-line field as it may be printed: line breaks folded, the rest made visible."""
     return for_terminal(_BREAKS_RE.sub(" ", text.replace("\r", " ")))
-
-
-def is_unsafe(text: str) -> bool:
-    return bool(_UNSAFE_OUT_RE.search(text))

@@ -89,14 +89,6 @@ def _s(value: Any) -> str:
     return ""
 
 
-def _list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [_s(v) for v in value if _s(v)]
-    return []
-
-
 def split_body(body: str) -> tuple[str, str]:
     """``(headings, rest)``: heading texts (outside code fences) and the other lines."""
     heads: list[str] = []

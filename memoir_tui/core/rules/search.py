@@ -109,15 +109,3 @@ def search_index(
                     hit = replace(hit, detail="in its why or rejected")
                 hits.append(hit)
     return hits, total
-
-
-def search_everything(
-    needle: str,
-    ws: WorkingSet,
-    review: Sequence[ReviewItem] = (),
-    *,
-    entries: Sequence[Any] = (),
-    limit: int = LIMIT,
-) -> tuple[list[Hit], int]:
-    """``build_index`` then ``search_index``, for one search."""
-    return search_index(build_index(ws, review, entries=entries), needle, limit=limit)

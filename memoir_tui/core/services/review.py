@@ -76,14 +76,6 @@ if TYPE_CHECKING:
     from memoir_tui.core.services.working_set import WorkingSetService
 
 
-class _NoChange(Exception):
-    """Raised inside a queue mutation to leave the file untouched."""
-
-    def __init__(self, item: dict[str, Any]) -> None:
-        super().__init__("unchanged")
-        self.item = item
-
-
 def similarity(a: str, b: str) -> float:
     """0–100: the best of plain and token-set similarity on normalised text.
 
